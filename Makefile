@@ -1,0 +1,30 @@
+# gardener-webhook: `make run` serves, `make test` tests. Both build .venv from the lock file when missing.
+PYTHON ?= python3
+VENV   := .venv
+STAMP  := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
+ARGS   ?=
+
+.PHONY: run test lint lock clean
+
+$(STAMP): requirements-dev.lock pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-dev.lock
+	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+run: $(STAMP)
+	$(VENV)/bin/gardener-webhook serve $(ARGS)
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest $(ARGS)
+	$(VENV)/bin/lint-imports
+
+# Re-pin every dependency (needs pip-tools; the result is committed).
+lock:
+	$(VENV)/bin/python -m pip install --quiet pip-tools
+	$(VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --all-build-deps -o requirements.lock pyproject.toml
+	$(VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --all-build-deps --extra test -o requirements-dev.lock pyproject.toml
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,358 @@
+"""AdmissionReview v1 in, AdmissionReview v1 out: the one path from request bytes to a response.
+
+`judge` is called by both the HTTP server and the `review` CLI. It parses the review once, picks the kind's
+validator from the registry, decodes and defaults the objects (shape errors become findings), runs the
+validator, ratchets findings the stored object already had (UPDATE), applies the policy (modes, exemptions)
+and renders the response: `uid` echoed, `allowed`, warnings, a Kubernetes `Status` on denial and audit
+annotations naming the rules that fired. Two error channels, as in kopf: `BadReview` means the call itself
+is unusable (HTTP 400 / CLI exit 2); everything about the object goes into `response.status`.
+Contract: DESIGN.md §2–3.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+from webhook.cluster.view import ClusterView
+from webhook.field import ErrorType, Finding, Mode, Verdict, render_value, rule_of_code
+from webhook.kinds import AdmissionRequest, KindValidator, Operation, UserInfo, decode
+from webhook.policy import apply_policy
+from webhook.settings import Settings
+from webhook.validators import REGISTRY
+
+logger = logging.getLogger(__name__)
+
+API_VERSION: Final = "admission.k8s.io/v1"
+MAX_WARNINGS: Final = 20
+MAX_WARNING_CHARS: Final = 120
+RULES_ANNOTATION: Final = "gardener-webhook/rules"
+RATCHETED_PREFIX: Final = "unchanged, not enforced: "
+
+
+class BadReview(ValueError):
+    """The request body is not a usable AdmissionReview v1 (HTTP 400, CLI exit 2); message is client-safe."""
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="ignore", alias_generator=to_camel, validate_by_name=True, frozen=True)
+
+
+class _GroupVersionKind(_Wire):
+    group: str = ""
+    version: str = ""
+    kind: str = ""
+
+
+class _UserInfo(_Wire):
+    username: str = ""
+    groups: list[str] | None = None
+
+
+class _Request(_Wire):
+    uid: str
+    kind: _GroupVersionKind
+    sub_resource: str = ""
+    name: str = ""
+    namespace: str = ""
+    operation: Literal["CREATE", "UPDATE", "DELETE", "CONNECT"]
+    user_info: _UserInfo = _UserInfo()
+    object: Any = None
+    old_object: Any = None
+    dry_run: bool | None = None
+
+
+class _Review(_Wire):
+    api_version: str
+    kind: str
+    request: _Request
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answer to one review, plus what logs and metrics need.
+
+    review: the AdmissionReview to send back (JSON-ready dict). code: HTTP-like status of the decision
+    (200 allowed, 422/403 denied, 500 internal error). rule_ids: every rule that fired (denials and warnings).
+    """
+
+    review: dict[str, Any]
+    uid: str
+    group: str
+    kind: str
+    operation: str
+    name: str
+    namespace: str
+    username: str
+    dry_run: bool
+    allowed: bool
+    code: int
+    rule_ids: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    messages: tuple[str, ...] = field(default=())
+
+    @property
+    def response(self) -> dict[str, Any]:
+        return self.review["response"]  # type: ignore[no-any-return]
+
+
+def parse_review(body: bytes) -> _Review:
+    """Parse and check the envelope of an AdmissionReview v1; raises BadReview with a short reason."""
+    try:
+        review = _Review.model_validate_json(body)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        if first["type"] == "json_invalid":
+            raise BadReview("request body is not valid JSON") from None
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise BadReview(f"not an AdmissionReview: {where}: {first['msg']}") from None
+    if review.api_version != API_VERSION or review.kind != "AdmissionReview":
+        raise BadReview(f"expected apiVersion {API_VERSION} and kind AdmissionReview")
+    request = review.request
+    if not request.uid:
+        raise BadReview("request.uid must not be empty")
+    for name, value in (("object", request.object), ("oldObject", request.old_object)):
+        if value is not None and not isinstance(value, dict):
+            raise BadReview(f"request.{name} must be a JSON object")
+    if request.operation in ("CREATE", "UPDATE") and request.object is None:
+        raise BadReview(f"request.object is required for {request.operation}")
+    if request.operation == "UPDATE" and request.old_object is None:
+        raise BadReview("request.oldObject is required for UPDATE")
+    return review
+
+
+# ----------------------------------------------------------------------------------------------- rendering
+
+
+def render_body(finding: Finding) -> str:
+    """The Kubernetes field-error body: `Invalid value: "x": detail`, `Required value: detail`, …"""
+    kind = finding.type
+    if kind in (ErrorType.INVALID, ErrorType.UNSUPPORTED, ErrorType.DUPLICATE):
+        body = f"{kind.text}: {render_value(finding.value)}"
+    else:
+        body = kind.text
+    return f"{body}: {finding.detail}" if finding.detail else body
+
+
+def render_line(finding: Finding) -> str:
+    """One message line: `<field path>: <Type>: <detail>` (the path is omitted when empty)."""
+    path = str(finding.path)
+    return f"{path}: {render_body(finding)}" if path else render_body(finding)
+
+
+def render_warning(finding: Finding, *, ratcheted: bool = False) -> str:
+    """Warning text: `<path>: <detail>` for advisory rules, the full error line for demoted denials."""
+    if ratcheted:
+        return RATCHETED_PREFIX + render_line(finding)
+    if finding.rule.mode is Mode.WARN:
+        path = str(finding.path)
+        return f"{path}: {finding.detail}" if path else finding.detail
+    return render_line(finding)
+
+
+def sanitize_warnings(texts: Sequence[str]) -> list[str]:
+    """Warnings as the API server can pass them on: no control characters, ≤ 120 characters, unique, ≤ 20."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for text in texts:
+        clean = "".join(" " if unicodedata.category(c)[0] in "CZ" and c != " " else c for c in text)
+        clean = " ".join(clean.split())
+        if len(clean) > MAX_WARNING_CHARS:
+            clean = clean[: MAX_WARNING_CHARS - 1] + "…"
+        if clean and clean not in seen:
+            seen.add(clean)
+            out.append(clean)
+    if len(out) > MAX_WARNINGS:
+        rest = len(out) - (MAX_WARNINGS - 1)
+        out = out[: MAX_WARNINGS - 1] + [f"{rest} more warnings not shown"]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- judging
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    verdict: Verdict
+    ratcheted: tuple[Finding, ...] = ()
+    crashed_rule: str | None = None
+
+
+def _crash_rule(tb: TracebackType | None) -> str:
+    """Name the rule behind an exception: innermost `Rule.check` function, else the innermost validator function."""
+    frames = [frame.f_code for frame, _ in traceback.walk_tb(tb)]
+    for code in reversed(frames):
+        rule = rule_of_code(code)
+        if rule is not None:
+            return rule.id
+    for frame, _ in reversed(list(traceback.walk_tb(tb))):
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("webhook.validators"):
+            return f"{module.rsplit('.', 1)[-1]}.{frame.f_code.co_name}"
+    return "unknown"
+
+
+def _decode_pair(entry: KindValidator[Any], review: _Review) -> tuple[Any, Any, list[Finding], list[Finding]]:
+    request = review.request
+    new: Any = None
+    old: Any = None
+    new_errors: list[Finding] = []
+    old_errors: list[Finding] = []
+    if request.object is not None:
+        decoded = decode(entry.model, request.object)
+        if isinstance(decoded, list):
+            new_errors = decoded
+        else:
+            new = entry.prepare(decoded)
+    if request.old_object is not None:
+        decoded = decode(entry.model, request.old_object)
+        if isinstance(decoded, list):
+            old_errors = decoded
+        else:
+            old = entry.prepare(decoded)
+    return new, old, new_errors, old_errors
+
+
+def run_validator(
+    entry: KindValidator[Any], review: _Review, view: ClusterView, settings: Settings, now: datetime
+) -> _Judged:
+    """Decode, default and judge one request; the only place that catches a validator's exception.
+
+    A crash becomes `crashed_rule` (logged with the uid); a shape error becomes OBJ-DECODE-001 findings.
+    On UPDATE, denials the old object already produced (same rule, path, type, detail, value) are ratcheted:
+    re-applying a stored object never fails on what was already there.
+    """
+    request = review.request
+    operation = Operation(request.operation)
+    fn = entry.entry(operation)
+    if fn is None or request.sub_resource:
+        return _Judged(Verdict())
+    try:
+        new, old, new_errors, old_errors = _decode_pair(entry, review)
+        if new_errors:
+            verdict = Verdict.of(new_errors)
+            if operation is Operation.UPDATE and old_errors:
+                return _ratchet(verdict, old_errors)
+            return _Judged(verdict)
+        if operation is Operation.UPDATE and old is None:
+            # A stored object that no longer decodes: judge the new one as if it were created.
+            fn, operation = entry.create or fn, Operation.CREATE
+        typed = AdmissionRequest(
+            uid=request.uid,
+            operation=operation,
+            object=new,
+            old_object=old,
+            now=now,
+            name=request.name,
+            namespace=request.namespace,
+            user=UserInfo(request.user_info.username, tuple(request.user_info.groups or ())),
+            dry_run=bool(request.dry_run),
+            sub_resource=request.sub_resource,
+        )
+        verdict = fn(typed, view, settings)
+        if operation is Operation.UPDATE and verdict.errors and entry.create is not None:
+            previous = entry.create(replace(typed, operation=Operation.CREATE, object=old, old_object=None), view, settings)
+            return _ratchet(verdict, list(previous.errors))
+        return _Judged(verdict)
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a validator crash into a denial
+        rule = _crash_rule(exc.__traceback__)
+        logger.exception(
+            "validator crashed",
+            extra={"uid": request.uid, "kind": request.kind.kind, "rule": rule, "operation": request.operation},
+        )
+        return _Judged(Verdict(), crashed_rule=rule)
+
+
+def _ratchet(verdict: Verdict, previous: Sequence[Finding]) -> _Judged:
+    known = {f.key() for f in previous}
+    kept = tuple(f for f in verdict.errors if f.key() not in known)
+    ratcheted = tuple(f for f in verdict.errors if f.key() in known)
+    return _Judged(Verdict(kept, verdict.warnings), ratcheted=ratcheted)
+
+
+def judge(body: bytes, *, view: ClusterView, settings: Settings, now: datetime) -> Outcome:
+    """Judge one AdmissionReview body. now: aware UTC, the request's clock.
+
+    Raises BadReview when the body is not a usable AdmissionReview v1; never raises for anything else.
+    """
+    review = parse_review(body)
+    request = review.request
+    entry = REGISTRY.get((request.kind.group, request.kind.kind))
+    if entry is None:
+        logger.info("no validator for kind, allowing", extra={"uid": request.uid, "kind": request.kind.kind})
+        return _outcome(review, Verdict(), (), None)
+    judged = run_validator(entry, review, view, settings, now)
+    user = UserInfo(request.user_info.username, tuple(request.user_info.groups or ()))
+    verdict = apply_policy(judged.verdict, settings, user)
+    return _outcome(review, verdict, judged.ratcheted, judged.crashed_rule)
+
+
+def _status(review: _Review, errors: Sequence[Finding]) -> tuple[int, dict[str, Any]]:
+    request = review.request
+    forbidden = any(f.rule.uses_cluster for f in errors)
+    code, reason = (403, "Forbidden") if forbidden else (422, "Invalid")
+    lines = [render_line(f) for f in errors]
+    causes = [{"reason": f.type.reason, "message": render_body(f), "field": str(f.path)} for f in errors]
+    return code, {
+        "metadata": {},
+        "status": "Failure",
+        "message": "; ".join(lines),
+        "reason": reason,
+        "details": {"name": request.name, "group": request.kind.group, "kind": request.kind.kind, "causes": causes},
+        "code": code,
+    }
+
+
+def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:
+    request = review.request
+    warnings = sanitize_warnings(
+        [render_warning(f) for f in verdict.warnings] + [render_warning(f, ratcheted=True) for f in ratcheted]
+    )
+    rule_ids = tuple(dict.fromkeys(f.rule.id for f in (*verdict.errors, *verdict.warnings, *ratcheted)))
+    response: dict[str, Any] = {"uid": request.uid, "allowed": True}
+    code = 200
+    messages: tuple[str, ...] = ()
+    if crashed_rule is not None:
+        code = 500
+        rule_ids = (*rule_ids, crashed_rule)
+        message = (
+            f"internal error in gardener-webhook rule {crashed_rule} while validating {request.kind.kind} "
+            f'"{request.name}"; details are logged under uid {request.uid}'
+        )
+        messages = (message,)
+        response["allowed"] = False
+        response["status"] = {"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500}
+    elif verdict.errors:
+        code, status = _status(review, verdict.errors)
+        messages = tuple(render_line(f) for f in verdict.errors)
+        response["allowed"] = False
+        response["status"] = status
+    if warnings:
+        response["warnings"] = warnings
+    if rule_ids:
+        response["auditAnnotations"] = {RULES_ANNOTATION: ",".join(rule_ids)}
+    return Outcome(
+        review={"apiVersion": API_VERSION, "kind": "AdmissionReview", "response": response},
+        uid=request.uid,
+        group=request.kind.group,
+        kind=request.kind.kind,
+        operation=request.operation,
+        name=request.name,
+        namespace=request.namespace,
+        username=request.user_info.username,
+        dry_run=bool(request.dry_run),
+        allowed=bool(response["allowed"]),
+        code=code,
+        rule_ids=rule_ids,
+        warnings=tuple(warnings),
+        messages=messages,
+    )

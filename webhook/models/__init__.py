@@ -1,0 +1,1 @@
+"""Typed, frozen models of the Kubernetes and Gardener kinds the webhook reads (only the fields rules read)."""

@@ -1,0 +1,103 @@
+"""Shared pydantic building blocks for the kinds we read.
+
+Decoding follows Go's encoding/json as the API server applies it: a JSON `null` leaves a slice, map or string
+at its zero value, numbers are never coerced into strings (nor the reverse), and `metav1.Time` is RFC 3339.
+Only the fields a rule reads are modelled; everything else passes through untouched (`extra="ignore"`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any, Final, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainValidator
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+T = TypeVar("T")
+
+_RFC3339: Final = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"
+)
+
+
+def _null_to_empty_list(value: Any) -> Any:
+    return [] if value is None else value
+
+
+def _null_to_empty_dict(value: Any) -> Any:
+    return {} if value is None else value
+
+
+def _null_to_empty_str(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def parse_rfc3339(value: Any) -> datetime | None:
+    """Decode a `metav1.Time`: null or an RFC 3339 string; returns an aware UTC datetime.
+
+    Raises PydanticCustomError("rfc3339") for anything else (date-only strings included, as Go does).
+    """
+    if value is None:
+        return None
+    if isinstance(value, datetime):  # already decoded (tests, model_copy)
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not isinstance(value, str) or not _RFC3339.match(value):
+        raise PydanticCustomError("rfc3339", "must be an RFC 3339 date-time")
+    try:
+        return datetime.fromisoformat(value.replace("z", "Z").replace("t", "T")).astimezone(UTC)
+    except ValueError:
+        raise PydanticCustomError("rfc3339", "must be an RFC 3339 date-time") from None
+
+
+def format_date(value: datetime) -> str:
+    """Render a datetime the way messages name dates: YYYY-MM-DD (UTC)."""
+    return value.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+def format_rfc3339(value: datetime) -> str:
+    """Render a datetime as Kubernetes stores metav1.Time: 2006-01-02T15:04:05Z."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+Time = Annotated[datetime | None, PlainValidator(parse_rfc3339)]
+List = Annotated[list[T], BeforeValidator(_null_to_empty_list)]
+Str = Annotated[str, BeforeValidator(_null_to_empty_str)]
+StrMap = Annotated[dict[str, Str], BeforeValidator(_null_to_empty_dict)]
+# Capabilities: capability name -> values (core.Capabilities).
+CapabilityMap = Annotated[dict[str, List[str]], BeforeValidator(_null_to_empty_dict)]
+# Quantities (resource.Quantity) arrive as JSON strings or numbers; webhook.quantity parses them.
+Quantity = str | int | float
+
+
+class Model(BaseModel):
+    """Base of every API model: frozen, camelCase aliases, strict types, unknown fields ignored."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="ignore",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        strict=True,
+    )
+
+
+class ObjectMeta(Model):
+    """The metadata fields rules read (apimachinery ObjectMeta)."""
+
+    name: Str = ""
+    generate_name: Str = ""
+    namespace: Str = ""
+    labels: StrMap = {}
+    annotations: StrMap = {}
+    deletion_timestamp: Time = None
+
+
+class KubernetesObject(Model):
+    """Any object: apiVersion, kind, metadata."""
+
+    api_version: Str = ""
+    kind: Str = ""
+    metadata: ObjectMeta = ObjectMeta()

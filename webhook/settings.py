@@ -1,0 +1,126 @@
+"""Configuration: the YAML file of DESIGN.md §6, environment variables, and their validation.
+
+Precedence, highest first: environment (`GARDENER_WEBHOOK_*`), the `--config` file, the defaults below.
+The file uses the documented camelCase keys; unknown keys and bad values are refused at start-up with a
+message that names the key. Settings are built once (by the CLI) and passed down; nothing reads a global.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel, to_snake
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from webhook.field import Mode
+
+
+class ConfigError(ValueError):
+    """Raised for an unreadable or invalid configuration; the message names the offending key."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", alias_generator=to_camel, validate_by_name=True)
+
+
+class Exemptions(_Section):
+    """Users and groups whose requests are never denied: their findings become warnings."""
+
+    users: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+
+
+class FeatureGates(BaseModel):
+    """Gardener feature gates that change rules; defaults are gardener-apiserver's (gardener-rules.md §0.4)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True)
+
+    version_classification_lifecycle: bool = Field(default=False, alias="VersionClassificationLifecycle")
+    cloud_profile_capabilities: bool = Field(default=True, alias="CloudProfileCapabilities")
+    in_place_node_updates: bool = Field(default=False, alias="InPlaceNodeUpdates")
+
+
+class ClusterSettings(_Section):
+    """Cluster view behaviour: deny (failClosed) or warn while cluster state is unknown; relist period."""
+
+    fail_closed: bool = True
+    resync_seconds: int = Field(default=600, ge=10)
+
+
+class Settings(BaseSettings):
+    """Everything a validator may consult besides the request and the cluster view.
+
+    rules: rule id -> mode (deny | warn | off), overriding each rule's default.
+    exemptions: users / groups whose findings never deny.
+    expiry_warning_days: warn when a version expires within this many days (days, >= 0).
+    feature_gates: Gardener feature gates (VersionClassificationLifecycle, CloudProfileCapabilities, …).
+    cluster: cluster view options.
+    """
+
+    model_config = SettingsConfigDict(
+        frozen=True, extra="forbid", env_prefix="GARDENER_WEBHOOK_", env_nested_delimiter="__"
+    )
+
+    rules: dict[str, Mode] = {}
+    exemptions: Exemptions = Exemptions()
+    expiry_warning_days: int = Field(default=30, ge=0, le=3650)
+    feature_gates: FeatureGates = FeatureGates()
+    cluster: ClusterSettings = ClusterSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Environment beats the file (passed as init values): operators override a mounted file per Pod.
+        return (env_settings, init_settings)
+
+    def mode_of(self, rule_id: str, default: Mode) -> Mode:
+        """Configured mode of a rule, else its default."""
+        return self.rules.get(rule_id, default)
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    loc = ".".join(to_camel(str(p)) if isinstance(p, str) and "_" in p else str(p) for p in error["loc"])
+    if error["type"] == "extra_forbidden":
+        return f"unknown configuration key {loc!r}"
+    return f"{loc}: {error['msg']}"
+
+
+def load_settings(path: Path | None, *, known_rules: Iterable[str]) -> Settings:
+    """Build Settings from an optional YAML file plus the environment.
+
+    Raises ConfigError naming the key for unknown keys, wrong types, out-of-range values and rule ids
+    that no validator defines.
+    """
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"cannot read configuration file {str(path)!r}: {exc}") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"configuration file {str(path)!r} must hold a mapping of keys")
+        for key, value in loaded.items():
+            name = to_snake(str(key))
+            if name not in Settings.model_fields or to_camel(name) != key:
+                raise ConfigError(f"unknown configuration key {str(key)!r}")
+            data[name] = value
+    try:
+        settings = Settings(**data)
+    except ValidationError as exc:
+        raise ConfigError("; ".join(_describe(e) for e in exc.errors())) from None
+    unknown = sorted(set(settings.rules) - set(known_rules))
+    if unknown:
+        raise ConfigError(f"rules: unknown rule id(s) {', '.join(unknown)}")
+    return settings

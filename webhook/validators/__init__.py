@@ -1,0 +1,21 @@
+"""Validators, one module per kind, and the registry that maps (group, kind) to them.
+
+The registry is one explicit table (no import-time registration); ALL_RULES gathers every rule so that
+configuration keys can be checked against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final
+
+from webhook.field import Rule, rules_table
+from webhook.kinds import KindValidator, OBJ_DECODE_001
+from webhook.validators import cloudprofile, namespacedcloudprofile
+
+REGISTRY: Final[Mapping[tuple[str, str], KindValidator[Any]]] = MappingProxyType(
+    {(k.group, k.kind): k for k in (cloudprofile.KIND, namespacedcloudprofile.KIND)}
+)
+
+ALL_RULES: Final[Mapping[str, Rule]] = rules_table((OBJ_DECODE_001,), *(k.rules for k in REGISTRY.values()))

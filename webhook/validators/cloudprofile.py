@@ -1,0 +1,402 @@
+"""CloudProfile (core.gardener.cloud/v1beta1): gardener-rules.md §A plus the version rules of seed 000.
+
+Entry points follow Gardener: `validate_create` runs every static rule on the object; `validate_update` runs
+them again on the new object and adds the update-only rules (CP-LIM-002, CP-LC-007). The seed's "a new
+version must not have an expiration date in the past" (CP-EXP-001) judges only versions that are new in this
+request, never an unchanged one (DESIGN.md §5). Warnings (CP-WARN-*) advise the operator; Gardener has none.
+Source: gardener pkg/api/core/validation/cloudprofile.go ValidateCloudProfile / ValidateCloudProfileUpdate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from webhook.cluster.view import ClusterView
+from webhook.field import METADATA, SPEC, FieldPath, Finding, Mode, Rule, Verdict
+from webhook.kinds import AdmissionRequest, KindValidator
+from webhook.models.base import format_date
+from webhook.models.core import (
+    Bastion,
+    CloudProfile,
+    CloudProfileSpec,
+    ExpirableVersion,
+    MachineImage,
+    Region,
+)
+from webhook.models.defaults import default_cloud_profile
+from webhook.settings import Settings
+from webhook.validators import common
+from webhook.validators.common import ProfileContext, capabilities_of
+from webhook.validators.meta import validate_label_selector, validate_labels, validate_object_meta
+from webhook.versions import Classification, Version, current_classification, find_version
+
+_CP: Final = "gardener/gardener pkg/api/core/validation/cloudprofile.go"
+_SEED: Final = "seed 000 (shoot_versions.md)"
+
+CP_META_001 = Rule("CP-META-001", f"{_CP} ValidateCloudProfile (ValidateObjectMeta)")
+CP_TYPE_001 = Rule("CP-TYPE-001", f"{_CP} ValidateCloudProfileSpec")
+CP_SEL_001 = Rule("CP-SEL-001", f"{_CP} ValidateCloudProfileSpec (ValidateLabelSelector)")
+CP_REG_001 = Rule("CP-REG-001", f"{_CP} validateCloudProfileRegions")
+CP_BAS_001 = Rule("CP-BAS-001", f"{_CP} validateCloudProfileBastion")
+CP_BAS_002 = Rule("CP-BAS-002", f"{_CP} validateBastionMachineType")
+CP_BAS_003 = Rule("CP-BAS-003", f"{_CP} validateBastionImage")
+CP_BAS_004 = Rule("CP-BAS-004", f"{_CP} checkImageSupport")
+CP_LIM_002 = Rule("CP-LIM-002", f"{_CP} validateCloudProfileLimitsUpdate")
+CP_LC_007 = Rule("CP-LC-007", f"{_CP} ValidateCloudProfileExpirableVersionsUpdate")
+CP_EXP_001 = Rule("CP-EXP-001", f"{_SEED} Version Requirements: no new version with an expiration date in the past")
+CP_WARN_003 = Rule("CP-WARN-003", f"{_SEED} Update path for Kubernetes versions: consecutive minors", Mode.WARN)
+CP_WARN_004 = Rule("CP-WARN-004", f"{_SEED} Update path for machine image versions: strategy major", Mode.WARN)
+CP_WARN_005 = Rule("CP-WARN-005", f"{_SEED} Update path for machine image versions: strategies patch/minor", Mode.WARN)
+
+RULES: Final = (
+    CP_META_001, CP_TYPE_001, CP_SEL_001, CP_REG_001, CP_BAS_001, CP_BAS_002, CP_BAS_003, CP_BAS_004,
+    CP_LIM_002, CP_LC_007, CP_EXP_001, CP_WARN_003, CP_WARN_004, CP_WARN_005, *common.RULES,
+)  # fmt: skip
+
+
+def context_of(request: AdmissionRequest[CloudProfile], settings: Settings) -> ProfileContext:
+    """The clock and gates every profile check uses."""
+    gates = settings.feature_gates
+    return ProfileContext(
+        now=request.now,
+        lifecycle_gate=gates.version_classification_lifecycle,
+        capabilities_gate=gates.cloud_profile_capabilities,
+    )
+
+
+# ------------------------------------------------------------------------------------------ entry points
+
+
+def validate_create(request: AdmissionRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
+    """Judge a new CloudProfile: every static rule, every version counts as new (CP-EXP-001), warnings."""
+    profile = request.object
+    assert profile is not None  # admission guarantees an object for CREATE
+    ctx = context_of(request, settings)
+    return Verdict.of(
+        [
+            *validate_profile(profile, ctx),
+            *_validate_new_versions_not_expired(profile.spec, None, ctx, SPEC),
+            *_warnings(profile.spec, ctx, settings.expiry_warning_days, SPEC),
+        ]
+    )
+
+
+def validate_update(request: AdmissionRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
+    """Judge a changed CloudProfile: static rules on the new object, then the update-only rules."""
+    new, old = request.object, request.old_object
+    assert new is not None and old is not None  # admission guarantees both for UPDATE
+    ctx = context_of(request, settings)
+    return Verdict.of(
+        [
+            *validate_profile(new, ctx),
+            *_validate_spec_update(new.spec, old.spec, ctx, SPEC),
+            *_validate_new_versions_not_expired(new.spec, old.spec, ctx, SPEC),
+            *_warnings(new.spec, ctx, settings.expiry_warning_days, SPEC),
+        ]
+    )
+
+
+def validate_profile(profile: CloudProfile, ctx: ProfileContext) -> list[Finding]:
+    """All static rules of section A on one (defaulted) CloudProfile (gardener ValidateCloudProfile)."""
+    return [
+        *validate_object_meta(CP_META_001, profile.metadata, METADATA, namespaced=False),
+        *validate_spec(profile.spec, ctx, SPEC),
+    ]
+
+
+def validate_spec(spec: CloudProfileSpec, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
+    """All static rules on a CloudProfile spec (gardener ValidateCloudProfileSpec); path: spec.
+
+    Also used for the merged result of a NamespacedCloudProfile and its parent.
+    """
+    capabilities = capabilities_of(spec.machine_capabilities)
+    findings: list[Finding] = []
+    if not spec.type:
+        findings.append(CP_TYPE_001.required(path.child("type"), "must provide a provider type"))
+    findings.extend(common.validate_capability_definitions(spec.machine_capabilities, ctx, path.child("machineCapabilities")))
+    findings.extend(common.validate_kubernetes_settings(spec.kubernetes.versions, ctx, path.child("kubernetes")))
+    findings.extend(common.validate_cloud_profile_machine_images(spec.machine_images, capabilities, ctx, path.child("machineImages")))
+    findings.extend(common.validate_cloud_profile_machine_types(spec.machine_types, capabilities, path.child("machineTypes")))
+    findings.extend(common.validate_volume_types(spec.volume_types, path.child("volumeTypes")))
+    findings.extend(_validate_regions(spec.regions, path.child("regions")))
+    findings.extend(_validate_bastion(spec, capabilities, ctx, path.child("bastion")))
+    findings.extend(common.validate_limits(spec.limits, path.child("limits")))
+    if spec.seed_selector is not None:
+        findings.extend(validate_label_selector(CP_SEL_001, spec.seed_selector, path.child("seedSelector")))
+    findings.extend(common.validate_ca_bundle(spec.ca_bundle, path.child("caBundle")))
+    return findings
+
+
+# ---------------------------------------------------------------------------------------- static helpers
+
+
+@CP_REG_001.check
+def _validate_regions(regions: Sequence[Region], path: FieldPath) -> list[Finding]:
+    """At least one region; names and zone names present and unique; labels valid. path: spec.regions."""
+    findings: list[Finding] = []
+    if not regions:
+        findings.append(CP_REG_001.required(path, "must provide at least one region"))
+    names: set[str] = set()
+    for i, region in enumerate(regions):
+        idx = path.index(i)
+        if not region.name:
+            findings.append(CP_REG_001.required(idx.child("name"), "must provide a region name"))
+        elif region.name in names:
+            findings.append(CP_REG_001.duplicate(idx.child("name"), region.name))
+        else:
+            names.add(region.name)
+        zones: set[str] = set()
+        for k, zone in enumerate(region.zones):
+            zone_path = idx.child("zones").index(k).child("name")
+            if not zone.name:
+                findings.append(CP_REG_001.required(zone_path, "zone name cannot be empty"))
+            elif zone.name in zones:
+                findings.append(CP_REG_001.duplicate(zone_path, zone.name))
+            else:
+                zones.add(zone.name)
+        findings.extend(validate_labels(CP_REG_001, region.labels, idx.child("labels")))
+    return findings
+
+
+def _validate_bastion(
+    spec: CloudProfileSpec, capabilities: common.Capabilities, ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
+    """Bastion machine type and image must exist, and a supported image must fit the type (CP-BAS-*)."""
+    bastion: Bastion | None = spec.bastion
+    if bastion is None:
+        return []
+    findings: list[Finding] = []
+    if bastion.machine_type is None and bastion.machine_image is None:
+        findings.append(CP_BAS_001.invalid(path, "object", "bastion section needs a machine type or machine image"))
+    arch: str | None = None
+    if bastion.machine_type is not None:
+        match = next((t for t in spec.machine_types if t.name == bastion.machine_type.name), None)
+        if match is None:
+            findings.append(
+                CP_BAS_002.invalid(path.child("machineType", "name"), bastion.machine_type.name, "machine type not found in spec.machineTypes")
+            )
+        else:
+            arch = common.machine_type_architecture(match, capabilities)
+    if bastion.machine_image is not None:
+        findings.extend(_validate_bastion_image(bastion, spec.machine_images, capabilities, arch, ctx, path.child("machineImage")))
+    return findings
+
+
+def _validate_bastion_image(
+    bastion: Bastion,
+    images: Sequence[MachineImage],
+    capabilities: common.Capabilities,
+    arch: str | None,
+    ctx: ProfileContext,
+    path: FieldPath,
+) -> list[Finding]:
+    wanted = bastion.machine_image
+    assert wanted is not None
+    image = next((i for i in images if i.name == wanted.name), None)
+    if image is None:
+        return [CP_BAS_003.invalid(path.child("name"), wanted.name, "image name not found in spec.machineImages")]
+    candidates = image.versions
+    at = path.child("name")
+    if wanted.version is not None:
+        at = path.child("version")
+        candidates = [v for v in image.versions if v.version == wanted.version][:1]
+        if not candidates:
+            return [CP_BAS_003.invalid(at, wanted.version, "image version not found in spec.machineImages")]
+    for version in candidates:
+        arch_ok = arch is None or common.supports_architecture(version, capabilities, arch)
+        supported = version.classification is not None and current_classification(version, ctx.now) == Classification.SUPPORTED
+        if arch_ok and supported:
+            return []
+    shown = "<nil>" if arch is None else arch
+    return [CP_BAS_004.invalid(at, wanted.name, f'no image with classification supported and arch "{shown}" found')]
+
+
+# ---------------------------------------------------------------------------------------- update rules
+
+
+def _validate_spec_update(
+    new: CloudProfileSpec, old: CloudProfileSpec, ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
+    """Update-only rules: maxNodesTotal not decreased, no version turned unavailable (ValidateCloudProfileSpecUpdate)."""
+    findings: list[Finding] = []
+    if new.limits is not None and old.limits is not None:
+        n, o = new.limits.max_nodes_total, old.limits.max_nodes_total
+        if n is not None and o is not None and n < o:
+            findings.append(CP_LIM_002.invalid(path.child("limits", "maxNodesTotal"), n, "maxNodesTotal cannot be decreased"))
+    findings.extend(
+        _validate_not_turned_unavailable(new.kubernetes.versions, old.kubernetes.versions, ctx, path.child("kubernetes", "versions"))
+    )
+    old_images = {image.name: image for image in old.machine_images}
+    for i, image in enumerate(new.machine_images):
+        old_image = old_images.get(image.name)
+        if old_image is not None:
+            findings.extend(
+                _validate_not_turned_unavailable(
+                    image.versions, old_image.versions, ctx, path.child("machineImages").index(i).child("versions")
+                )
+            )
+    return findings
+
+
+@CP_LC_007.check
+def _validate_not_turned_unavailable(
+    new: Sequence[ExpirableVersion], old: Sequence[ExpirableVersion], ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
+    """A version that was available must not become `unavailable` (CP-LC-007); path: the versions list."""
+    old_by_version = {v.version: v for v in old}
+    findings: list[Finding] = []
+    for i, version in enumerate(new):
+        before = old_by_version.get(version.version)
+        if (
+            before is not None
+            and current_classification(before, ctx.now) != Classification.UNAVAILABLE
+            and current_classification(version, ctx.now) == Classification.UNAVAILABLE
+        ):
+            findings.append(
+                CP_LC_007.forbidden(path.index(i), "a version cannot be turned unavailable if it was already moved into a later lifecycle stage")
+            )
+    return findings
+
+
+@CP_EXP_001.check
+def _validate_new_versions_not_expired(
+    new: CloudProfileSpec, old: CloudProfileSpec | None, ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
+    """Seed 000: a version new in this request must not already be expired (CP-EXP-001).
+
+    old: None on CREATE (every version is new); on UPDATE a version is new when its string (per image, for
+    machine images) is absent from the old object. Unchanged versions are never judged by the clock.
+    """
+    findings: list[Finding] = []
+    old_k8s = {v.version for v in old.kubernetes.versions} if old is not None else set()
+    for i, version in enumerate(new.kubernetes.versions):
+        if version.version not in old_k8s:
+            findings.extend(_expired_on_arrival(version, f'new version "{version.version}"', ctx, path.child("kubernetes", "versions").index(i)))
+    old_images = {img.name: {v.version for v in img.versions} for img in old.machine_images} if old is not None else {}
+    for i, image in enumerate(new.machine_images):
+        known = old_images.get(image.name, set())
+        for j, version in enumerate(image.versions):
+            if version.version not in known:
+                label = f'new version "{version.version}" of machine image "{image.name}"'
+                findings.extend(_expired_on_arrival(version, label, ctx, path.child("machineImages").index(i).child("versions").index(j)))
+    return findings
+
+
+def _expired_on_arrival(version: ExpirableVersion, label: str, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
+    if version.expiration_date is not None and version.expiration_date < ctx.now:
+        return [
+            CP_EXP_001.forbidden(
+                path.child("expirationDate"),
+                f"{label} must not have an expiration date in the past ({format_date(version.expiration_date)})",
+            )
+        ]
+    expired = next((s for s in version.lifecycle if s.classification == Classification.EXPIRED), None)
+    if expired is not None and expired.start_time is not None and expired.start_time < ctx.now:
+        return [
+            CP_EXP_001.forbidden(
+                path.child("lifecycle"), f"{label} must not enter the expired stage in the past ({format_date(expired.start_time)})"
+            )
+        ]
+    return []
+
+
+# --------------------------------------------------------------------------------------------- warnings
+
+
+def _warnings(spec: CloudProfileSpec, ctx: ProfileContext, expiry_warning_days: int, path: FieldPath) -> list[Finding]:
+    """Seed 000 advice (CP-WARN-*): deprecated without date, expiring soon, minor gaps, stuck force updates."""
+    findings = common.warn_versions(spec.kubernetes.versions, ctx, expiry_warning_days, path.child("kubernetes", "versions"))
+    findings.extend(_warn_minor_gaps(spec.kubernetes.versions, path.child("kubernetes", "versions")))
+    for i, image in enumerate(spec.machine_images):
+        image_path = path.child("machineImages").index(i)
+        findings.extend(common.warn_versions(image.versions, ctx, expiry_warning_days, image_path.child("versions"), image=image.name))
+        findings.extend(_warn_force_update_impossible(image, ctx, image_path))
+    return findings
+
+
+@CP_WARN_003.check
+def _warn_minor_gaps(versions: Sequence[ExpirableVersion], path: FieldPath) -> list[Finding]:
+    """Seed 000: force updates move one minor at a time, so a missing minor strands clusters below it."""
+    minors = sorted({p.minor_key for p in (find_version(v.version) for v in versions) if p is not None})
+    findings: list[Finding] = []
+    for (major, lower), (next_major, upper) in zip(minors, minors[1:], strict=False):
+        if major == next_major and upper - lower > 1:
+            missing = f"{major}.{lower + 1}" if upper - lower == 2 else f"{major}.{lower + 1}-{major}.{upper - 1}"
+            findings.append(
+                CP_WARN_003.forbidden(
+                    path,
+                    f"no Kubernetes {missing} versions: clusters on {major}.{lower} cannot be force-updated to {major}.{upper}",
+                )
+            )
+    return findings
+
+
+def _parsed_non_preview(image: MachineImage, ctx: ProfileContext) -> list[tuple[Version, str, str]]:
+    parsed: list[tuple[Version, str, str]] = []
+    for version in image.versions:
+        p = find_version(version.version)
+        classification = current_classification(version, ctx.now)
+        if p is not None and classification != Classification.PREVIEW:
+            parsed.append((p, version.version, classification))
+    return parsed
+
+
+def _warn_force_update_impossible(image: MachineImage, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
+    """Seed 000 update paths: expired image versions that no force update can leave (CP-WARN-004/005).
+
+    major: force updates go to the overall latest version, so an expired latest (non-preview) version strands
+    every expired version. patch: target = a higher version of the same major; minor: any higher version.
+    """
+    candidates = _parsed_non_preview(image, ctx)
+    if not candidates:
+        return []
+    if image.update_strategy in (None, "major"):
+        latest = max(candidates, key=lambda c: c[0])
+        if latest[2] == Classification.EXPIRED:
+            return [
+                CP_WARN_004.forbidden(
+                    path.child("updateStrategy"),
+                    f'latest version "{latest[1]}" of machine image "{image.name}" is expired: force updates are impossible',
+                )
+            ]
+        return []
+    if image.update_strategy not in ("patch", "minor"):
+        return []
+    stranded = [
+        text
+        for version, text, classification in candidates
+        if classification == Classification.EXPIRED
+        and not any(
+            other > version and (image.update_strategy == "minor" or other.major == version.major)
+            for other, _, _ in candidates
+        )
+    ]
+    if not stranded:
+        return []
+    shown = ", ".join(f'"{s}"' for s in stranded[:3]) + (" …" if len(stranded) > 3 else "")
+    return [
+        CP_WARN_005.forbidden(
+            path.child("updateStrategy"),
+            f'expired version(s) {shown} of machine image "{image.name}" have no force-update target ({image.update_strategy})',
+        )
+    ]
+
+
+def prepare(profile: CloudProfile) -> CloudProfile:
+    """v1beta1 defaulting before judgement (gardener-rules.md §0.3)."""
+    return default_cloud_profile(profile)
+
+
+KIND: Final = KindValidator(
+    group="core.gardener.cloud",
+    kind="CloudProfile",
+    model=CloudProfile,
+    rules=RULES,
+    create=validate_create,
+    update=validate_update,
+    delete=None,
+    prepare=prepare,
+)
+
+__all__ = ["KIND", "RULES", "validate_create", "validate_profile", "validate_spec", "validate_update"]

@@ -1,0 +1,158 @@
+"""Kubernetes name, label and label-selector checks, with apimachinery's own wording.
+
+Each `*_errors` function returns the list of messages apimachinery's `Is*` function would return (empty
+when valid); callers wrap them into findings of their own rule.
+Source: k8s.io/apimachinery/pkg/util/validation/validation.go, pkg/api/validation/objectmeta.go,
+pkg/apis/meta/v1/validation/validation.go.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from webhook.field import FieldPath, Finding, Rule
+from webhook.models.base import ObjectMeta
+from webhook.models.core import LabelSelector
+
+_DNS1123_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN: Final = _DNS1123_LABEL + r"(\." + _DNS1123_LABEL + ")*"
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(f"^{_DNS1123_SUBDOMAIN}$")
+_QUALIFIED_NAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QUALIFIED_NAME_RE: Final = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
+_LABEL_VALUE_FMT: Final = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
+_LABEL_VALUE_RE: Final = re.compile(f"^{_LABEL_VALUE_FMT}$")
+
+SUBDOMAIN_MESSAGE: Final = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    f"'{_DNS1123_SUBDOMAIN}')"
+)
+_NAME_PART_MESSAGE: Final = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    f"'{_QUALIFIED_NAME_FMT}')"
+)
+_QUALIFIED_MESSAGE: Final = (
+    "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    f"'{_QUALIFIED_NAME_FMT}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+)
+_LABEL_VALUE_MESSAGE: Final = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+    f"for validation is '{_LABEL_VALUE_FMT}')"
+)
+SELECTOR_OPERATORS: Final = ("DoesNotExist", "Exists", "In", "NotIn")
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """Messages of apimachinery IsDNS1123Subdomain (≤ 253 characters, lower-case RFC 1123)."""
+    errors: list[str] = []
+    if len(value) > 253:
+        errors.append("must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN_RE.match(value):
+        errors.append(SUBDOMAIN_MESSAGE)
+    return errors
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """Messages of apimachinery IsQualifiedName: `[prefix/]name`, name ≤ 63 characters."""
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+        errors: list[str] = []
+    elif len(parts) == 2:
+        prefix, name = parts
+        errors = []
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            errors.extend("prefix part " + m for m in dns1123_subdomain_errors(prefix))
+    else:
+        return [_QUALIFIED_MESSAGE]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name) > 63:
+        errors.append("name part must be no more than 63 characters")
+    if name and not _QUALIFIED_NAME_RE.match(name):
+        errors.append(_NAME_PART_MESSAGE)
+    return errors
+
+
+def unprefixed_qualified_name_errors(value: str) -> list[str]:
+    """Qualified-name messages, plus a prefix is not allowed (gardener utils.go validateUnprefixedQualifiedName)."""
+    errors = qualified_name_errors(value)
+    if errors:
+        return errors
+    if "/" in value:
+        return [f"name '{value}' must not contain a prefix"]
+    return []
+
+
+def go_list(messages: Sequence[str]) -> str:
+    """Render messages as Go's %v of a []string: [a b]."""
+    return "[" + " ".join(messages) + "]"
+
+
+def label_value_errors(value: str) -> list[str]:
+    """Messages of apimachinery IsValidLabelValue (≤ 63 characters)."""
+    errors: list[str] = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _LABEL_VALUE_RE.match(value):
+        errors.append(_LABEL_VALUE_MESSAGE)
+    return errors
+
+
+def validate_labels(rule: Rule, labels: Mapping[str, str], path: FieldPath) -> list[Finding]:
+    """Label keys must be qualified names, values valid label values (ValidateLabels); path: the map."""
+    findings: list[Finding] = []
+    for key, value in labels.items():
+        findings.extend(rule.invalid(path, key, m) for m in qualified_name_errors(key))
+        findings.extend(rule.invalid(path, value, m) for m in label_value_errors(value))
+    return findings
+
+
+def validate_label_selector(rule: Rule, selector: LabelSelector, path: FieldPath) -> list[Finding]:
+    """A metav1.LabelSelector: requirements' operators and values, label keys and values (ValidateLabelSelector)."""
+    findings: list[Finding] = []
+    for i, req in enumerate(selector.match_expressions):
+        req_path = path.child("matchExpressions").index(i)
+        if req.operator in ("In", "NotIn"):
+            if not req.values:
+                findings.append(
+                    rule.required(req_path.child("values"), "must be specified when `operator` is 'In' or 'NotIn'")
+                )
+        elif req.operator in ("Exists", "DoesNotExist"):
+            if req.values:
+                findings.append(
+                    rule.forbidden(
+                        req_path.child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+                    )
+                )
+        else:
+            findings.append(rule.invalid(req_path.child("operator"), req.operator, "not a valid selector operator"))
+        findings.extend(rule.invalid(req_path.child("key"), req.key, m) for m in qualified_name_errors(req.key))
+        for j, value in enumerate(req.values):
+            findings.extend(
+                rule.invalid(req_path.child("values").index(j), value, m) for m in label_value_errors(value)
+            )
+    findings.extend(validate_labels(rule, selector.match_labels, path.child("matchLabels")))
+    return findings
+
+
+def validate_object_meta(rule: Rule, meta: ObjectMeta, path: FieldPath, *, namespaced: bool) -> list[Finding]:
+    """Name (DNS subdomain), namespace presence, labels (apimachinery ValidateObjectMeta); path: metadata."""
+    findings: list[Finding] = []
+    if not meta.name and not meta.generate_name:
+        findings.append(rule.required(path.child("name"), "name or generateName is required"))
+    elif meta.name:
+        findings.extend(rule.invalid(path.child("name"), meta.name, m) for m in dns1123_subdomain_errors(meta.name))
+    if namespaced and not meta.namespace:
+        findings.append(rule.required(path.child("namespace"), "must provide a namespace"))
+    elif not namespaced and meta.namespace:
+        findings.append(rule.forbidden(path.child("namespace"), "not allowed on this type"))
+    findings.extend(validate_labels(rule, meta.labels, path.child("labels")))
+    return findings

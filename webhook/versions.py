@@ -1,0 +1,398 @@
+"""Semantic versions, version constraints and classifications, as Gardener understands them.
+
+Gardener parses machine image versions, shoot versions and `kubeletVersionConstraint`s with Masterminds
+semver v3 (`NewVersion`, `NewConstraint`), which is looser than SemVer 2.0: a leading `v`, missing
+minor/patch (`1.30` = 1.30.0) and leading zeros in the numeric core (`18.04.201906170`) are accepted.
+Neither `packaging` (PEP 440) nor `semver` (strict SemVer) parses that grammar, so it is implemented here,
+once, with the ordering of SemVer 2.0 (build metadata ignored).
+Source: gardener-rules.md §0.5; github.com/Masterminds/semver/v3 version.go, constraints.go.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from functools import lru_cache
+from typing import Final, Protocol
+
+_UINT64_MAX: Final = 2**64 - 1
+
+# Masterminds' loose grammar (coerce mode): numbers may carry leading zeros, minor and patch are optional.
+_LOOSE_VERSION: Final = re.compile(
+    r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?"
+    r"(?:-([0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*))?"
+    r"(?:\+([0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*))?"
+)
+_ALNUM_HYPHEN: Final = re.compile(r"[0-9A-Za-z\-]+")
+
+# Kubernetes versions in a CloudProfile: exactly three numeric parts (gardener utils.go k8sVersionCPRegex).
+KUBERNETES_VERSION_FORMAT: Final = re.compile(r"^([0-9]+\.){2}[0-9]+$")
+
+
+class InvalidVersion(ValueError):
+    """Raised by `parse_version` for a string that is not a (loose) semantic version."""
+
+
+@dataclass(frozen=True, slots=True, order=False)
+class Version:
+    """A parsed version: numeric core, pre-release identifiers, build metadata and the original text.
+
+    Ordering and equality follow SemVer 2.0 precedence (build metadata ignored), as Masterminds' Compare.
+    """
+
+    major: int
+    minor: int
+    patch: int
+    prerelease: tuple[str, ...] = ()
+    build: str = ""
+    original: str = field(default="", compare=False)
+    _key: tuple[object, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self._key:
+            object.__setattr__(self, "_key", _precedence_key(self.major, self.minor, self.patch, self.prerelease))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Version) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __lt__(self, other: Version) -> bool:
+        return self._key < other._key
+
+    def __le__(self, other: Version) -> bool:
+        return self._key <= other._key
+
+    def __gt__(self, other: Version) -> bool:
+        return self._key > other._key
+
+    def __ge__(self, other: Version) -> bool:
+        return self._key >= other._key
+
+    @property
+    def minor_key(self) -> tuple[int, int]:
+        """(major, minor): the unit of Kubernetes minor-version rules."""
+        return (self.major, self.minor)
+
+    def __str__(self) -> str:
+        text = f"{self.major}.{self.minor}.{self.patch}"
+        if self.prerelease:
+            text += "-" + ".".join(self.prerelease)
+        if self.build:
+            text += "+" + self.build
+        return text
+
+
+def _precedence_key(major: int, minor: int, patch: int, pre: tuple[str, ...]) -> tuple[object, ...]:
+    # A release sorts after all of its pre-releases; numeric identifiers sort before alphanumeric ones.
+    if not pre:
+        return (major, minor, patch, 1, ())
+    ids = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre)
+    return (major, minor, patch, 0, ids)
+
+
+@lru_cache(maxsize=65536)
+def parse_version(text: str) -> Version:
+    """Parse `text` like Masterminds semver v3 `NewVersion` (loose, coerce mode).
+
+    Accepts `v1.2.3`, `1.2`, `1`, `18.04.201906170`, `1.0.1-dev`, `1.2.3+build`.
+    Raises InvalidVersion for anything else, including numbers above 2^64-1 and pre-release numeric
+    identifiers with leading zeros. Cached: the cluster view and every request share parsed versions.
+    """
+    m = _LOOSE_VERSION.fullmatch(text)
+    if m is None:
+        raise InvalidVersion(f"invalid semantic version {text!r}")
+    nums = [int(m.group(1)), int((m.group(2) or ".0")[1:]), int((m.group(3) or ".0")[1:])]
+    if any(n > _UINT64_MAX for n in nums):
+        raise InvalidVersion(f"version segment of {text!r} is out of range")
+    pre = m.group(4) or ""
+    pre_ids: tuple[str, ...] = ()
+    if pre:
+        pre_ids = tuple(pre.split("."))
+        for ident in pre_ids:
+            if ident.isdigit() and len(ident) > 1 and ident[0] == "0":
+                raise InvalidVersion(f"pre-release segment of {text!r} starts with 0")
+    return Version(nums[0], nums[1], nums[2], pre_ids, m.group(5) or "", text)
+
+
+def find_version(text: str) -> Version | None:
+    """Parse `text`, or None when it is not a version (for rules that skip already-reported defects)."""
+    try:
+        return parse_version(text)
+    except InvalidVersion:
+        return None
+
+
+def is_kubernetes_version_format(text: str) -> bool:
+    """True when `text` has exactly three numeric parts, as a CloudProfile Kubernetes version must."""
+    return KUBERNETES_VERSION_FORMAT.match(text) is not None
+
+
+def normalize_version(text: str) -> str:
+    """Gardener's `CompareVersions` normalisation: drop every `v`, cut at the first `-`, `+` or `~`.
+
+    Source: gardener pkg/utils/version/version.go normalize.
+    """
+    text = text.replace("v", "")
+    for sep in "-+~":
+        text = text.split(sep, 1)[0]
+    return text
+
+
+# --------------------------------------------------------------------------------------------- constraints
+
+_CV: Final = (
+    r"v?([0-9|xX*]+)(\.[0-9|xX*]+)?(\.[0-9|xX*]+)?"
+    r"(?:-([0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*))?"
+    r"(?:\+([0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*))?"
+)
+_CV_NOGROUPS: Final = re.sub(r"\((?!\?)", "(?:", _CV)
+_OPS: Final = r"=|!=|>|<|>=|=>|<=|=<|~|~>|\^|"
+_ONE: Final = re.compile(rf"^\s*({_OPS})\s*({_CV})\s*$")
+_FIND: Final = re.compile(rf"({_OPS})\s*({_CV_NOGROUPS})")
+_VALID_GROUP: Final = re.compile(
+    rf"^(?:\s*(?:{_OPS})\s*(?:{_CV_NOGROUPS})\s*)(?:(?:\s+|,\s*)(?:{_OPS})\s*(?:{_CV_NOGROUPS})\s*)*$"
+)
+_RANGE: Final = re.compile(rf"\s*({_CV_NOGROUPS})\s+-\s+({_CV_NOGROUPS})\s*")
+
+
+class InvalidConstraint(ValueError):
+    """Raised by `parse_constraint` for a string Masterminds' `NewConstraint` would reject."""
+
+
+def _is_x(part: str) -> bool:
+    return part in ("x", "X", "*")
+
+
+@dataclass(frozen=True, slots=True)
+class _Term:
+    op: str
+    version: Version
+    minor_dirty: bool
+    patch_dirty: bool
+    dirty: bool
+
+    def check(self, v: Version) -> bool:
+        return _TERM_CHECKS[self.op](self, v)
+
+
+def _tilde(t: _Term, v: Version) -> bool:
+    if v < t.version:
+        return False
+    c = t.version
+    if (c.major, c.minor, c.patch) == (0, 0, 0) and not t.minor_dirty and not t.patch_dirty:
+        return True
+    if v.major != c.major:
+        return False
+    return not (v.minor != c.minor and not t.minor_dirty)
+
+
+def _tilde_or_equal(t: _Term, v: Version) -> bool:
+    return _tilde(t, v) if t.dirty else v == t.version
+
+
+def _not_equal(t: _Term, v: Version) -> bool:
+    c = t.version
+    if t.dirty:
+        if c.major != v.major:
+            return True
+        if c.minor != v.minor and not t.minor_dirty:
+            return True
+        if t.minor_dirty:
+            return False
+        if c.patch != v.patch and not t.patch_dirty:
+            return True
+        if t.patch_dirty:
+            return (v.prerelease or c.prerelease) != () and v.prerelease != c.prerelease
+    return v != c
+
+
+def _greater(t: _Term, v: Version) -> bool:
+    c = t.version
+    if not t.dirty:
+        return v > c
+    if v.major != c.major:
+        return v.major > c.major
+    if t.minor_dirty:
+        return False
+    if t.patch_dirty:
+        return v.minor > c.minor
+    return v > c
+
+
+def _less_equal(t: _Term, v: Version) -> bool:
+    c = t.version
+    if not t.dirty:
+        return v <= c
+    if v.major > c.major:
+        return False
+    return not (v.major == c.major and v.minor > c.minor and not t.minor_dirty)
+
+
+def _caret(t: _Term, v: Version) -> bool:
+    c = t.version
+    if v < c:
+        return False
+    if c.major > 0 or t.minor_dirty:
+        return v.major == c.major
+    if v.major > 0:
+        return False
+    if c.minor > 0 or t.patch_dirty:
+        return v.minor == c.minor
+    if v.minor > 0:
+        return False
+    return v.patch == c.patch
+
+
+_TERM_CHECKS: Final[dict[str, Callable[[_Term, Version], bool]]] = {
+    "": _tilde_or_equal,
+    "=": _tilde_or_equal,
+    "!=": _not_equal,
+    ">": _greater,
+    "<": lambda t, v: v < t.version,
+    ">=": lambda t, v: v >= t.version,
+    "=>": lambda t, v: v >= t.version,
+    "<=": _less_equal,
+    "=<": _less_equal,
+    "~": _tilde,
+    "~>": _tilde,
+    "^": _caret,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """A parsed Masterminds constraint: OR-groups of AND-ed terms (`>= 1.26, < 1.30 || ~1.31`)."""
+
+    text: str
+    groups: tuple[tuple[_Term, ...], ...]
+    group_has_prerelease: tuple[bool, ...]
+
+    def allows(self, version: Version) -> bool:
+        """True when `version` satisfies the constraint (pre-releases only match groups that name one)."""
+        for terms, has_pre in zip(self.groups, self.group_has_prerelease, strict=True):
+            if version.prerelease and not has_pre:
+                continue
+            if all(term.check(version) for term in terms):
+                return True
+        return False
+
+
+def _parse_term(text: str) -> _Term:
+    m = _ONE.match(text)
+    if m is None:
+        raise InvalidConstraint(f"improper constraint: {json.dumps(text)}")
+    op, major, minor, patch, pre = m.group(1), m.group(3), m.group(4), m.group(5), m.group(6)
+    suffix = f"-{pre}" if pre else ""
+    minor_dirty = patch_dirty = dirty = False
+    if _is_x(major):
+        base, dirty = f"0.0.0{suffix}", True
+    elif minor is None or _is_x(minor[1:]):
+        base, dirty, minor_dirty = f"{major}.0.0{suffix}", True, True
+    elif patch is None or _is_x(patch[1:]):
+        base, dirty, patch_dirty = f"{major}{minor}.0{suffix}", True, True
+    else:
+        base = f"{major}{minor}{patch}{suffix}"
+    try:
+        version = parse_version(base)
+    except InvalidVersion:
+        raise InvalidConstraint(f"improper constraint: {json.dumps(text)}") from None
+    return _Term(op, version, minor_dirty, patch_dirty, dirty)
+
+
+@lru_cache(maxsize=4096)
+def parse_constraint(text: str) -> Constraint:
+    """Parse a `kubeletVersionConstraint` like Masterminds semver v3 `NewConstraint`.
+
+    Accepts `< 1.26`, `>= 1.26, < 1.30`, `~1.30`, `1.28.x`, `^1.2`, `1.2 - 1.4.5`, `a || b`.
+    Raises InvalidConstraint for the empty string and anything else Masterminds rejects.
+    """
+    rewritten = _RANGE.sub(lambda m: f">= {m.group(1)}, <= {m.group(2)} ", text)
+    groups: list[tuple[_Term, ...]] = []
+    has_pre: list[bool] = []
+    for part in rewritten.split("||"):
+        if not _VALID_GROUP.match(part):
+            raise InvalidConstraint(f"improper constraint: {json.dumps(part)}")
+        pieces = [m.group(0) for m in _FIND.finditer(part)] or [part]
+        terms = tuple(_parse_term(p) for p in pieces)
+        groups.append(terms)
+        has_pre.append(any(t.version.prerelease for t in terms))
+    return Constraint(text, tuple(groups), tuple(has_pre))
+
+
+# ----------------------------------------------------------------------------------------- classification
+
+
+class Classification(StrEnum):
+    """Version classification of gardener-rules.md §0.6; `unavailable` is derived, never declared."""
+
+    UNAVAILABLE = "unavailable"
+    PREVIEW = "preview"
+    SUPPORTED = "supported"
+    DEPRECATED = "deprecated"
+    EXPIRED = "expired"
+
+
+# Sorted, ready for "supported values" messages (gardener utils.go supportedVersionClassifications).
+DECLARABLE_CLASSIFICATIONS: Final = ("deprecated", "expired", "preview", "supported")
+CLASSIFICATION_RANK: Final = {"preview": 0, "supported": 1, "deprecated": 2, "expired": 3}
+
+
+class LifecycleStageLike(Protocol):
+    @property
+    def classification(self) -> str: ...
+    @property
+    def start_time(self) -> datetime | None: ...
+
+
+class ExpirableVersionLike(Protocol):
+    @property
+    def version(self) -> str: ...
+    @property
+    def classification(self) -> str | None: ...
+    @property
+    def expiration_date(self) -> datetime | None: ...
+    @property
+    def lifecycle(self) -> Sequence[LifecycleStageLike]: ...
+
+
+def current_classification(version: ExpirableVersionLike, now: datetime) -> str:
+    """Classification of `version` at `now`, from lifecycle stages or the legacy fields.
+
+    now: aware UTC. No classification, expirationDate or lifecycle means `supported`; with legacy fields the
+    virtual lifecycle is [classification or supported, expired@expirationDate]; a stage is current once its
+    startTime (missing = zero time) is strictly before now, so all-future stages mean `unavailable`.
+    Returns the classification string (an unknown declared value is returned as is). Never raises.
+    Source: gardener pkg/api/core/helper/cloudprofile.go CurrentLifecycleClassification.
+    """
+    if not version.lifecycle:
+        if version.classification is None and version.expiration_date is None:
+            return Classification.SUPPORTED
+        current: str = version.classification if version.classification is not None else Classification.SUPPORTED
+        if version.expiration_date is not None and version.expiration_date < now:
+            current = Classification.EXPIRED
+        return current
+    current = Classification.UNAVAILABLE
+    for stage in version.lifecycle:
+        if stage.start_time is None or stage.start_time < now:
+            current = stage.classification
+    return current
+
+
+def is_active(classification: str) -> bool:
+    """Active = neither expired nor unavailable (gardener helper VersionIsActive)."""
+    return classification not in (Classification.EXPIRED, Classification.UNAVAILABLE)
+
+
+def latest(versions: Sequence[tuple[Version, int]]) -> int | None:
+    """Index of the highest version among (parsed, index) pairs, or None when empty."""
+    best: tuple[Version, int] | None = None
+    for pair in versions:
+        if best is None or pair[0] > best[0]:
+            best = pair
+    return None if best is None else best[1]
