@@ -1,0 +1,105 @@
+"""Builders for tests: models and AdmissionReviews from short camelCase dicts."""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from webhook.cluster.static import StaticView
+from webhook.field import ErrorType, Verdict
+from webhook.kinds import AdmissionRequest, Operation
+from webhook.models.core import CloudProfile, NamespacedCloudProfile
+from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile
+from webhook.settings import Settings
+
+NOW: Final = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
+PAST: Final = "2025-01-31T23:59:59Z"
+FUTURE: Final = "2027-12-31T23:59:59Z"
+SOON: Final = "2026-12-01T00:00:00Z"  # 10 days after NOW
+EMPTY_VIEW: Final = StaticView.empty()
+REAL_FIXTURES: Final = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+
+
+def cloud_profile_dict(**spec_overrides: Any) -> dict[str, Any]:
+    """A minimal valid CloudProfile as raw JSON; keyword arguments replace top-level spec fields."""
+    spec: dict[str, Any] = {
+        "type": "local",
+        "kubernetes": {"versions": [{"version": "1.33.2"}, {"version": "1.32.5"}]},
+        "machineImages": [{"name": "gardenlinux", "versions": [{"version": "1592.1.0"}]}],
+        "machineTypes": [{"name": "m5.large", "cpu": "2", "gpu": "0", "memory": "8Gi"}],
+        "regions": [{"name": "eu-1", "zones": [{"name": "eu-1a"}]}],
+    }
+    spec.update(spec_overrides)
+    return {"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": {"name": "local"}, "spec": spec}
+
+
+def versions(*items: str | dict[str, Any]) -> dict[str, Any]:
+    """`kubernetes:` with the given versions (strings or full entries)."""
+    return {"versions": [{"version": i} if isinstance(i, str) else i for i in items]}
+
+
+def image(name: str, *items: str | dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """A machine image entry with the given versions (strings or full entries)."""
+    return {"name": name, "versions": [{"version": i} if isinstance(i, str) else i for i in items], **fields}
+
+
+def cloud_profile(raw: dict[str, Any]) -> CloudProfile:
+    """Decode and default a raw CloudProfile, as admission does."""
+    return default_cloud_profile(CloudProfile.model_validate(raw, by_alias=True))
+
+
+def namespaced_cloud_profile(raw: dict[str, Any]) -> NamespacedCloudProfile:
+    """Decode and default a raw NamespacedCloudProfile, as admission does."""
+    return default_namespaced_cloud_profile(NamespacedCloudProfile.model_validate(raw, by_alias=True))
+
+
+def request(obj: Any, old: Any = None, *, operation: Operation | None = None, now: datetime = NOW) -> AdmissionRequest[Any]:
+    """A typed AdmissionRequest: CREATE when `old` is None, else UPDATE."""
+    op = operation or (Operation.CREATE if old is None else Operation.UPDATE)
+    meta = (obj or old).metadata
+    return AdmissionRequest(uid="test-uid", operation=op, object=obj, old_object=old, now=now, name=meta.name, namespace=meta.namespace)
+
+
+def triples(verdict: Verdict, *, warnings: bool = False) -> list[tuple[str, str, ErrorType]]:
+    """(rule id, path, type) of each error (or warning) of a verdict, in order."""
+    return [(f.rule.id, str(f.path), f.type) for f in (verdict.warnings if warnings else verdict.errors)]
+
+
+def review(obj: dict[str, Any] | None, old: dict[str, Any] | None = None, *, operation: str | None = None,
+           uid: str = "uid-1", dry_run: bool = False, username: str = "alice", groups: tuple[str, ...] = ()) -> dict[str, Any]:
+    """An AdmissionReview v1 request for a raw object (group/kind from its apiVersion/kind)."""
+    src = obj if obj is not None else old
+    assert src is not None
+    op = operation or ("CREATE" if old is None else "UPDATE")
+    group, _, version = src["apiVersion"].rpartition("/")
+    meta = src.get("metadata", {})
+    return {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": uid,
+            "kind": {"group": group, "version": version, "kind": src["kind"]},
+            "resource": {"group": group, "version": version, "resource": src["kind"].lower() + "s"},
+            "name": meta.get("name", ""),
+            "namespace": meta.get("namespace", ""),
+            "operation": op,
+            "userInfo": {"username": username, "groups": list(groups)},
+            "object": obj,
+            "oldObject": old,
+            "dryRun": dry_run,
+        },
+    }
+
+
+def review_bytes(*args: Any, **kwargs: Any) -> bytes:
+    return json.dumps(review(*args, **kwargs)).encode()
+
+
+def deep(raw: dict[str, Any]) -> dict[str, Any]:
+    return copy.deepcopy(raw)
+
+
+DEFAULT_SETTINGS: Final = Settings()

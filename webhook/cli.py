@@ -1,0 +1,232 @@
+"""`gardener-webhook` sub-commands: serve, review (DESIGN.md §4).
+
+The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
+plain objects into the AdmissionReview the API server would send, and calls the same `admission.judge`
+as the server. Exit status of `review`: 0 all allowed, 1 any denied, 2 usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from webhook import __version__
+from webhook.admission import BadReview, Outcome, judge
+from webhook.cluster.static import ContextError, StaticView
+from webhook.documents import DocumentError, iter_objects, load_documents
+from webhook.models.base import parse_rfc3339
+from webhook.settings import ConfigError, Settings, load_settings
+from webhook.validators import ALL_RULES
+
+EXIT_OK, EXIT_DENIED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad command line or unreadable input: message to stderr, exit 2."""
+
+
+def _parse_now(text: str | None) -> datetime:
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        value = parse_rfc3339(text)
+    except ValueError:
+        value = None
+    if value is None:
+        raise UsageError(f"--now: {text!r} is not an RFC 3339 date-time (e.g. 2026-11-21T00:00:00Z)")
+    return value
+
+
+def _settings(path: Path | None) -> Settings:
+    try:
+        return load_settings(path, known_rules=ALL_RULES)
+    except ConfigError as exc:
+        raise UsageError(f"--config: {exc}") from None
+
+
+def _view(paths: Sequence[Path]) -> StaticView:
+    try:
+        return StaticView.from_files(list(paths))
+    except ContextError as exc:
+        raise UsageError(f"--context: {exc}") from None
+
+
+def _read(path: Path) -> list[Any]:
+    if str(path) == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{path}: cannot read: {exc}") from None
+    try:
+        return load_documents(text, source=str(path))
+    except DocumentError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def wrap(obj: dict[str, Any], operation: str, old: dict[str, Any] | None) -> dict[str, Any]:
+    """The AdmissionReview the API server would send for `obj` (DELETE: `obj` becomes the oldObject)."""
+    group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
+    kind = str(obj.get("kind", ""))
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    request: dict[str, Any] = {
+        "uid": str(uuid.uuid4()),
+        "kind": {"group": group, "version": version, "kind": kind},
+        "resource": {"group": group, "version": version, "resource": kind.lower() + "s"},
+        "name": str(meta.get("name", "")),
+        "namespace": str(meta.get("namespace", "") or ""),
+        "operation": operation,
+        "userInfo": {"username": "gardener-webhook-review"},
+        "object": None if operation == "DELETE" else obj,
+        "oldObject": obj if operation == "DELETE" else old,
+        "dryRun": True,
+    }
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+
+
+def _reviews(files: Sequence[Path], operation: str, old: Path | None) -> list[dict[str, Any]]:
+    olds: list[dict[str, Any]] = []
+    if old is not None:
+        olds = [o for d in _read(old) for o in iter_objects(d) if isinstance(o, dict)]
+    reviews: list[dict[str, Any]] = []
+    for path in files:
+        for doc in _read(path):
+            if isinstance(doc, dict) and doc.get("kind") == "AdmissionReview":
+                reviews.append(doc)
+                continue
+            for obj in iter_objects(doc):
+                if not isinstance(obj, dict):
+                    raise UsageError(f"{path}: a document is not an object")
+                previous = None
+                if operation == "UPDATE":
+                    previous = _match_old(obj, olds)
+                    if previous is None:
+                        raise UsageError(f"{path}: UPDATE needs --old FILE holding the stored {obj.get('kind')}")
+                reviews.append(wrap(obj, operation, previous))
+    return reviews
+
+
+def _match_old(obj: dict[str, Any], olds: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The old object for `obj`: same kind and name, else the only old object given."""
+
+    def ident(o: dict[str, Any]) -> tuple[str, str, str]:
+        meta = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+        return (str(o.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+    same = [o for o in olds if ident(o) == ident(obj)]
+    if same:
+        return same[0]
+    return olds[0] if len(olds) == 1 else None
+
+
+def _print_text(outcome: Outcome, out: TextIO) -> None:
+    name = f"{outcome.namespace}/{outcome.name}" if outcome.namespace else outcome.name
+    word = "ALLOWED" if outcome.allowed else "DENIED"
+    out.write(f"{word} {outcome.kind}/{name}\n")
+    for message in outcome.messages:
+        out.write(f"  {message}\n")
+    for warning in outcome.warnings:
+        out.write(f"  Warning: {warning}\n")
+
+
+def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
+    """`review`: judge files offline exactly as the server would; returns the exit status."""
+    settings = _settings(args.config)
+    view = _view(args.context)
+    now = _parse_now(args.now)
+    reviews = _reviews(args.files, args.operation, args.old)
+    if not reviews:
+        raise UsageError("no objects found in the given files")
+    results: list[dict[str, Any]] = []
+    denied = False
+    for review in reviews:
+        try:
+            outcome = judge(json.dumps(review).encode("utf-8"), view=view, settings=settings, now=now)
+        except BadReview as exc:
+            raise UsageError(f"not a usable AdmissionReview: {exc}") from None
+        denied |= not outcome.allowed
+        if args.output == "json":
+            results.append({**review, "response": outcome.response})
+        else:
+            _print_text(outcome, out)
+    if args.output == "json":
+        json.dump(results, out, indent=2)
+        out.write("\n")
+    return EXIT_DENIED if denied else EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    """`serve`: run the TLS admission server until SIGTERM/SIGINT."""
+    from webhook.server import ServeOptions, run_server
+
+    settings = _settings(args.config)
+    view = _view(args.context)
+    options = ServeOptions(
+        host=args.host,
+        port=args.port,
+        cert_dir=args.cert_dir,
+        health_host=args.health_host,
+        health_port=args.health_port,
+        workers=args.workers,
+    )
+    return run_server(options, settings=settings, view=view, out=out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every sub-command."""
+    parser = argparse.ArgumentParser(prog="gardener-webhook", description="Validating admission webhook for Gardener.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the TLS admission server")
+    serve.add_argument("--host", default="127.0.0.1", help="address of the TLS listener (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=9443, help="TLS port (default 9443)")
+    serve.add_argument("--cert-dir", type=Path, help="directory with tls.crt and tls.key (default: self-signed under certs/)")
+    serve.add_argument("--context", type=Path, action="append", default=[], help="cluster snapshot file (repeatable)")
+    serve.add_argument("--kubeconfig", type=Path, help="read cluster state from a cluster (not yet supported)")
+    serve.add_argument("--config", type=Path, help="configuration file (YAML)")
+    serve.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
+    serve.add_argument("--health-host", default="127.0.0.1", help="address of the health/metrics listener")
+    serve.add_argument("--health-port", type=int, default=8080, help="plain-HTTP port for /healthz, /readyz, /metrics")
+    serve.set_defaults(func=cmd_serve)
+
+    review = sub.add_parser("review", help="judge manifests offline exactly as the server would")
+    review.add_argument("files", type=Path, nargs="+", metavar="FILE", help="YAML/JSON objects or AdmissionReviews ('-' = stdin)")
+    review.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE"), default="CREATE")
+    review.add_argument("--old", type=Path, help="the stored object(s) for UPDATE")
+    review.add_argument("--context", type=Path, action="append", default=[], help="cluster snapshot file (repeatable)")
+    review.add_argument("--config", type=Path, help="configuration file (YAML)")
+    review.add_argument("--now", help="fix the clock for date rules (RFC 3339)")
+    review.add_argument("--output", choices=("text", "json"), default="text")
+    review.set_defaults(func=cmd_review)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Console entry point; returns the exit status (0 ok, 1 denied, 2 usage or unreadable input)."""
+    parser = build_parser()
+    stream = out or sys.stdout
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
+        return int(exc.code or 0)
+    if getattr(args, "kubeconfig", None) is not None:
+        sys.stderr.write("gardener-webhook: --kubeconfig: the live cluster view is not available yet; use --context\n")
+        return EXIT_USAGE
+    try:
+        return int(args.func(args, stream))
+    except UsageError as exc:
+        sys.stderr.write(f"gardener-webhook {args.command}: {exc}\n")
+        return EXIT_USAGE
+
+
+def entry() -> None:
+    """Console-script wrapper that exits with `main`'s status."""
+    sys.exit(main())
