@@ -1,0 +1,147 @@
+"""The `gardener-webhook` command line: review's contract (DESIGN.md §4) and the real manifests."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.builders import REAL_FIXTURES, cloud_profile_dict, review
+from webhook.cli import main
+from webhook.documents import read_objects
+
+EXAMPLE = REAL_FIXTURES / "gardener__gardener__example_30-cloudprofile.yaml"
+LOCAL_PARENT = REAL_FIXTURES / "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"
+
+
+def run(*argv: str | Path) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main([str(a) for a in argv], out=out)
+    return code, out.getvalue()
+
+
+def write(tmp_path: Path, name: str, obj: Any) -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(obj) if not isinstance(obj, str) else obj)
+    return path
+
+
+def _profiles() -> list[Path]:
+    found = []
+    for path in sorted(REAL_FIXTURES.iterdir()):
+        try:
+            objects = read_objects(path)
+        except ValueError:
+            continue  # SOURCES.md, and the placeholder Gardenlet that is not YAML
+        if any(isinstance(o, dict) and o.get("kind") in ("CloudProfile", "NamespacedCloudProfile") for o in objects):
+            found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("path", _profiles(), ids=lambda p: p.name[:70])
+def test_real_profiles_reapplied_unchanged_are_allowed(path: Path) -> None:
+    code, out = run("review", "--operation", "UPDATE", "--old", path, path, "--context", LOCAL_PARENT)
+    assert code == 0, out
+    assert out.startswith("ALLOWED ")
+
+
+def test_real_profiles_are_all_covered() -> None:
+    assert len(_profiles()) == 12
+
+
+def test_example_is_allowed_on_update_and_invalid_variant_denied(tmp_path: Path) -> None:
+    obj = read_objects(EXAMPLE)[0]
+    obj["spec"]["kubernetes"]["versions"].append({"version": "1.34.7"})
+    obj["spec"]["machineImages"][0]["updateStrategy"] = "sideways"
+    bad = write(tmp_path, "bad.yaml", obj)
+    code, out = run("review", "--operation", "UPDATE", "--old", EXAMPLE, bad, "--now", "2026-11-21T00:00:00Z")
+    assert code == 1
+    assert "DENIED CloudProfile/cloudprofile1" in out
+    assert "spec.kubernetes.versions[4].version: Duplicate value: \"1.34.7\"" in out
+    assert 'spec.machineImages[0].updateStrategy: Unsupported value: "sideways": supported values: "major", "minor", "patch"' in out
+
+
+def test_create_judges_every_version_by_the_clock() -> None:
+    code, out = run("review", EXAMPLE, "--now", "2026-11-21T00:00:00Z")
+    assert code == 1
+    assert 'new version "1.32.13" must not have an expiration date in the past (2025-11-30)' in out
+    code, _ = run("review", EXAMPLE, "--now", "2022-01-01T00:00:00Z")
+    assert code == 0
+
+
+def test_json_output_is_one_review_per_document(tmp_path: Path) -> None:
+    docs = [cloud_profile_dict(), {**cloud_profile_dict(), "metadata": {"name": "other"}, "spec": {**cloud_profile_dict()["spec"], "type": ""}}]
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    code, out = run("review", path, "--output", "json")
+    assert code == 1
+    reviews = json.loads(out)
+    assert [r["response"]["allowed"] for r in reviews] == [True, False]
+    assert reviews[1]["response"]["status"]["code"] == 422
+    assert reviews[1]["request"]["uid"] == reviews[1]["response"]["uid"]
+
+
+def test_kind_list_and_admission_review_inputs(tmp_path: Path) -> None:
+    as_list = write(tmp_path, "list.yaml", {"apiVersion": "v1", "kind": "List", "items": [cloud_profile_dict()]})
+    assert run("review", as_list)[0] == 0
+    as_review = write(tmp_path, "review.json", json.dumps(review(cloud_profile_dict())))
+    code, out = run("review", as_review)
+    assert (code, out.splitlines()[0]) == (0, "ALLOWED CloudProfile/local")
+
+
+def test_delete_is_allowed(tmp_path: Path) -> None:
+    assert run("review", "--operation", "DELETE", write(tmp_path, "cp.yaml", cloud_profile_dict()))[0] == 0
+
+
+def test_unquoted_yaml_timestamps_are_rfc3339(tmp_path: Path) -> None:
+    text = yaml.safe_dump(cloud_profile_dict()).replace("- version: 1.32.5", "- version: 1.32.5\n      expirationDate: 2027-01-01T00:00:00Z")
+    path = write(tmp_path, "ts.yaml", text)
+    assert "expirationDate: 2027-01-01T00:00:00Z" in path.read_text()
+    assert run("review", path, "--now", "2026-11-21T00:00:00Z")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["review", "/nonexistent.yaml"], "cannot read"),
+        (["review", "--now", "yesterday", str(EXAMPLE)], "--now"),
+        (["review", "--operation", "UPDATE", str(EXAMPLE)], "--old"),
+        (["review", "--context", "/nonexistent.yaml", str(EXAMPLE)], "--context"),
+    ],
+)
+def test_unusable_input_exits_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv, out=io.StringIO()) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_not_yaml_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["review", str(write(tmp_path, "x.yaml", "a: [b"))], out=io.StringIO()) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+
+
+def test_config_modes_and_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = cloud_profile_dict(type="")
+    path = write(tmp_path, "cp.yaml", raw)
+    assert run("review", path)[0] == 1
+    warn = write(tmp_path, "warn.yaml", {"rules": {"CP-TYPE-001": "warn"}})
+    code, out = run("review", path, "--config", warn)
+    assert code == 0 and "Warning: spec.type: Required value: must provide a provider type" in out
+    off = write(tmp_path, "off.yaml", {"rules": {"CP-TYPE-001": "off"}})
+    assert run("review", path, "--config", off) == (0, "ALLOWED CloudProfile/local\n")
+    for bad in ({"rules": {"CP-NOPE-1": "deny"}}, {"rules": {"CP-TYPE-001": "block"}}, {"expiryDays": 3}, {"expiryWarningDays": -1}):
+        assert main(["review", str(path), "--config", str(write(tmp_path, "bad.yaml", bad))], out=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert "CP-NOPE-1" in err and "expiryDays" in err
+
+
+def test_console_script_and_module_entry_point() -> None:
+    proc = subprocess.run([sys.executable, "-m", "webhook", "review", str(EXAMPLE), "--now", "2026-11-21T00:00:00Z"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("DENIED CloudProfile/cloudprofile1")
