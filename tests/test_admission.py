@@ -1,0 +1,145 @@
+"""admission.judge: the response contract of DESIGN.md §3, ratcheting on UPDATE, policy."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review, review_bytes, versions
+from webhook.admission import BadReview, judge, sanitize_warnings
+from webhook.settings import Exemptions, Settings
+
+
+def outcome(body: bytes, settings: Settings | None = None) -> Any:
+    return judge(body, view=EMPTY_VIEW, settings=settings or Settings(), now=NOW)
+
+
+def bad_profile() -> dict[str, Any]:
+    raw = cloud_profile_dict(kubernetes=versions("1.33.2", "1.32.5", "1.33.2"))
+    raw["spec"]["machineImages"][0]["updateStrategy"] = "sideways"
+    return raw
+
+
+def test_denial_renders_every_finding_as_a_field_error() -> None:
+    out = outcome(review_bytes(bad_profile(), uid="abc"))
+    response = out.response
+    assert response["uid"] == "abc" and response["allowed"] is False
+    status = response["status"]
+    assert (status["code"], status["reason"], status["status"]) == (422, "Invalid", "Failure")
+    assert status["message"] == (
+        'spec.kubernetes.versions[2].version: Duplicate value: "1.33.2"; '
+        'spec.machineImages[0].updateStrategy: Unsupported value: "sideways": supported values: "major", "minor", "patch"'
+    )
+    assert status["details"]["causes"] == [
+        {"reason": "FieldValueDuplicate", "message": 'Duplicate value: "1.33.2"', "field": "spec.kubernetes.versions[2].version"},
+        {
+            "reason": "FieldValueNotSupported",
+            "message": 'Unsupported value: "sideways": supported values: "major", "minor", "patch"',
+            "field": "spec.machineImages[0].updateStrategy",
+        },
+    ]
+    assert response["auditAnnotations"] == {"gardener-webhook/rules": "CP-K8S-003,CP-MI-005"}
+    assert "patch" not in response and "patchType" not in response
+
+
+def test_dry_run_is_judged_like_a_real_request() -> None:
+    real = outcome(review_bytes(bad_profile(), dry_run=False)).response
+    dry = outcome(review_bytes(bad_profile(), dry_run=True)).response
+    assert dry == real
+
+
+def test_unchanged_update_ratchets_preexisting_defects_into_warnings() -> None:
+    raw = cloud_profile_dict(machineTypes=[])
+    out = outcome(review_bytes(raw, raw))
+    assert out.allowed
+    assert out.warnings == ("unchanged, not enforced: spec.machineTypes: Required value: must provide at least one machine type",)
+
+
+def test_new_defects_are_denied_next_to_old_ones() -> None:
+    old = cloud_profile_dict(machineTypes=[])
+    new = cloud_profile_dict(machineTypes=[], regions=[])
+    out = outcome(review_bytes(new, old))
+    assert not out.allowed
+    assert out.messages == ("spec.regions: Required value: must provide at least one region",)
+
+
+def test_shape_errors_name_the_field() -> None:
+    raw = cloud_profile_dict(kubernetes={"versions": "1.30.1"})
+    raw["spec"]["machineTypes"][0]["usable"] = "yes"
+    out = outcome(review_bytes(raw))
+    assert out.code == 422
+    assert out.messages == (
+        'spec.kubernetes.versions: Invalid value: "1.30.1": must be a list',
+        'spec.machineTypes[0].usable: Invalid value: "yes": must be a boolean',
+    )
+
+
+def test_date_only_expiration_is_a_shape_error() -> None:
+    raw = cloud_profile_dict(kubernetes=versions("1.33.2", {"version": "1.32.5", "expirationDate": "2027-01-01"}))
+    assert outcome(review_bytes(raw)).messages == (
+        'spec.kubernetes.versions[1].expirationDate: Invalid value: "2027-01-01": must be an RFC 3339 date-time',
+    )
+
+
+def test_exempt_users_get_warnings_instead_of_denials() -> None:
+    settings = Settings(exemptions=Exemptions(groups=("gardener-operators",)))
+    out = outcome(review_bytes(bad_profile(), groups=("gardener-operators",)), settings)
+    assert out.allowed and len(out.warnings) == 2
+    assert not outcome(review_bytes(bad_profile(), groups=("devs",)), settings).allowed
+
+
+def test_unknown_kinds_and_legacy_groups_are_allowed() -> None:
+    legacy = {**cloud_profile_dict(type=""), "apiVersion": "garden.sapcloud.io/v1beta1"}
+    assert outcome(review_bytes(legacy)).allowed
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "y"}}
+    assert outcome(review_bytes(other)).allowed
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"not json", "not valid JSON"),
+        (b"[]", "not an AdmissionReview"),
+        (json.dumps({**review(cloud_profile_dict()), "kind": "Review"}).encode(), "AdmissionReview"),
+        (json.dumps({**review(cloud_profile_dict()), "apiVersion": "admission.k8s.io/v1beta1"}).encode(), "admission.k8s.io/v1"),
+        (json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}).encode(), "request"),
+    ],
+)
+def test_unusable_reviews_raise(body: bytes, reason: str) -> None:
+    with pytest.raises(BadReview, match=reason):
+        outcome(body)
+
+
+def test_missing_uid_and_missing_object_raise() -> None:
+    no_uid = review(cloud_profile_dict())
+    del no_uid["request"]["uid"]
+    with pytest.raises(BadReview, match="uid"):
+        outcome(json.dumps(no_uid).encode())
+    no_object = review(cloud_profile_dict())
+    no_object["request"]["object"] = None
+    with pytest.raises(BadReview, match="object"):
+        outcome(json.dumps(no_object).encode())
+    not_object = review(cloud_profile_dict())
+    not_object["request"]["object"] = [1, 2]
+    with pytest.raises(BadReview, match="JSON object"):
+        outcome(json.dumps(not_object).encode())
+
+
+def test_warnings_are_sanitised() -> None:
+    texts = ["a\x1b[31mred\x00", "a [31mred", "x" * 300, *[f"w{i}" for i in range(30)], "a [31mred"]
+    out = sanitize_warnings(texts)
+    assert out[0] == "a [31mred"
+    assert len(out[1]) == 120 and out[1].endswith("…")
+    assert len(out) == 20 and out[-1] == "13 more warnings not shown"
+    assert all(c.isprintable() for w in out for c in w)
+
+
+def test_many_warnings_from_a_profile_are_capped() -> None:
+    raw = cloud_profile_dict(
+        kubernetes=versions("1.40.0", *[{"version": f"1.{m}.0", "classification": "deprecated", "expirationDate": "2026-12-01T00:00:00Z"} for m in range(10, 39, 2)]),
+        machineImages=[image("gl", "1.0.0")],
+    )
+    out = outcome(review_bytes(raw))
+    assert out.allowed and len(out.warnings) == 20 and all(len(w) <= 120 for w in out.warnings)
