@@ -143,3 +143,32 @@ def test_many_warnings_from_a_profile_are_capped() -> None:
     )
     out = outcome(review_bytes(raw))
     assert out.allowed and len(out.warnings) == 20 and all(len(w) <= 120 for w in out.warnings)
+
+
+def test_rules_escalated_by_config_are_ratcheted_too() -> None:
+    from webhook.field import Mode
+
+    gap = cloud_profile_dict(kubernetes=versions("1.26.0", "1.24.3"))
+    settings = Settings(rules={"CP-WARN-003": Mode.DENY})
+    assert not outcome(review_bytes(gap), settings).allowed
+    reapplied = outcome(review_bytes(gap, gap), settings)
+    assert reapplied.allowed and reapplied.warnings[0].startswith("unchanged, not enforced: spec.kubernetes.versions: Forbidden")
+
+
+def test_a_crashing_validator_is_a_logged_500_denial(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from webhook import admission
+    from webhook.kinds import KindValidator
+    from webhook.models.core import CloudProfile
+    from webhook.validators.cloudprofile import CP_REG_001
+
+    @CP_REG_001.check
+    def explode(*_: Any) -> Any:
+        raise RuntimeError("boom")
+
+    broken = KindValidator("core.gardener.cloud", "CloudProfile", CloudProfile, (), create=explode, update=explode)
+    monkeypatch.setattr(admission, "REGISTRY", {("core.gardener.cloud", "CloudProfile"): broken})
+    out = outcome(review_bytes(cloud_profile_dict(), uid="crash-1"))
+    status = out.response["status"]
+    assert (out.allowed, status["code"], status["reason"]) == (False, 500, "InternalError")
+    assert "CP-REG-001" in status["message"] and "boom" not in status["message"] and "Traceback" not in status["message"]
+    assert any(getattr(r, "uid", None) == "crash-1" and r.exc_info for r in caplog.records)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import traceback
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import TracebackType
@@ -182,8 +182,10 @@ def sanitize_warnings(texts: Sequence[str]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class _Judged:
+    """A validator's verdict; `previous` lazily judges the stored object (UPDATE) for ratcheting."""
+
     verdict: Verdict
-    ratcheted: tuple[Finding, ...] = ()
+    previous: Callable[[], Sequence[Finding]] | None = None
     crashed_rule: str | None = None
 
 
@@ -222,14 +224,24 @@ def _decode_pair(entry: KindValidator[Any], review: _Review) -> tuple[Any, Any, 
     return new, old, new_errors, old_errors
 
 
+def _crashed(request: _Request, exc: BaseException) -> _Judged:
+    rule = _crash_rule(exc.__traceback__)
+    logger.error(
+        "validator crashed",
+        exc_info=exc,
+        extra={"uid": request.uid, "kind": request.kind.kind, "rule": rule, "operation": request.operation},
+    )
+    return _Judged(Verdict(), crashed_rule=rule)
+
+
 def run_validator(
     entry: KindValidator[Any], review: _Review, view: ClusterView, settings: Settings, now: datetime
 ) -> _Judged:
     """Decode, default and judge one request; the only place that catches a validator's exception.
 
     A crash becomes `crashed_rule` (logged with the uid); a shape error becomes OBJ-DECODE-001 findings.
-    On UPDATE, denials the old object already produced (same rule, path, type, detail, value) are ratcheted:
-    re-applying a stored object never fails on what was already there.
+    On UPDATE, `previous` judges the old object as if it were created, so that `judge` can ratchet denials
+    the stored object already had: re-applying a stored object never fails on what was already there.
     """
     request = review.request
     operation = Operation(request.operation)
@@ -239,10 +251,7 @@ def run_validator(
     try:
         new, old, new_errors, old_errors = _decode_pair(entry, review)
         if new_errors:
-            verdict = Verdict.of(new_errors)
-            if operation is Operation.UPDATE and old_errors:
-                return _ratchet(verdict, old_errors)
-            return _Judged(verdict)
+            return _Judged(Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None)
         if operation is Operation.UPDATE and old is None:
             # A stored object that no longer decodes: judge the new one as if it were created.
             fn, operation = entry.create or fn, Operation.CREATE
@@ -259,24 +268,21 @@ def run_validator(
             sub_resource=request.sub_resource,
         )
         verdict = fn(typed, view, settings)
-        if operation is Operation.UPDATE and verdict.errors and entry.create is not None:
-            previous = entry.create(replace(typed, operation=Operation.CREATE, object=old, old_object=None), view, settings)
-            return _ratchet(verdict, list(previous.errors))
-        return _Judged(verdict)
     except Exception as exc:  # noqa: BLE001 - the one place that turns a validator crash into a denial
-        rule = _crash_rule(exc.__traceback__)
-        logger.exception(
-            "validator crashed",
-            extra={"uid": request.uid, "kind": request.kind.kind, "rule": rule, "operation": request.operation},
-        )
-        return _Judged(Verdict(), crashed_rule=rule)
+        return _crashed(request, exc)
+    previous = None
+    create = entry.create
+    if operation is Operation.UPDATE and create is not None:
+        as_created = replace(typed, operation=Operation.CREATE, object=old, old_object=None)
+        previous = lambda: create(as_created, view, settings).findings  # noqa: E731
+    return _Judged(verdict, previous=previous)
 
 
-def _ratchet(verdict: Verdict, previous: Sequence[Finding]) -> _Judged:
+def _ratchet(verdict: Verdict, previous: Sequence[Finding]) -> tuple[Verdict, tuple[Finding, ...]]:
     known = {f.key() for f in previous}
     kept = tuple(f for f in verdict.errors if f.key() not in known)
     ratcheted = tuple(f for f in verdict.errors if f.key() in known)
-    return _Judged(Verdict(kept, verdict.warnings), ratcheted=ratcheted)
+    return Verdict(kept, verdict.warnings), ratcheted
 
 
 def judge(body: bytes, *, view: ClusterView, settings: Settings, now: datetime) -> Outcome:
@@ -293,7 +299,14 @@ def judge(body: bytes, *, view: ClusterView, settings: Settings, now: datetime) 
     judged = run_validator(entry, review, view, settings, now)
     user = UserInfo(request.user_info.username, tuple(request.user_info.groups or ()))
     verdict = apply_policy(judged.verdict, settings, user)
-    return _outcome(review, verdict, judged.ratcheted, judged.crashed_rule)
+    ratcheted: tuple[Finding, ...] = ()
+    if verdict.errors and judged.previous is not None:
+        try:
+            previous = judged.previous()
+        except Exception as exc:  # noqa: BLE001 - judging the stored object is validator code too
+            return _outcome(review, Verdict(), (), _crashed(request, exc).crashed_rule)
+        verdict, ratcheted = _ratchet(verdict, previous)
+    return _outcome(review, verdict, ratcheted, judged.crashed_rule)
 
 
 def _status(review: _Review, errors: Sequence[Finding]) -> tuple[int, dict[str, Any]]:
