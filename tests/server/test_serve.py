@@ -1,0 +1,183 @@
+"""webhook/server/serve.py: `serve` end to end in a subprocess, and run_server's refusals in-process."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.builders import DEFAULT_SETTINGS, EMPTY_VIEW, cloud_profile_dict, review_bytes
+from webhook.server import ServeOptions, run_server
+
+STARTUP_SECONDS = 15.0
+STOP_SECONDS = 10.0
+LISTENING = re.compile(r"^Listening on (https://127\.0\.0\.1:\d+)/validate$", re.MULTILINE)
+HEALTH = re.compile(r"^Health and metrics on (http://127\.0\.0\.1:\d+) ", re.MULTILINE)
+CA_BUNDLE = re.compile(r"^CA bundle: (\S+) \((created|reusing);", re.MULTILINE)
+
+
+class Served:
+    """A running `python -m webhook serve` with its printed addresses."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.stdout_path = cwd / "stdout.txt"
+        self.stderr_path = cwd / "stderr.txt"
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0"],
+                cwd=cwd,
+                stdout=out,
+                stderr=err,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            text = self.stdout_path.read_text()
+            listening, health, bundle = LISTENING.search(text), HEALTH.search(text), CA_BUNDLE.search(text)
+            if listening and health and bundle:
+                break
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                logs = self.stderr_path.read_text()
+                pytest.fail(f"serve did not start: exit {self.process.returncode}\n{text}\n{logs}")
+            time.sleep(0.05)
+        self.url, self.health_url = listening[1], health[1]
+        self.ca_bundle, self.ca_state = Path(bundle[1]), bundle[2]
+
+    def stop(self) -> int | None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=STOP_SECONDS)
+            return None
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[type[Served]]:
+    started: list[Served] = []
+
+    def start(cwd: Path = tmp_path) -> Served:
+        served = Served(cwd)
+        started.append(served)
+        return served
+
+    yield start  # type: ignore[misc]
+    for served in started:
+        served.stop()
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _wait_healthy(health_url: str) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            if _get(health_url + "/healthz") == (200, "ok"):
+                return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    pytest.fail("/healthz never answered")
+
+
+def test_serve_end_to_end_and_reuse_of_certificates(serve: type[Served], tmp_path: Path) -> None:
+    first = serve()
+    assert first.ca_bundle == (tmp_path / "certs" / "ca.crt").resolve()
+    assert first.ca_bundle.is_file() and first.ca_state == "created"
+    _wait_healthy(first.health_url)
+    assert _get(first.health_url + "/readyz") == (200, "ok")
+
+    context = ssl.create_default_context(cafile=str(first.ca_bundle))
+    for host_url in (first.url, first.url.replace("127.0.0.1", "localhost")):
+        request = urllib.request.Request(
+            host_url + "/validate?timeout=10s",
+            data=review_bytes(cloud_profile_dict(), uid="e2e-uid"),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, context=context, timeout=5) as resp:
+            assert resp.status == 200
+            answer = json.loads(resp.read())
+        assert answer["response"] == {"uid": "e2e-uid", "allowed": True}
+
+    status, metrics = _get(first.health_url + "/metrics")
+    assert status == 200
+    assert 'gardener_webhook_requests_total{kind="CloudProfile",operation="CREATE",outcome="allowed"} 2.0' in metrics
+
+    ca_bytes = first.ca_bundle.read_bytes()
+    tls_bytes = (tmp_path / "certs" / "tls.crt").read_bytes()
+    assert first.stop() == 0
+
+    log_lines = [json.loads(line) for line in first.stderr_path.read_text().splitlines()]
+    judged = [line for line in log_lines if line["message"] == "admission review judged"]
+    assert [(j["uid"], j["decision"], j["kind"], j["object"]) for j in judged] == [
+        ("e2e-uid", "allowed", "CloudProfile", "local")
+    ] * 2
+    assert log_lines[-1]["message"] == "stopped"
+
+    second = serve()
+    assert second.ca_state == "reusing"
+    assert second.ca_bundle.read_bytes() == ca_bytes
+    assert (tmp_path / "certs" / "tls.crt").read_bytes() == tls_bytes
+    assert second.stop() == 0
+
+
+def test_sigint_also_stops_cleanly(serve: type[Served]) -> None:
+    served = serve()
+    _wait_healthy(served.health_url)
+    served.process.send_signal(signal.SIGINT)
+    assert served.process.wait(timeout=STOP_SECONDS) == 0
+
+
+# ------------------------------------------------------------------------------------------- refusals
+
+
+def test_more_than_one_worker_is_refused(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    options = ServeOptions(workers=2, certs_root=tmp_path / "certs")
+    assert run_server(options, settings=DEFAULT_SETTINGS, view=EMPTY_VIEW, out=out, err=err) == 2
+    assert err.getvalue() == "gardener-webhook serve: --workers > 1 is not supported yet (run more replicas instead)\n"
+    assert out.getvalue() == ""
+    assert not (tmp_path / "certs").exists()
+
+
+def test_cert_dir_without_files_is_refused(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    options = ServeOptions(cert_dir=tmp_path)
+    assert run_server(options, settings=DEFAULT_SETTINGS, view=EMPTY_VIEW, out=out, err=err) == 2
+    expected = f"gardener-webhook serve: --cert-dir {tmp_path}: tls.crt not found (expected tls.crt and tls.key)\n"
+    assert err.getvalue() == expected
+
+
+def test_port_in_use_is_refused(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out, err = io.StringIO(), io.StringIO()
+        options = ServeOptions(port=port, health_port=0, certs_root=tmp_path / "certs")
+        assert run_server(options, settings=DEFAULT_SETTINGS, view=EMPTY_VIEW, out=out, err=err) == 2
+    assert err.getvalue().startswith(f"gardener-webhook serve: cannot listen on https://127.0.0.1:{port} (TLS): ")
+    assert out.getvalue().startswith("CA bundle: ")

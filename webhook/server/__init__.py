@@ -1,0 +1,15 @@
+"""The HTTP side of the webhook: the TLS admission app, the health/metrics app, certificates, `serve`.
+
+Modules: `app` (create_app, POST /validate), `probes` (/healthz, /readyz, /metrics), `metrics`
+(Prometheus counters in a per-app registry), `tls` (self-signed material, --cert-dir, SSLContext),
+`logs` (JSON log lines), `serve` (ServeOptions, run_server). The server knows HTTP, not Gardener:
+`admission.judge` decides every request.
+"""
+
+from __future__ import annotations
+
+from webhook.server.app import create_app
+from webhook.server.probes import Readiness, create_health_app
+from webhook.server.serve import ServeOptions, run_server
+
+__all__ = ["Readiness", "ServeOptions", "create_app", "create_health_app", "run_server"]

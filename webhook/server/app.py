@@ -1,0 +1,189 @@
+"""The admission app: `POST /validate` over TLS, transport checks, metrics and one log line per request.
+
+The handler knows HTTP and nothing about Gardener: `admission.judge` turns the body into the response.
+Transport checks run first, cheapest first (DESIGN.md §2, as controller-runtime's http.go):
+  1. Content-Type must be `application/json` (parameters such as charset allowed), else 415.
+  2. Body at most `max_body_bytes` (8 MiB, the kube-apiserver's own request limit is 3 MiB per object
+     plus the review envelope), else 413: by Content-Length before reading, and by aiohttp's
+     `client_max_size` while reading a chunked body. aiohttp drains the unread body after answering,
+     so the client reads the 413 instead of a reset connection.
+  3. A body that is not a usable AdmissionReview v1 (`BadReview`) → 400 with a short text reason.
+Everything else is 200 with the AdmissionReview from `Outcome.review`. A failure outside the validators
+(which `judge` already turns into denials) never escapes as HTTP 500: it becomes a 200 denial with
+status.code 500 when the request uid is known, else 400.
+`?timeout=10s` (the kube-apiserver's deadline, Go duration or plain seconds) is parsed leniently; `judge`
+runs inline on the event loop (pure Python, about a millisecond), so it is not cut off, but an answer later
+than the deadline is logged as a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from aiohttp import web
+from prometheus_client import CollectorRegistry
+
+from webhook.admission import API_VERSION, BadReview, Outcome, judge
+from webhook.cluster.view import ClusterView
+from webhook.server.metrics import Metrics, RequestOutcome
+from webhook.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+MAX_BODY_BYTES: Final = 8 * 1024 * 1024  # bytes
+DEFAULT_TIMEOUT_SECONDS: Final = 10.0  # admissionregistration.k8s.io/v1 default timeoutSeconds
+MAX_TIMEOUT_SECONDS: Final = 30.0  # the API server caps webhook timeouts at 30 s
+_DURATION: Final = re.compile(r"(?P<value>\d+(?:\.\d+)?|\.\d+)(?P<unit>ms|s|m|h)?")
+_UNIT_SECONDS: Final = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+SETTINGS = web.AppKey("settings", Settings)
+VIEW = web.AppKey("view", ClusterView)  # type: ignore[type-abstract]
+METRICS = web.AppKey("metrics", Metrics)
+MAX_BODY = web.AppKey("max_body_bytes", int)
+
+
+def create_app(
+    settings: Settings,
+    view: ClusterView,
+    *,
+    registry: CollectorRegistry | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+) -> web.Application:
+    """The admission app (serve it over TLS). registry: where the metrics go (a new one when None);
+    max_body_bytes: request body limit in bytes (413 beyond). Raises ValueError if registry already holds
+    this app's metrics."""
+    app = web.Application(client_max_size=max_body_bytes)
+    app[SETTINGS] = settings
+    app[VIEW] = view
+    app[METRICS] = Metrics.create(registry if registry is not None else CollectorRegistry())
+    app[MAX_BODY] = max_body_bytes
+    app.router.add_post("/validate", handle_validate)
+    return app
+
+
+def parse_timeout(text: str | None) -> float:
+    """Seconds from the `timeout` query parameter: `10s`, `10`, `1.5s`, `500ms`, `1m`.
+
+    Missing, malformed, zero or negative values give the default (10 s); values are capped at 30 s.
+    Never raises.
+    """
+    if not text:
+        return DEFAULT_TIMEOUT_SECONDS
+    match = _DURATION.fullmatch(text.strip())
+    if match is None:
+        return DEFAULT_TIMEOUT_SECONDS
+    seconds = float(match["value"]) * _UNIT_SECONDS[match["unit"]]
+    if seconds <= 0:
+        return DEFAULT_TIMEOUT_SECONDS
+    return min(seconds, MAX_TIMEOUT_SECONDS)
+
+
+async def handle_validate(request: web.Request) -> web.Response:
+    """Judge one AdmissionReview; statuses: 200 (any decision), 400, 413, 415 (never 500)."""
+    started = time.perf_counter()
+    now = datetime.now(UTC)  # the request's clock, fixed at receipt (STYLE R8)
+    app = request.app
+    timeout_seconds = parse_timeout(request.query.get("timeout"))
+    if request.content_type != "application/json":
+        reason = "Content-Type must be application/json"
+        return _reject(request, started, 415, RequestOutcome.UNSUPPORTED_MEDIA_TYPE, reason)
+    limit = app[MAX_BODY]
+    too_large = f"request body exceeds {limit} bytes"
+    if request.content_length is not None and request.content_length > limit:
+        return _reject(request, started, 413, RequestOutcome.TOO_LARGE, too_large)
+    try:
+        body = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        return _reject(request, started, 413, RequestOutcome.TOO_LARGE, too_large)
+    try:
+        outcome = judge(body, view=app[VIEW], settings=app[SETTINGS], now=now)
+        payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
+    except BadReview as exc:
+        return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))
+    except Exception:  # noqa: BLE001 - anything outside the validators must still answer (DESIGN.md §2)
+        return _internal_error(request, started, body)
+    decision = _decision(outcome)
+    seconds = time.perf_counter() - started
+    app[METRICS].observe(kind=outcome.kind, operation=outcome.operation, outcome=decision, seconds=seconds)
+    _log_outcome(outcome, decision, seconds, timeout_seconds)
+    return web.Response(body=payload, content_type="application/json")
+
+
+def _decision(outcome: Outcome) -> RequestOutcome:
+    if outcome.allowed:
+        return RequestOutcome.ALLOWED
+    return RequestOutcome.ERROR if outcome.code == 500 else RequestOutcome.DENIED
+
+
+def _object_ref(namespace: str, name: str) -> str:
+    return f"{namespace}/{name}" if namespace else name
+
+
+def _log_outcome(outcome: Outcome, decision: RequestOutcome, seconds: float, timeout_seconds: float) -> None:
+    fields: dict[str, Any] = {
+        "uid": outcome.uid,
+        "kind": outcome.kind,
+        "object": _object_ref(outcome.namespace, outcome.name),
+        "operation": outcome.operation,
+        "user": outcome.username,
+        "dryRun": outcome.dry_run,
+        "decision": decision.value,
+        "code": outcome.code,
+        "rules": list(outcome.rule_ids),
+        "duration_ms": round(seconds * 1000, 3),
+    }
+    level = logging.ERROR if decision is RequestOutcome.ERROR else logging.INFO
+    logger.log(level, "admission review judged", extra=fields)
+    if seconds > timeout_seconds:
+        logger.warning(
+            "answered after the request's timeout; the API server has applied its failure policy",
+            extra={"uid": outcome.uid, "timeout_s": timeout_seconds, "duration_ms": fields["duration_ms"]},
+        )
+
+
+def _reject(request: web.Request, started: float, status: int, outcome: RequestOutcome, reason: str) -> web.Response:
+    """A transport-level rejection: plain-text reason, counted with empty kind/operation, logged."""
+    seconds = time.perf_counter() - started
+    request.app[METRICS].observe(kind="", operation="", outcome=outcome, seconds=seconds)
+    duration_ms = round(seconds * 1000, 3)
+    fields = {"decision": outcome.value, "http_status": status, "reason": reason, "duration_ms": duration_ms}
+    logger.warning("admission request rejected", extra=fields)
+    return web.Response(status=status, text=reason)
+
+
+def _peek(body: bytes) -> tuple[str, str, str]:
+    """(uid, kind, operation) of a body `judge` failed on, best effort; empty strings when unknown."""
+    try:
+        request = json.loads(body)["request"]
+        found = (request.get("uid"), request.get("kind", {}).get("kind"), request.get("operation"))
+    except Exception:  # noqa: BLE001 - the body already broke judge; any shape is possible here
+        return "", "", ""
+    uid, kind, operation = (value if isinstance(value, str) else "" for value in found)
+    return uid, kind, operation
+
+
+def _internal_error(request: web.Request, started: float, body: bytes) -> web.Response:
+    """Answer a failure outside the validators: a 200 denial with status.code 500 if the uid is known, else 400."""
+    uid, kind, operation = _peek(body)
+    logger.exception("internal error while judging a request", extra={"uid": uid, "kind": kind, "operation": operation})
+    if not uid:
+        return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, "request could not be judged")
+    what = kind or "the object"
+    message = f"internal error in gardener-webhook while judging {what}; details are logged under uid {uid}"
+    review = {
+        "apiVersion": API_VERSION,
+        "kind": "AdmissionReview",
+        "response": {
+            "uid": uid,
+            "allowed": False,
+            "status": {"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500},
+        },
+    }
+    seconds = time.perf_counter() - started
+    request.app[METRICS].observe(kind=kind, operation=operation, outcome=RequestOutcome.ERROR, seconds=seconds)
+    return web.json_response(review)
