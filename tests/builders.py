@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import yaml
+
 from webhook.cluster.static import StaticView
 from webhook.field import ErrorType, Verdict
 from webhook.kinds import AdmissionRequest, Operation
@@ -34,6 +36,24 @@ def cloud_profile_dict(**spec_overrides: Any) -> dict[str, Any]:
     }
     spec.update(spec_overrides)
     return {"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": {"name": "local"}, "spec": spec}
+
+
+def namespaced_cloud_profile_dict(parent: str = "local", **spec_fields: Any) -> dict[str, Any]:
+    """A minimal NamespacedCloudProfile as raw JSON (garden-local/custom); keyword arguments add spec fields."""
+    spec: dict[str, Any] = {"parent": {"kind": "CloudProfile", "name": parent}, **spec_fields}
+    return {
+        "apiVersion": "core.gardener.cloud/v1beta1",
+        "kind": "NamespacedCloudProfile",
+        "metadata": {"name": "custom", "namespace": "garden-local"},
+        "spec": spec,
+    }
+
+
+def real_fixture(name: str) -> dict[str, Any]:
+    """The (single-document) real manifest `name` from the shared fixtures/real folder, as raw JSON."""
+    loaded = yaml.safe_load((REAL_FIXTURES / name).read_text(encoding="utf-8"))
+    assert isinstance(loaded, dict)
+    return loaded
 
 
 def versions(*items: str | dict[str, Any]) -> dict[str, Any]:

@@ -279,9 +279,14 @@ def run_validator(
 
 
 def _ratchet(verdict: Verdict, previous: Sequence[Finding]) -> tuple[Verdict, tuple[Finding, ...]]:
-    known = {f.key() for f in previous}
-    kept = tuple(f for f in verdict.errors if f.key() not in known)
-    ratcheted = tuple(f for f in verdict.errors if f.key() in known)
+    """Split denials into new ones and those the stored object already had.
+
+    Only findings about the object's own fields ratchet: cluster-state findings (403) are judged against the
+    cluster as it is now, since the cluster may have changed while the object did not.
+    """
+    known = {f.key() for f in previous if not f.rule.uses_cluster}
+    ratcheted = tuple(f for f in verdict.errors if not f.rule.uses_cluster and f.key() in known)
+    kept = tuple(f for f in verdict.errors if f not in ratcheted)
     return Verdict(kept, verdict.warnings), ratcheted
 
 

@@ -1,13 +1,708 @@
-"""NamespacedCloudProfile (core.gardener.cloud/v1beta1): gardener-rules.md §A.8 (work in progress)."""
+"""NamespacedCloudProfile (core.gardener.cloud/v1beta1): gardener-rules.md §A.8.
+
+Two stages, as in gardener-apiserver. Static rules (NCP-001..005) judge the object alone; their findings answer
+422. Admission rules (NCP-ADM-*) judge the object against its parent CloudProfile from the cluster view; they
+answer 403. Both stages always run (no early exit), and a finding the static stage already reported is not
+repeated by the admission stage. The admission stage re-uses the CloudProfile checks of `common` twice: on
+images and versions the parent does not have (NCP-ADM-005, findings keep their CP-* ids and `spec.` paths), and
+on the merged result of parent and overrides (the future `status.cloudProfileSpec`, findings keep their CP-* ids
+and are reported under `status.cloudProfileSpec`).
+
+Decision (DESIGN.md §5): Gardener silently drops newly given versions that are already expired; a validating
+webhook cannot drop, so such versions are denied (NCP-ADM-003) unless the stored object already carried them
+with the same expiration date.
+Sources: gardener pkg/api/core/validation/namespacedcloudprofile.go, plugin/pkg/namespacedcloudprofile/validator/
+admission.go, pkg/controllermanager/controller/namespacedcloudprofile/reconciler.go (MergeCloudProfiles),
+pkg/utils/gardener/namespacedcloudprofile.go (TransformSpecToParentFormat).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
-from webhook.field import Rule
-from webhook.kinds import KindValidator
-from webhook.models.core import NamespacedCloudProfile
+from webhook.cluster.view import ClusterView
+from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Rule, Verdict
+from webhook.kinds import AdmissionRequest, KindValidator
+from webhook.models.base import format_rfc3339
+from webhook.models.core import (
+    CapabilityDefinition,
+    CloudProfile,
+    CloudProfileReference,
+    CloudProfileSpec,
+    ExpirableVersion,
+    Limits,
+    MachineImage,
+    MachineImageVersion,
+    MachineType,
+    NamespacedCloudProfile,
+    NamespacedCloudProfileSpec,
+)
+from webhook.models.defaults import DEFAULT_ARCHITECTURE, default_namespaced_cloud_profile
+from webhook.settings import Settings
+from webhook.validators import common
+from webhook.validators.common import ARCHITECTURE, Capabilities, ProfileContext, capabilities_of
+from webhook.validators.meta import validate_object_meta
+from webhook.versions import Classification, current_classification
 
-RULES: Final[tuple[Rule, ...]] = ()
+_NCP: Final = "gardener/gardener pkg/api/core/validation/namespacedcloudprofile.go"
+_ADM: Final = "gardener/gardener plugin/pkg/namespacedcloudprofile/validator/admission.go"
 
-KIND: Final = KindValidator(group="core.gardener.cloud", kind="NamespacedCloudProfile", model=NamespacedCloudProfile, rules=RULES)
+NCP_001 = Rule("NCP-001", f"{_NCP} ValidateNamespacedCloudProfile (ValidateObjectMeta)")
+NCP_002 = Rule("NCP-002", f"{_NCP} validateNamespacedCloudProfileParent")
+NCP_003 = Rule("NCP-003", f"{_NCP} ValidateNamespacedCloudProfileSpecUpdate (ValidateImmutableField)")
+NCP_004 = Rule("NCP-004", f"{_NCP} validateNamespacedCloudProfileKubernetesVersions")
+NCP_ADM_000 = Rule(
+    "NCP-ADM-000", f"{_ADM} Validate (WaitForReady, cloudProfileLister.Get of the parent)", uses_cluster=True
+)
+NCP_ADM_001 = Rule("NCP-ADM-001", f"{_ADM} validateKubernetesVersionOverrides", uses_cluster=True)
+NCP_ADM_002 = Rule("NCP-ADM-002", f"{_ADM} validateKubernetesVersionOverrides", uses_cluster=True)
+NCP_ADM_003 = Rule(
+    "NCP-ADM-003",
+    f"{_ADM} validateKubernetesVersionOverrides, validateMachineImageOverrides; DESIGN.md §5 (deny instead of "
+    "the strategy's dropInactiveVersions)",
+    uses_cluster=True,
+)
+NCP_ADM_004 = Rule("NCP-ADM-004", f"{_ADM} validateNamespacedCloudProfileExtendedMachineImages", uses_cluster=True)
+NCP_ADM_006 = Rule("NCP-ADM-006", f"{_ADM} validateMachineImageOverrides", uses_cluster=True)
+
+# NCP-005 and NCP-ADM-005 have no rule of their own: they apply CloudProfile rules (common.RULES).
+RULES: Final = (
+    NCP_001, NCP_002, NCP_003, NCP_004,
+    NCP_ADM_000, NCP_ADM_001, NCP_ADM_002, NCP_ADM_003, NCP_ADM_004, NCP_ADM_006,
+)  # fmt: skip
+
+PARENT_KINDS: Final = ("CloudProfile",)
+STATUS_SPEC: Final = ROOT.child("status", "cloudProfileSpec")
+
+_ADDED_TO_PARENT: Final = "as this version has been added to the parent CloudProfile by now"
+
+
+def _context(request: AdmissionRequest[NamespacedCloudProfile], settings: Settings) -> ProfileContext:
+    gates = settings.feature_gates
+    return ProfileContext(
+        now=request.now,
+        lifecycle_gate=gates.version_classification_lifecycle,
+        capabilities_gate=gates.cloud_profile_capabilities,
+    )
+
+
+# ------------------------------------------------------------------------------------------ entry points
+
+
+def validate_create(
+    request: AdmissionRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings
+) -> Verdict:
+    """Judge a new NamespacedCloudProfile: static rules, then every admission rule against the parent."""
+    profile = request.object
+    assert profile is not None  # admission guarantees an object for CREATE
+    ctx = _context(request, settings)
+    static = _validate_profile(profile, ctx)
+    return Verdict.of(
+        [
+            *static,
+            *_validate_against_parent(profile.spec, None, view, ctx, static),
+            *_warnings(profile.spec, ctx, settings.expiry_warning_days, SPEC),
+        ]
+    )
+
+
+def validate_update(
+    request: AdmissionRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings
+) -> Verdict:
+    """Judge a changed NamespacedCloudProfile: static and update rules; admission rules only when the spec changed.
+
+    Gardener's admission plugin exits early when the spec is unchanged, so re-applying a stored object is never
+    judged against a parent that moved on meanwhile.
+    """
+    new, old = request.object, request.old_object
+    assert new is not None and old is not None  # admission guarantees both for UPDATE
+    ctx = _context(request, settings)
+    static = [*_validate_profile(new, ctx), *_validate_spec_update(new.spec, old.spec, SPEC)]
+    admission = _validate_against_parent(new.spec, old, view, ctx, static) if new.spec != old.spec else []
+    return Verdict.of([*static, *admission, *_warnings(new.spec, ctx, settings.expiry_warning_days, SPEC)])
+
+
+# ---------------------------------------------------------------------------------------------- static
+
+
+def _validate_profile(profile: NamespacedCloudProfile, ctx: ProfileContext) -> list[Finding]:
+    """Static rules on one (defaulted) NamespacedCloudProfile (gardener ValidateNamespacedCloudProfile).
+
+    NCP-005: machine images (an image may have no versions: a pure updateStrategy override), machine types,
+    volume types, caBundle and limits are checked like a CloudProfile's, without capability definitions.
+    """
+    spec = profile.spec
+    findings = validate_object_meta(NCP_001, profile.metadata, METADATA, namespaced=True)
+    findings.extend(_validate_parent(spec.parent, SPEC.child("parent")))
+    if spec.kubernetes is not None:
+        findings.extend(_validate_kubernetes_versions(spec.kubernetes.versions, ctx, SPEC.child("kubernetes")))
+    findings.extend(
+        common.validate_machine_images(spec.machine_images, {}, SPEC.child("machineImages"), allow_empty_versions=True)
+    )
+    findings.extend(common.validate_volume_types(spec.volume_types, SPEC.child("volumeTypes")))
+    findings.extend(common.validate_machine_types(spec.machine_types, {}, SPEC.child("machineTypes")))
+    findings.extend(common.validate_ca_bundle(spec.ca_bundle, SPEC.child("caBundle")))
+    findings.extend(common.validate_limits(spec.limits, SPEC.child("limits")))
+    return findings
+
+
+@NCP_002.check
+def _validate_parent(parent: CloudProfileReference, path: FieldPath) -> list[Finding]:
+    """The parent must be a CloudProfile and be named; path: spec.parent."""
+    findings: list[Finding] = []
+    if parent.kind not in PARENT_KINDS:
+        findings.append(NCP_002.unsupported(path.child("kind"), parent.kind, PARENT_KINDS))
+    if not parent.name:
+        findings.append(NCP_002.required(path.child("name"), "must provide a parent name"))
+    return findings
+
+
+@NCP_004.check
+def _validate_kubernetes_versions(
+    versions: Sequence[ExpirableVersion], ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
+    """Kubernetes overrides carry no classification (NCP-004), plus format, duplicate and per-version rules.
+
+    path: spec.kubernetes. The shared findings keep their CP-K8S-*/CP-LC-* ids.
+    """
+    findings: list[Finding] = []
+    for i, version in enumerate(versions):
+        if version.classification is not None:
+            findings.append(
+                NCP_004.forbidden(
+                    path.child("versions").index(i).child("classification"),
+                    "must not provide a classification to a Kubernetes version in NamespacedCloudProfile",
+                )
+            )
+    findings.extend(common.validate_kubernetes_versions(versions, ctx, path))
+    return findings
+
+
+@NCP_003.check
+def _validate_spec_update(
+    new: NamespacedCloudProfileSpec, old: NamespacedCloudProfileSpec, path: FieldPath
+) -> list[Finding]:
+    """The parent reference is immutable (NCP-003); path: spec."""
+    if new.parent == old.parent:
+        return []
+    shown = {"kind": new.parent.kind, "name": new.parent.name}
+    return [NCP_003.invalid(path.child("parent"), shown, "field is immutable")]
+
+
+# ------------------------------------------------------------------------------------------- admission
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """Versions the stored object already carried with a given expiration date (spec or merged status)."""
+
+    kubernetes: frozenset[tuple[str, datetime | None]] = frozenset()
+    images: frozenset[tuple[str, str, datetime | None]] = frozenset()
+
+    @classmethod
+    def of(cls, old: NamespacedCloudProfile | None) -> _Stored:
+        if old is None:
+            return cls()
+        kubernetes: list[ExpirableVersion] = list(old.spec.kubernetes.versions) if old.spec.kubernetes else []
+        images: list[MachineImage] = list(old.spec.machine_images)
+        merged = old.status.cloud_profile_spec
+        if merged is not None:
+            kubernetes.extend(merged.kubernetes.versions)
+            images.extend(merged.machine_images)
+        return cls(
+            frozenset((v.version, v.expiration_date) for v in kubernetes),
+            frozenset((i.name, v.version, v.expiration_date) for i in images for v in i.versions),
+        )
+
+
+def _validate_against_parent(
+    spec: NamespacedCloudProfileSpec,
+    old: NamespacedCloudProfile | None,
+    view: ClusterView,
+    ctx: ProfileContext,
+    static: Sequence[Finding],
+) -> list[Finding]:
+    """Every admission rule (NCP-ADM-*) of `spec` against its parent; old: the stored object on UPDATE, else None.
+
+    Skipped when the parent reference itself is invalid (NCP-002 reports it). When the parent cannot be looked up
+    (NCP-ADM-000) nothing else is judged; on UPDATE that detail says the change cannot be judged, so that it never
+    equals the stored object's own finding and is not ratcheted away (which would fail open). Findings equal to one
+    in `static`
+    (same rule, path, type, detail, value) are dropped, and so are merged-result findings about entries that came
+    unchanged from `spec` and were already reported at their `spec.` path.
+    Source: gardener admission.go Validate.
+    """
+    parent_ref = spec.parent
+    if parent_ref.kind not in PARENT_KINDS or not parent_ref.name:
+        return []
+    name_path = SPEC.child("parent", "name")
+    consequence = "cannot look up" if old is None else "cannot judge the changed spec against"
+    if not view.synced:
+        detail = f'cluster state not yet known: {consequence} parent CloudProfile "{parent_ref.name}"'
+        return [NCP_ADM_000.forbidden(name_path, detail)]
+    parent: CloudProfile | None = view.cloud_profile(parent_ref.name)
+    if parent is None:
+        suffix = "" if old is None else ": cannot judge the changed spec"
+        return [NCP_ADM_000.forbidden(name_path, f'parent CloudProfile "{parent_ref.name}" not found{suffix}')]
+    definitions = parent.spec.machine_capabilities
+    capabilities = capabilities_of(definitions)
+    uniform = _to_parent_format(spec, definitions)
+    old_uniform = _to_parent_format(old.spec, definitions) if old is not None else None
+    stored = _Stored.of(old)
+    findings: list[Finding] = []
+    if spec.kubernetes is not None:
+        findings.extend(
+            _validate_kubernetes_overrides(
+                spec.kubernetes.versions, parent.spec, stored, ctx, SPEC.child("kubernetes", "versions")
+            )
+        )
+    findings.extend(
+        _validate_machine_image_overrides(
+            uniform.machine_images,
+            parent.spec.machine_images,
+            old_uniform.machine_images if old_uniform is not None else None,
+            stored,
+            capabilities,
+            ctx,
+            SPEC.child("machineImages"),
+        )
+    )
+    merged, origin = _merge(parent.spec, uniform)
+    findings.extend(_validate_merged(merged, ctx, STATUS_SPEC))
+    return _without_repeats(findings, static, origin)
+
+
+def _validate_kubernetes_overrides(
+    versions: Sequence[ExpirableVersion],
+    parent: CloudProfileSpec,
+    stored: _Stored,
+    ctx: ProfileContext,
+    path: FieldPath,
+) -> list[Finding]:
+    """Each override names a parent version (NCP-ADM-001), sets an expirationDate (NCP-ADM-002) that is not
+    newly in the past (NCP-ADM-003). One finding per override, in Gardener's order; path: spec.kubernetes.versions.
+    """
+    in_parent = {v.version for v in parent.kubernetes.versions}
+    findings: list[Finding] = []
+    for i, version in enumerate(versions):
+        idx = path.index(i)
+        if version.version not in in_parent:
+            findings.append(
+                NCP_ADM_001.forbidden(
+                    idx,
+                    f"invalid kubernetes version specified: '{version.version}' does not exist in parent CloudProfile "
+                    "and thus cannot be overridden",
+                )
+            )
+        elif version.expiration_date is None:
+            detail = f"specified version '{version.version}' does not set expiration date"
+            findings.append(NCP_ADM_002.required(idx.child("expirationDate"), detail))
+        else:
+            known = (version.version, version.expiration_date) in stored.kubernetes
+            findings.extend(_validate_not_newly_expired(version, known, ctx, idx))
+    return findings
+
+
+@NCP_ADM_003.check
+def _validate_not_newly_expired(
+    version: ExpirableVersion, known: bool, ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
+    """An expired version is accepted only as the stored object had it (known), never as a new value; path: versions[i].
+
+    Expired means Gardener's VersionIsExpired, except that an explicit `classification: expired` (reported by
+    CP-K8S-007) does not count. The date is the finding's value, so that a changed date is never mistaken for the
+    stored finding.
+    """
+    date = version.expiration_date
+    dated = version.lifecycle or (date is not None and date < ctx.now)
+    if known or not dated or current_classification(version, ctx.now) != Classification.EXPIRED:
+        return []
+    return [
+        NCP_ADM_003.invalid(
+            path.child("expirationDate"),
+            format_rfc3339(date) if date is not None else None,
+            f'expiration date for version "{version.version}" is in the past',
+        )
+    ]
+
+
+def _validate_machine_image_overrides(
+    images: Sequence[MachineImage],
+    parent_images: Sequence[MachineImage],
+    old_images: Sequence[MachineImage] | None,
+    stored: _Stored,
+    capabilities: Capabilities,
+    ctx: ProfileContext,
+    path: FieldPath,
+) -> list[Finding]:
+    """Machine image entries against the parent (NCP-ADM-003/004/005/006); path: spec.machineImages.
+
+    images, old_images: in the parent's format (`_to_parent_format`); old_images is None on CREATE.
+    An image the parent lacks is checked as a full CloudProfile image (NCP-ADM-005), as is a version the parent's
+    image lacks; a version the parent has may only carry an expirationDate (NCP-ADM-004), unless the stored object
+    already had it, in which case only its expirationDate may change (NCP-ADM-006).
+    Source: gardener admission.go validateMachineImageOverrides.
+    """
+    in_parent = {image.name: {v.version for v in image.versions} for image in parent_images}
+    old_by_name = {image.name: image for image in old_images or ()}
+    findings: list[Finding] = []
+    for i, image in enumerate(images):
+        image_path = path.index(i)
+        parent_versions = in_parent.get(image.name)
+        if parent_versions is None:
+            findings.extend(
+                common.validate_machine_image(image, capabilities, set(), set(), image_path, allow_empty_versions=False)
+            )
+            findings.extend(common.validate_image_additional_config(image, capabilities, ctx, image_path))
+        old_image = old_by_name.get(image.name) if parent_versions is not None else None
+        if old_image is not None:
+            findings.extend(_validate_update_strategy_kept(image, old_image, image_path.child("updateStrategy")))
+        old_versions = {v.version: v for v in old_image.versions} if old_image is not None else {}
+        for j, version in enumerate(image.versions):
+            version_path = image_path.child("versions").index(j)
+            if parent_versions is not None and version.version not in parent_versions:
+                findings.extend(
+                    common.validate_machine_image_version(image, version, capabilities, set(), version_path)
+                )
+            elif parent_versions is not None:
+                old_version = old_versions.get(version.version)
+                if old_version is not None:
+                    findings.extend(_validate_version_kept(image.name, version, old_version, version_path))
+                else:
+                    findings.extend(_validate_extended_version(version, version_path))
+            known = (image.name, version.version, version.expiration_date) in stored.images
+            findings.extend(_validate_not_newly_expired(version, known, ctx, version_path))
+    return findings
+
+
+@NCP_ADM_004.check
+def _validate_extended_version(version: MachineImageVersion, path: FieldPath) -> list[Finding]:
+    """A new override of a parent's image version gives only an expirationDate (NCP-ADM-004); path: versions[j]."""
+    findings: list[Finding] = []
+    given = (
+        ("classification", bool(version.classification), "a classification"),
+        ("cri", bool(version.cri), "a cri"),
+        ("architectures", bool(version.architectures), "an architecture"),
+        ("capabilityFlavors", bool(version.capability_flavors), "capabilities"),
+        ("kubeletVersionConstraint", bool(version.kubelet_version_constraint), "a kubelet version constraint"),
+        ("inPlaceUpdates", version.in_place_updates is not None, "inPlaceUpdates"),
+    )
+    for name, present, what in given:
+        if present:
+            detail = f"must not provide {what} to an extended machine image in NamespacedCloudProfile"
+            findings.append(NCP_ADM_004.forbidden(path.child(name), detail))
+    if version.expiration_date is None:
+        detail = f'expiration date for version "{version.version}" must be set'
+        findings.append(NCP_ADM_004.invalid(path.child("expirationDate"), None, detail))
+    return findings
+
+
+@NCP_ADM_006.check
+def _validate_update_strategy_kept(image: MachineImage, old: MachineImage, path: FieldPath) -> list[Finding]:
+    """The updateStrategy of an image the parent has and the stored object had may not change; path: updateStrategy."""
+    if (image.update_strategy or "") == (old.update_strategy or ""):
+        return []
+    detail = f'cannot update the machine image update strategy of "{image.name}", {_ADDED_TO_PARENT}'
+    return [NCP_ADM_006.forbidden(path, detail)]
+
+
+@NCP_ADM_006.check
+def _validate_version_kept(
+    image: str, version: MachineImageVersion, old: MachineImageVersion, path: FieldPath
+) -> list[Finding]:
+    """A version the parent has and the stored object had may change only its expirationDate; path: versions[j]."""
+    if version.model_copy(update={"expiration_date": None}) == old.model_copy(update={"expiration_date": None}):
+        return []
+    return [
+        NCP_ADM_006.forbidden(
+            path,
+            "cannot update the machine image version spec (except for the expiration date) of "
+            f'"{image}@{version.version}", {_ADDED_TO_PARENT}',
+        )
+    ]
+
+
+def _validate_merged(spec: CloudProfileSpec, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
+    """CloudProfile rules on the merged spec, as far as Gardener checks a NamespacedCloudProfile's status.
+
+    Kubernetes settings always; machine images, machine types and volume types when present. Not the type,
+    regions, bastion, limits, caBundle or capability definitions (they are the parent's). path: status.cloudProfileSpec.
+    Source: gardener namespacedcloudprofile.go ValidateNamespacedCloudProfileStatus.
+    """
+    capabilities = capabilities_of(spec.machine_capabilities)
+    findings = common.validate_kubernetes_settings(spec.kubernetes.versions, ctx, path.child("kubernetes"))
+    if spec.machine_images:
+        images_path = path.child("machineImages")
+        images = spec.machine_images
+        findings.extend(common.validate_cloud_profile_machine_images(images, capabilities, ctx, images_path))
+    if spec.machine_types:
+        findings.extend(
+            common.validate_cloud_profile_machine_types(spec.machine_types, capabilities, path.child("machineTypes"))
+        )
+    if spec.volume_types:
+        findings.extend(common.validate_volume_types(spec.volume_types, path.child("volumeTypes")))
+    return findings
+
+
+# ------------------------------------------------------------------------------------------ de-duplication
+
+# Merged-spec path prefix (below status.cloudProfileSpec) -> spec path prefix of the entry it was copied from.
+_Origin = Mapping[tuple[str, ...], tuple[str, ...]]
+
+
+def _spec_path(path: FieldPath, origin: _Origin) -> FieldPath:
+    """The `spec.` path of a merged-spec finding whose entry came unchanged from the spec, else `path` itself.
+
+    A list path (one segment, e.g. machineImages) translates only exactly; entry paths also as a prefix.
+    """
+    prefix_len = len(STATUS_SPEC.segments)
+    if path.segments[:prefix_len] != STATUS_SPEC.segments:
+        return path
+    rest = path.segments[prefix_len:]
+    for n in range(len(rest), 0, -1):
+        source = origin.get(rest[:n])
+        if source is not None and (n == len(rest) or n > 1):
+            return SPEC.child(*source, *rest[n:])
+    return path
+
+
+def _without_repeats(findings: Iterable[Finding], earlier: Iterable[Finding], origin: _Origin) -> list[Finding]:
+    """Drop findings already in `earlier` (or earlier in `findings`), comparing merged ones at their spec path."""
+    seen = {f.key() for f in earlier}
+    kept: list[Finding] = []
+    for finding in findings:
+        rule_id, _, kind, detail, value = finding.key()
+        key = (rule_id, str(_spec_path(finding.path, origin)), kind, detail, value)
+        if key not in seen:
+            seen.add(key)
+            kept.append(finding)
+    return kept
+
+
+# ---------------------------------------------------------------------------------------------- merging
+
+
+def _to_parent_format(
+    spec: NamespacedCloudProfileSpec, definitions: Sequence[CapabilityDefinition]
+) -> NamespacedCloudProfileSpec:
+    """Image versions and machine types in the parent's format: capability flavors when the parent defines
+    capabilities, legacy architectures otherwise.
+
+    Architectures taken from flavors are sorted (Gardener's order is a set's). Source: gardener
+    pkg/utils/gardener/namespacedcloudprofile.go TransformSpecToParentFormat.
+    """
+    capabilities = capabilities_of(definitions)
+    images = [
+        image.model_copy(update={"versions": [_version_to_parent_format(v, bool(definitions)) for v in image.versions]})
+        for image in spec.machine_images
+    ]
+    types = [_type_to_parent_format(t, capabilities) for t in spec.machine_types]
+    return spec.model_copy(update={"machine_images": images, "machine_types": types})
+
+
+def _version_to_parent_format(version: MachineImageVersion, capability_format: bool) -> MachineImageVersion:
+    if capability_format:
+        if version.capability_flavors:
+            return version
+        return version.model_copy(update={"capability_flavors": [{ARCHITECTURE: [a]} for a in version.architectures]})
+    from_flavors = {a for f in version.capability_flavors for a in f.get(ARCHITECTURE, ())}
+    architectures = list(version.architectures) or sorted(from_flavors)
+    return version.model_copy(update={"architectures": architectures, "capability_flavors": []})
+
+
+def _type_to_parent_format(machine_type: MachineType, capabilities: Capabilities) -> MachineType:
+    if capabilities:
+        if machine_type.capabilities:
+            return machine_type
+        architecture = common.machine_type_architecture(machine_type, capabilities)
+        if not architecture:
+            architecture = DEFAULT_ARCHITECTURE if machine_type.architecture is None else machine_type.architecture
+        return machine_type.model_copy(update={"capabilities": {ARCHITECTURE: [architecture]}})
+    update: dict[str, object] = {"capabilities": {}}
+    values = machine_type.capabilities.get(ARCHITECTURE, [])
+    if machine_type.architecture is None and values:
+        update["architecture"] = values[0]
+    return machine_type.model_copy(update=update)
+
+
+def _replaces_parent_version(override: MachineImageVersion) -> bool:
+    """An override that sets more than dates replaces the parent's version instead of being merged into it."""
+    return bool(
+        override.architectures
+        or override.capability_flavors
+        or override.cri
+        or override.kubelet_version_constraint
+        or override.classification
+    )
+
+
+def _merge(parent: CloudProfileSpec, spec: NamespacedCloudProfileSpec) -> tuple[CloudProfileSpec, _Origin]:
+    """The merged spec Gardener writes into status.cloudProfileSpec, and the origin of entries copied from `spec`.
+
+    spec: in the parent's format. Kubernetes overrides merge only their expirationDate into parent versions (others
+    are ignored); images merge by name (a set updateStrategy wins) and their versions by version string; machine
+    and volume types replace by name; new entries are appended; caBundle is concatenated; maxNodesTotal > 0 wins.
+    Then missing architectures are defaulted (syncArchitectureCapabilities).
+    Source: gardener reconciler.go MergeCloudProfiles.
+    """
+    kubernetes = parent.kubernetes
+    if spec.kubernetes is not None:
+        dates = {v.version: v.expiration_date for v in spec.kubernetes.versions}
+        kubernetes = kubernetes.model_copy(
+            update={
+                "versions": [
+                    v.model_copy(update={"expiration_date": dates[v.version]}) if v.version in dates else v
+                    for v in kubernetes.versions
+                ]
+            }
+        )
+    images, image_origin = _merge_images(parent.machine_images, spec.machine_images)
+    types = {t.name: t for t in parent.machine_types}
+    type_source: dict[str, int] = {}
+    for i, machine_type in enumerate(spec.machine_types):
+        types[machine_type.name] = machine_type
+        type_source[machine_type.name] = i
+    volumes = {v.name: v for v in parent.volume_types}
+    volume_source: dict[str, int] = {}
+    for i, volume_type in enumerate(spec.volume_types):
+        volumes[volume_type.name] = volume_type
+        volume_source[volume_type.name] = i
+    origin: dict[tuple[str, ...], tuple[str, ...]] = dict(image_origin)
+    for field_name, names, source in (("machineTypes", types, type_source), ("volumeTypes", volumes, volume_source)):
+        for k, name in enumerate(names):
+            if name in source:
+                origin[(field_name, f"[{k}]")] = (field_name, f"[{source[name]}]")
+    update: dict[str, object] = {
+        "kubernetes": kubernetes,
+        "machine_images": images,
+        "machine_types": list(types.values()),
+        "volume_types": list(volumes.values()),
+    }
+    if spec.ca_bundle is not None:
+        update["ca_bundle"] = (parent.ca_bundle or "") + spec.ca_bundle
+    if spec.limits is not None:
+        limits = parent.limits or Limits()
+        if spec.limits.max_nodes_total is not None and spec.limits.max_nodes_total > 0:
+            limits = limits.model_copy(update={"max_nodes_total": spec.limits.max_nodes_total})
+        update["limits"] = limits
+    return _sync_architectures(parent.model_copy(update=update)), origin
+
+
+def _merge_images(
+    parent: Sequence[MachineImage], overrides: Sequence[MachineImage]
+) -> tuple[list[MachineImage], dict[tuple[str, ...], tuple[str, ...]]]:
+    """Machine images merged by name, versions by version string (mergeMachineImages, mergeMachineImageVersions)."""
+    merged = {image.name: image for image in parent}
+    new_images: dict[str, int] = {}  # image name -> spec index, for images the parent lacks
+    copied: dict[tuple[str, str], tuple[int, int]] = {}  # (image, version) -> spec indexes, for versions taken as given
+    strategies: dict[str, int] = {}  # image name -> spec index of the override whose updateStrategy won
+    for i, override in enumerate(overrides):
+        base = merged.get(override.name)
+        if base is None:
+            merged[override.name] = override
+            new_images[override.name] = i
+            continue
+        new_images.pop(override.name, None)  # a repeated name (reported as CP-MI-003) has no single origin
+        versions = {v.version: v for v in base.versions}
+        for j, version in enumerate(override.versions):
+            existing = versions.get(version.version)
+            if existing is None or _replaces_parent_version(version):
+                versions[version.version] = version
+                copied[(override.name, version.version)] = (i, j)
+            else:
+                versions[version.version] = existing.model_copy(update={"expiration_date": version.expiration_date})
+                copied.pop((override.name, version.version), None)
+        update: dict[str, object] = {"versions": list(versions.values())}
+        if override.update_strategy:
+            update["update_strategy"] = override.update_strategy
+            strategies[override.name] = i
+        merged[override.name] = base.model_copy(update=update)
+    origin: dict[tuple[str, ...], tuple[str, ...]] = {("machineImages",): ("machineImages",)}
+    for k, image in enumerate(merged.values()):
+        if image.name in new_images:
+            origin[("machineImages", f"[{k}]")] = ("machineImages", f"[{new_images[image.name]}]")
+            continue
+        if image.name in strategies:
+            source_path = ("machineImages", f"[{strategies[image.name]}]", "updateStrategy")
+            origin[("machineImages", f"[{k}]", "updateStrategy")] = source_path
+        for m, version in enumerate(image.versions):
+            source = copied.get((image.name, version.version))
+            if source is not None:
+                origin[("machineImages", f"[{k}]", "versions", f"[{m}]")] = (
+                    "machineImages", f"[{source[0]}]", "versions", f"[{source[1]}]",
+                )  # fmt: skip
+    return list(merged.values()), origin
+
+
+def _sync_architectures(spec: CloudProfileSpec) -> CloudProfileSpec:
+    """Default missing architectures of machine types and image versions (syncArchitectureCapabilities)."""
+    capabilities = capabilities_of(spec.machine_capabilities)
+    types: list[MachineType] = []
+    for machine_type in spec.machine_types:
+        effective = common.machine_type_architecture(machine_type, capabilities)
+        if not effective:
+            machine_type = machine_type.model_copy(update={"architecture": DEFAULT_ARCHITECTURE})
+        elif machine_type.architecture is None:
+            machine_type = machine_type.model_copy(update={"architecture": effective})
+        types.append(machine_type)
+    images: list[MachineImage] = []
+    for image in spec.machine_images:
+        versions = [
+            v if v.architectures else v.model_copy(update={"architectures": _flavor_architectures(v, capabilities)})
+            for v in image.versions
+        ]
+        images.append(image.model_copy(update={"versions": versions}))
+    return spec.model_copy(update={"machine_types": types, "machine_images": images})
+
+
+def _flavor_architectures(version: MachineImageVersion, capabilities: Capabilities) -> list[str]:
+    """Architectures of an image version's flavors with defaults applied, or amd64 (defaultMachineImageArchitectures).
+
+    Only defined capabilities count (GetImageFlavorsWithAppliedDefaults), so without an architecture definition
+    the result is amd64. Sorted (Gardener's order is a set's).
+    """
+    defined = capabilities.get(ARCHITECTURE)
+    if defined is None:
+        return [DEFAULT_ARCHITECTURE]
+    flavors: Sequence[Mapping[str, Sequence[str]]] = version.capability_flavors or [{}]
+    found = sorted({a for f in flavors for a in f.get(ARCHITECTURE, defined)})
+    return found or [DEFAULT_ARCHITECTURE]
+
+
+# --------------------------------------------------------------------------------------------- warnings
+
+
+def _warnings(
+    spec: NamespacedCloudProfileSpec, ctx: ProfileContext, expiry_warning_days: int, path: FieldPath
+) -> list[Finding]:
+    """Seed 000 advice on the overrides: deprecated without date, expiring soon (CP-WARN-001/002)."""
+    findings: list[Finding] = []
+    if spec.kubernetes is not None:
+        k8s_path = path.child("kubernetes", "versions")
+        findings.extend(common.warn_versions(spec.kubernetes.versions, ctx, expiry_warning_days, k8s_path))
+    for i, image in enumerate(spec.machine_images):
+        versions_path = path.child("machineImages").index(i).child("versions")
+        findings.extend(common.warn_versions(image.versions, ctx, expiry_warning_days, versions_path, image=image.name))
+    return findings
+
+
+def prepare(profile: NamespacedCloudProfile) -> NamespacedCloudProfile:
+    """v1beta1 defaulting before judgement: only `usable`; machine images are overrides and stay as given."""
+    return default_namespaced_cloud_profile(profile)
+
+
+KIND: Final = KindValidator(
+    group="core.gardener.cloud",
+    kind="NamespacedCloudProfile",
+    model=NamespacedCloudProfile,
+    rules=RULES,
+    create=validate_create,
+    update=validate_update,
+    delete=None,
+    prepare=prepare,
+)
+
+__all__ = ["KIND", "RULES", "validate_create", "validate_update"]
