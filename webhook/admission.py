@@ -203,25 +203,14 @@ def _crash_rule(tb: TracebackType | None) -> str:
     return "unknown"
 
 
-def _decode_pair(entry: KindValidator[Any], review: _Review) -> tuple[Any, Any, list[Finding], list[Finding]]:
-    request = review.request
-    new: Any = None
-    old: Any = None
-    new_errors: list[Finding] = []
-    old_errors: list[Finding] = []
-    if request.object is not None:
-        decoded = decode(entry.model, request.object)
-        if isinstance(decoded, list):
-            new_errors = decoded
-        else:
-            new = entry.prepare(decoded)
-    if request.old_object is not None:
-        decoded = decode(entry.model, request.old_object)
-        if isinstance(decoded, list):
-            old_errors = decoded
-        else:
-            old = entry.prepare(decoded)
-    return new, old, new_errors, old_errors
+def _decode_one(entry: KindValidator[Any], raw: object) -> tuple[Any, list[Finding]]:
+    """Decode and default one object; (None, findings) when its shape is wrong, (None, []) when absent."""
+    if raw is None:
+        return None, []
+    decoded = decode(entry.model, raw)
+    if isinstance(decoded, list):
+        return None, decoded
+    return entry.prepare(decoded), []
 
 
 def _crashed(request: _Request, exc: BaseException) -> _Judged:
@@ -249,7 +238,8 @@ def run_validator(
     if fn is None or request.sub_resource:
         return _Judged(Verdict())
     try:
-        new, old, new_errors, old_errors = _decode_pair(entry, review)
+        new, new_errors = _decode_one(entry, request.object)
+        old, old_errors = _decode_one(entry, request.old_object)
         if new_errors:
             return _Judged(Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None)
         if operation is Operation.UPDATE and old is None:

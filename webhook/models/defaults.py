@@ -8,6 +8,7 @@ Source: gardener pkg/apis/core/v1beta1/defaults_cloudprofile.go, zz_generated.de
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from webhook.models.core import (
@@ -37,8 +38,7 @@ def _default_version(version: MachineImageVersion, *, architectures: bool) -> Ma
 def _default_image(image: MachineImage, *, architectures: bool) -> MachineImage:
     versions = [_default_version(v, architectures=architectures) for v in image.versions]
     update: dict[str, object] = {}
-    if any(new is not old for new, old in zip(versions, image.versions, strict=True)):
-        update["versions"] = versions
+    update.update(_changed_fields(versions=(versions, image.versions)))
     if image.update_strategy is None:
         update["update_strategy"] = DEFAULT_UPDATE_STRATEGY
     return image.model_copy(update=update) if update else image
@@ -57,8 +57,9 @@ def _default_volume_type(volume_type: VolumeType) -> VolumeType:
     return volume_type if volume_type.usable is not None else volume_type.model_copy(update={"usable": True})
 
 
-def _changed(new: list[object], old: list[object]) -> bool:
-    return any(n is not o for n, o in zip(new, old, strict=True))
+def _changed_fields(**pairs: tuple[Sequence[object], Sequence[object]]) -> dict[str, object]:
+    """The fields whose defaulted list holds a new object: {field: new list} (empty when nothing changed)."""
+    return {name: list(new) for name, (new, old) in pairs.items() if any(n is not o for n, o in zip(new, old, strict=True))}
 
 
 def default_cloud_profile(profile: CloudProfile) -> CloudProfile:
@@ -72,16 +73,10 @@ def default_cloud_profile(profile: CloudProfile) -> CloudProfile:
     images = [_default_image(i, architectures=legacy_architectures) for i in spec.machine_images]
     types = [_default_machine_type(t, architecture=legacy_architectures) for t in spec.machine_types]
     volumes = [_default_volume_type(v) for v in spec.volume_types]
-    update: dict[str, object] = {}
-    if _changed(list(images), list(spec.machine_images)):
-        update["machine_images"] = images
-    if _changed(list(types), list(spec.machine_types)):
-        update["machine_types"] = types
-    if _changed(list(volumes), list(spec.volume_types)):
-        update["volume_types"] = volumes
-    if not update:
-        return profile
-    return profile.model_copy(update={"spec": spec.model_copy(update=update)})
+    update = _changed_fields(
+        machine_images=(images, spec.machine_images), machine_types=(types, spec.machine_types), volume_types=(volumes, spec.volume_types)
+    )
+    return profile.model_copy(update={"spec": spec.model_copy(update=update)}) if update else profile
 
 
 def default_namespaced_cloud_profile(profile: NamespacedCloudProfile) -> NamespacedCloudProfile:
@@ -92,11 +87,5 @@ def default_namespaced_cloud_profile(profile: NamespacedCloudProfile) -> Namespa
     spec = profile.spec
     types = [_default_machine_type(t, architecture=False) for t in spec.machine_types]
     volumes = [_default_volume_type(v) for v in spec.volume_types]
-    update: dict[str, object] = {}
-    if _changed(list(types), list(spec.machine_types)):
-        update["machine_types"] = types
-    if _changed(list(volumes), list(spec.volume_types)):
-        update["volume_types"] = volumes
-    if not update:
-        return profile
-    return profile.model_copy(update={"spec": spec.model_copy(update=update)})
+    update = _changed_fields(machine_types=(types, spec.machine_types), volume_types=(volumes, spec.volume_types))
+    return profile.model_copy(update={"spec": spec.model_copy(update=update)}) if update else profile

@@ -134,6 +134,12 @@ def capabilities_of(definitions: Sequence[CapabilityDefinition]) -> dict[str, li
     return {d.name: list(d.values) for d in definitions}
 
 
+def _qualified_name(rule: Rule, value: str, what: str, path: FieldPath) -> list[Finding]:
+    """`value` must be an unprefixed qualified name; `what` names it in the detail ("machine type name")."""
+    errors = unprefixed_qualified_name_errors(value)
+    return [rule.invalid(path, value, f"{what} must be a qualified name: {go_list(errors)}")] if errors else []
+
+
 # -------------------------------------------------------------------------------------------- versions
 
 
@@ -416,11 +422,7 @@ def validate_machine_image(
     if not image.name:
         findings.append(CP_MI_002.required(path.child("name"), "machine image name must not be empty"))
     else:
-        errors = unprefixed_qualified_name_errors(image.name)
-        if errors:
-            findings.append(
-                CP_MI_002.invalid(path.child("name"), image.name, f"machine image name must be a qualified name: {go_list(errors)}")
-            )
+        findings.extend(_qualified_name(CP_MI_002, image.name, "machine image name", path.child("name")))
     if not image.versions and not allow_empty_versions:
         findings.append(
             CP_MI_004.required(path.child("versions"), f"must provide at least one version for the machine image '{image.name}'")
@@ -557,11 +559,7 @@ def validate_cri(cris: Sequence[CRI], path: FieldPath) -> list[Finding]:
         seen_types: set[str] = set()
         for m, runtime in enumerate(cri.container_runtimes):
             type_path = cri_path.child("containerRuntimes").index(m).child("type")
-            errors = unprefixed_qualified_name_errors(runtime.type)
-            if errors:
-                findings.append(
-                    CP_CRI_004.invalid(type_path, runtime.type, f"container runtime type must be a qualified name: {go_list(errors)}")
-                )
+            findings.extend(_qualified_name(CP_CRI_004, runtime.type, "container runtime type", type_path))
             if runtime.type in seen_types:
                 findings.append(CP_CRI_004.duplicate(type_path, runtime.type))
             seen_types.add(runtime.type)
@@ -632,11 +630,7 @@ def validate_machine_types(types: Sequence[MachineType], capabilities: Capabilit
         if not machine_type.name:
             findings.append(CP_MT_002.required(idx.child("name"), "must provide a name"))
         else:
-            errors = unprefixed_qualified_name_errors(machine_type.name)
-            if errors:
-                findings.append(
-                    CP_MT_002.invalid(idx.child("name"), machine_type.name, f"machine type name must be a qualified name: {go_list(errors)}")
-                )
+            findings.extend(_qualified_name(CP_MT_002, machine_type.name, "machine type name", idx.child("name")))
         if machine_type.name in names:
             findings.append(CP_MT_002.duplicate(idx.child("name"), machine_type.name))
             continue
@@ -722,11 +716,7 @@ def validate_volume_types(types: Sequence[VolumeType], path: FieldPath) -> list[
         if not volume_type.name:
             findings.append(CP_VT_001.required(idx.child("name"), "must provide a name"))
         else:
-            errors = unprefixed_qualified_name_errors(volume_type.name)
-            if errors:
-                findings.append(
-                    CP_VT_001.invalid(idx.child("name"), volume_type.name, f"volume type name must be a qualified name: {go_list(errors)}")
-                )
+            findings.extend(_qualified_name(CP_VT_001, volume_type.name, "volume type name", idx.child("name")))
         if volume_type.name in names:
             findings.append(CP_VT_001.duplicate(idx.child("name"), volume_type.name))
             break
@@ -734,11 +724,7 @@ def validate_volume_types(types: Sequence[VolumeType], path: FieldPath) -> list[
         if not volume_type.class_:
             findings.append(CP_VT_001.required(idx.child("class"), "must provide a class"))
         else:
-            errors = unprefixed_qualified_name_errors(volume_type.class_)
-            if errors:
-                findings.append(
-                    CP_VT_001.invalid(idx.child("class"), volume_type.class_, f"volume class must be a qualified name: {go_list(errors)}")
-                )
+            findings.extend(_qualified_name(CP_VT_001, volume_type.class_, "volume class", idx.child("class")))
         if volume_type.min_size is not None:
             findings.extend(_quantity_findings(CP_VT_001, "minSize", volume_type.min_size, idx.child("minSize")))
     return findings
