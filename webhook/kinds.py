@@ -94,6 +94,22 @@ OBJ_DECODE_001: Final = Rule(
     source="kube-apiserver request decoding (encoding/json into the kind's Go types, metav1.Time RFC 3339)",
 )
 
+CLUSTER_001: Final = Rule(
+    "CLUSTER-001",
+    source="DESIGN.md §2 step 4: rules that need cluster state are not judged on an unsynced cluster view",
+    uses_cluster=True,
+)
+
+
+def cluster_state_unknown(path: FieldPath, what: str) -> Finding:
+    """The finding every validator reports instead of judging `what` while the cluster view is not synced.
+
+    It denies (403) when `cluster.failClosed` is true (the default) and becomes a warning otherwise
+    (webhook.policy). path: the field whose judgement needed the cluster state.
+    """
+    return CLUSTER_001.forbidden(path, f"cluster state not yet known: cannot check {what}; retry shortly")
+
+
 _DETAILS: Final[Mapping[str, str]] = {
     "list_type": "must be a list",
     "dict_type": "must be an object",

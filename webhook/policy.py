@@ -6,7 +6,7 @@ Pure: takes a verdict, the settings and the requesting user, returns the verdict
 from __future__ import annotations
 
 from webhook.field import Finding, Mode, Verdict
-from webhook.kinds import UserInfo
+from webhook.kinds import CLUSTER_001, UserInfo
 from webhook.settings import Settings
 
 
@@ -17,11 +17,16 @@ def is_exempt(user: UserInfo, settings: Settings) -> bool:
 
 
 def apply_policy(verdict: Verdict, settings: Settings, user: UserInfo) -> Verdict:
-    """Re-sort every finding by its configured mode (`rules:`), then turn denials of exempt users into warnings."""
+    """Re-sort every finding by its configured mode (`rules:`), then turn denials of exempt users into warnings.
+
+    CLUSTER-001 (cluster state not yet known) follows `cluster.failClosed`: deny when true, warn when false.
+    """
     errors: list[Finding] = []
     warnings: list[Finding] = []
     for finding in verdict.findings:
         mode = settings.mode_of(finding.rule.id, finding.rule.mode)
+        if finding.rule is CLUSTER_001 and not settings.cluster.fail_closed and mode is Mode.DENY:
+            mode = Mode.WARN  # cluster.failClosed: false -> allow with a warning while the view syncs
         if mode is Mode.DENY:
             errors.append(finding)
         elif mode is Mode.WARN:

@@ -284,8 +284,8 @@ def test_machine_images_types_and_more(spec: dict[str, Any], expected: Triples) 
         ),
         pytest.param(
             _UnsyncedView.from_objects([PARENT]),
-            [("NCP-ADM-000", "spec.parent.name", FORBIDDEN)],
-            'cluster state not yet known: cannot look up parent CloudProfile "local"',
+            [("CLUSTER-001", "spec.parent.name", FORBIDDEN)],
+            'cluster state not yet known: cannot check parent CloudProfile "local"; retry shortly',
             id="NCP-ADM-000-not-synced",
         ),
         pytest.param(VIEW, [], "", id="NCP-ADM-000-found"),
@@ -722,9 +722,19 @@ def test_unjudgeable_change_is_not_ratcheted(view: StaticView) -> None:
     outcome = judge(review_bytes(new, old), view=view, settings=Settings(), now=NOW)
     assert not outcome.allowed
     assert outcome.response["status"]["code"] == 403
-    assert "cannot judge the changed spec" in outcome.messages[0]
+    assert outcome.messages[0].startswith("spec.parent.name: Forbidden: ")
     unchanged = judge(review_bytes(deep(old), old), view=view, settings=Settings(), now=NOW)
     assert unchanged.allowed, unchanged.messages
+
+
+def test_unsynced_view_warns_instead_when_fail_open() -> None:
+    from webhook.settings import ClusterSettings
+
+    settings = Settings(cluster=ClusterSettings(fail_closed=False))
+    body = review_bytes(ncp(kubernetes=k8s(override("1.32.5"))))
+    outcome = judge(body, view=_UnsyncedView.from_objects([PARENT]), settings=settings, now=NOW)
+    assert outcome.allowed
+    assert outcome.warnings == ('spec.parent.name: Forbidden: cluster state not yet known: cannot check parent CloudProfile "local"; retry shortly',)
 
 
 def test_delete_is_allowed() -> None:

@@ -25,7 +25,7 @@ from typing import Final
 
 from webhook.cluster.view import ClusterView
 from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Rule, Verdict
-from webhook.kinds import AdmissionRequest, KindValidator
+from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
 from webhook.models.base import format_rfc3339
 from webhook.models.core import (
     CapabilityDefinition,
@@ -239,14 +239,11 @@ def _validate_against_parent(
     if parent_ref.kind not in PARENT_KINDS or not parent_ref.name:
         return []
     name_path = SPEC.child("parent", "name")
-    consequence = "cannot look up" if old is None else "cannot judge the changed spec against"
     if not view.synced:
-        detail = f'cluster state not yet known: {consequence} parent CloudProfile "{parent_ref.name}"'
-        return [NCP_ADM_000.forbidden(name_path, detail)]
+        return [cluster_state_unknown(name_path, f'parent CloudProfile "{parent_ref.name}"')]
     parent: CloudProfile | None = view.cloud_profile(parent_ref.name)
     if parent is None:
-        suffix = "" if old is None else ": cannot judge the changed spec"
-        return [NCP_ADM_000.forbidden(name_path, f'parent CloudProfile "{parent_ref.name}" not found{suffix}')]
+        return [NCP_ADM_000.forbidden(name_path, f'parent CloudProfile "{parent_ref.name}" not found')]
     definitions = parent.spec.machine_capabilities
     capabilities = capabilities_of(definitions)
     uniform = _to_parent_format(spec, definitions)
