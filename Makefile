@@ -4,7 +4,7 @@ VENV   := .venv
 STAMP  := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
 ARGS   ?=
 
-.PHONY: run test lint lock clean
+.PHONY: run test lint lock clean bench
 
 $(STAMP): requirements-dev.lock pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest $(ARGS)
 	$(VENV)/bin/lint-imports
+
+bench: $(STAMP)
+	$(VENV)/bin/python bench/inuse.py
 
 # Re-pin every dependency (needs pip-tools; the result is committed).
 lock:

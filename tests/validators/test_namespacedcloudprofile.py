@@ -86,7 +86,7 @@ def test_kind_is_registered_with_its_rules() -> None:
     assert REGISTRY[("core.gardener.cloud", "NamespacedCloudProfile")] is namespacedcloudprofile.KIND
     for rule in namespacedcloudprofile.RULES:
         assert ALL_RULES[rule.id] is rule
-    assert namespacedcloudprofile.KIND.delete is None
+    assert namespacedcloudprofile.KIND.delete is namespacedcloudprofile.validate_delete
 
 
 # ---------------------------------------------------------------------------------------------- NCP-001

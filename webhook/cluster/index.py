@@ -1,45 +1,109 @@
 """In-memory index of cluster objects, shared by the static and the live view.
 
-Every question of `ClusterView` is answered by dictionary look-ups maintained per event (`upsert`,
-`delete`), so a look-up costs the same with 10 or 10 000 Shoots. Objects are stored decoded and defaulted.
+Every question of `ClusterView` is answered by dictionary look-ups maintained per event (`upsert`, `delete`,
+`replace`), so a look-up costs the same with 10 or 10 000 Shoots. Objects are stored decoded and defaulted.
 Not thread-safe by design: the live view applies events on the event loop only.
+
+The in-use indexes (REF-* rules) hold keys, never copies: a Shoot without a deletionTimestamp is entered under
+its profile reference, once per control plane version, per worker pool Kubernetes version that differs from the
+control plane, per worker machine image version, and per total of its pools' minimums. Each Shoot's entries are
+recorded once (`_Usage`) so that an update or delete removes exactly what the previous event added.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, TypeVar
 
+from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, ObjectKey, ProfileKey, WorkerRef
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile
 
 Key = tuple[str, str]  # (namespace, name)
-ProfileKey = tuple[str, str, str]  # (kind, namespace or "", name)
 
 CORE_GROUP: Final = "core.gardener.cloud"
+
+Tracked = CloudProfile | NamespacedCloudProfile | Shoot
+K = TypeVar("K", bound=Hashable)
+M = TypeVar("M", bound=Hashable)
 
 
 def _profile_key_of(shoot: Shoot) -> ProfileKey | None:
     ref = shoot.profile_reference()
     if ref is None:
         return None
-    namespace = shoot.metadata.namespace if ref.kind == "NamespacedCloudProfile" else ""
-    return (ref.kind, namespace, ref.name)
+    namespace = shoot.metadata.namespace if ref.kind == NAMESPACED_CLOUD_PROFILE else ""
+    return ProfileKey(ref.kind, namespace, ref.name)
+
+
+@dataclass(frozen=True, slots=True)
+class _Usage:
+    """Where one Shoot (without deletionTimestamp, with a profile reference) sits in the in-use indexes.
+
+    kubernetes: control plane version. worker_kubernetes: (version, pool) of pools whose explicit version differs
+    from the control plane. worker_images: (image, version, pool). minimum_total: sum of the pools' `minimum`.
+    """
+
+    key: ObjectKey
+    profile: ProfileKey
+    kubernetes: str
+    worker_kubernetes: tuple[tuple[str, WorkerRef], ...]
+    worker_images: tuple[tuple[str, str, WorkerRef], ...]
+    minimum_total: int
+
+    @classmethod
+    def of(cls, key: ObjectKey, shoot: Shoot) -> _Usage | None:
+        profile = _profile_key_of(shoot)
+        if profile is None or shoot.metadata.deletion_timestamp is not None:
+            return None
+        control_plane = shoot.spec.kubernetes.version
+        worker_kubernetes: list[tuple[str, WorkerRef]] = []
+        worker_images: list[tuple[str, str, WorkerRef]] = []
+        for worker in shoot.spec.provider.workers:
+            ref = WorkerRef(key, worker.name)
+            own = worker.kubernetes.version if worker.kubernetes is not None else None
+            if own and own != control_plane:
+                worker_kubernetes.append((own, ref))
+            image = worker.machine.image
+            if image is not None and image.name and image.version:
+                worker_images.append((image.name, image.version, ref))
+        total = sum(worker.minimum for worker in shoot.spec.provider.workers)
+        return cls(key, profile, control_plane, tuple(worker_kubernetes), tuple(worker_images), total)
+
+
+def _add(buckets: dict[K, set[M]], bucket: K, member: M) -> None:
+    buckets.setdefault(bucket, set()).add(member)
+
+
+def _discard(buckets: dict[K, set[M]], bucket: K, member: M) -> None:
+    members = buckets.get(bucket)
+    if members is not None:
+        members.discard(member)
+        if not members:
+            del buckets[bucket]
 
 
 class ClusterIndex:
-    """CloudProfiles by name, NamespacedCloudProfiles by key and by parent, Shoots by key and by profile."""
+    """CloudProfiles by name, NamespacedCloudProfiles by key and by parent, Shoots by key, profile and usage."""
 
     def __init__(self) -> None:
         self._cloud_profiles: dict[str, CloudProfile] = {}
         self._namespaced: dict[Key, NamespacedCloudProfile] = {}
         self._namespaced_by_parent: dict[str, dict[Key, NamespacedCloudProfile]] = {}
         self._shoots: dict[Key, Shoot] = {}
-        self._shoots_by_profile: dict[ProfileKey, dict[Key, Shoot]] = {}
+        self._shoots_by_profile: dict[ProfileKey, set[ObjectKey]] = {}  # every Shoot, deleting ones too
+        # In-use indexes: Shoots without deletionTimestamp only.
+        self._usage: dict[ObjectKey, _Usage] = {}
+        self._active_by_profile: dict[ProfileKey, set[ObjectKey]] = {}
+        self._control_planes: dict[tuple[ProfileKey, str], set[ObjectKey]] = {}
+        self._worker_kubernetes: dict[tuple[ProfileKey, str], set[WorkerRef]] = {}
+        self._worker_images: dict[tuple[ProfileKey, str, str], set[WorkerRef]] = {}
+        self._minimum_totals: dict[ProfileKey, dict[int, set[ObjectKey]]] = {}
 
     # ---------------------------------------------------------------------------------------- updates
 
-    def upsert(self, obj: CloudProfile | NamespacedCloudProfile | Shoot) -> None:
+    def upsert(self, obj: Tracked) -> None:
         """Insert or replace one object (defaulting CloudProfiles as the API server would have)."""
         if isinstance(obj, CloudProfile):
             self._cloud_profiles[obj.metadata.name] = default_cloud_profile(obj)
@@ -50,21 +114,41 @@ class ClusterIndex:
             self._namespaced[key] = ncp
             self._namespaced_by_parent.setdefault(ncp.spec.parent.name, {})[key] = ncp
         else:
-            key = (obj.metadata.namespace, obj.metadata.name)
-            self._remove_shoot(key)
-            self._shoots[key] = obj
-            profile = _profile_key_of(obj)
-            if profile is not None:
-                self._shoots_by_profile.setdefault(profile, {})[key] = obj
+            self._add_shoot(obj)
 
     def delete(self, kind: str, namespace: str, name: str) -> None:
         """Forget one object; unknown objects are ignored."""
-        if kind == "CloudProfile":
+        if kind == CLOUD_PROFILE:
             self._cloud_profiles.pop(name, None)
-        elif kind == "NamespacedCloudProfile":
+        elif kind == NAMESPACED_CLOUD_PROFILE:
             self._remove_namespaced((namespace, name))
         elif kind == "Shoot":
-            self._remove_shoot((namespace, name))
+            self._remove_shoot(ObjectKey(namespace, name))
+
+    def replace(self, kind: str, objects: Iterable[Tracked]) -> None:
+        """Make the index hold exactly `objects` of `kind` (a relist): forget the others, upsert these.
+
+        kind: "CloudProfile", "NamespacedCloudProfile" or "Shoot"; objects of another kind are a programming error
+        (TypeError). Costs one upsert per object plus one delete per vanished object.
+        """
+        model = {CLOUD_PROFILE: CloudProfile, NAMESPACED_CLOUD_PROFILE: NamespacedCloudProfile, "Shoot": Shoot}[kind]
+        fresh = list(objects)
+        for obj in fresh:
+            if not isinstance(obj, model):
+                raise TypeError(f"replace({kind!r}) got a {type(obj).__name__}")
+        stored: Iterable[Key]
+        if kind == CLOUD_PROFILE:
+            stored = [("", name) for name in self._cloud_profiles]
+        elif kind == NAMESPACED_CLOUD_PROFILE:
+            stored = list(self._namespaced)
+        else:
+            stored = list(self._shoots)
+        keep = {(obj.metadata.namespace if kind != CLOUD_PROFILE else "", obj.metadata.name) for obj in fresh}
+        for namespace, name in stored:
+            if (namespace, name) not in keep:
+                self.delete(kind, namespace, name)
+        for obj in fresh:
+            self.upsert(obj)
 
     def _remove_namespaced(self, key: Key) -> None:
         old = self._namespaced.pop(key, None)
@@ -74,16 +158,46 @@ class ClusterIndex:
             if not siblings:
                 self._namespaced_by_parent.pop(old.spec.parent.name, None)
 
-    def _remove_shoot(self, key: Key) -> None:
+    def _add_shoot(self, shoot: Shoot) -> None:
+        key = ObjectKey(shoot.metadata.namespace, shoot.metadata.name)
+        self._remove_shoot(key)
+        self._shoots[key] = shoot
+        profile = _profile_key_of(shoot)
+        if profile is not None:
+            _add(self._shoots_by_profile, profile, key)
+        usage = _Usage.of(key, shoot)
+        if usage is None:
+            return
+        self._usage[key] = usage
+        _add(self._active_by_profile, usage.profile, key)
+        _add(self._control_planes, (usage.profile, usage.kubernetes), key)
+        for version, ref in usage.worker_kubernetes:
+            _add(self._worker_kubernetes, (usage.profile, version), ref)
+        for image, version, ref in usage.worker_images:
+            _add(self._worker_images, (usage.profile, image, version), ref)
+        _add(self._minimum_totals.setdefault(usage.profile, {}), usage.minimum_total, key)
+
+    def _remove_shoot(self, key: ObjectKey) -> None:
         old = self._shoots.pop(key, None)
         if old is None:
             return
         profile = _profile_key_of(old)
         if profile is not None:
-            users = self._shoots_by_profile.get(profile, {})
-            users.pop(key, None)
-            if not users:
-                self._shoots_by_profile.pop(profile, None)
+            _discard(self._shoots_by_profile, profile, key)
+        usage = self._usage.pop(key, None)
+        if usage is None:
+            return
+        _discard(self._active_by_profile, usage.profile, key)
+        _discard(self._control_planes, (usage.profile, usage.kubernetes), key)
+        for version, ref in usage.worker_kubernetes:
+            _discard(self._worker_kubernetes, (usage.profile, version), ref)
+        for image, version, ref in usage.worker_images:
+            _discard(self._worker_images, (usage.profile, image, version), ref)
+        totals = self._minimum_totals.get(usage.profile)
+        if totals is not None:
+            _discard(totals, usage.minimum_total, key)
+            if not totals:
+                del self._minimum_totals[usage.profile]
 
     # ---------------------------------------------------------------------------------------- queries
 
@@ -98,8 +212,24 @@ class ClusterIndex:
         return tuple(children[k] for k in sorted(children))
 
     def shoots_of_profile(self, kind: str, name: str, namespace: str = "") -> Sequence[Shoot]:
-        users = self._shoots_by_profile.get((kind, namespace if kind == "NamespacedCloudProfile" else "", name), {})
-        return tuple(users[k] for k in sorted(users))
+        profile = ProfileKey(kind, namespace if kind == NAMESPACED_CLOUD_PROFILE else "", name)
+        return tuple(self._shoots[k] for k in sorted(self._shoots_by_profile.get(profile, ())))
+
+    def shoots_using_profile(self, profile: ProfileKey) -> Sequence[ObjectKey]:
+        return tuple(sorted(self._active_by_profile.get(profile, ())))
+
+    def shoots_using_kubernetes_version(self, profile: ProfileKey, version: str) -> Sequence[ObjectKey]:
+        return tuple(sorted(self._control_planes.get((profile, version), ())))
+
+    def workers_using_kubernetes_version(self, profile: ProfileKey, version: str) -> Sequence[WorkerRef]:
+        return tuple(sorted(self._worker_kubernetes.get((profile, version), ())))
+
+    def workers_using_machine_image(self, profile: ProfileKey, image: str, version: str) -> Sequence[WorkerRef]:
+        return tuple(sorted(self._worker_images.get((profile, image, version), ())))
+
+    def shoots_exceeding_node_minimum(self, profile: ProfileKey, max_nodes_total: int) -> Sequence[ObjectKey]:
+        totals = self._minimum_totals.get(profile, {})
+        return tuple(sorted(k for total, keys in totals.items() if total > max_nodes_total for k in keys))
 
     def counts(self) -> dict[str, int]:
         """Number of objects per kind (for metrics and logs)."""

@@ -2,15 +2,52 @@
 
 Implementations (the static view from `--context` files, the live list/watch view) share
 `webhook.cluster.index` so that every lookup is a dictionary access, whatever the cluster's size.
-Results are immutable models; validators never mutate or cache them.
+Results are immutable models or key tuples (`ObjectKey`, `ProfileKey`, `WorkerRef`); validators never mutate or
+cache them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Final, NamedTuple, Protocol
 
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+
+CLOUD_PROFILE: Final = "CloudProfile"
+NAMESPACED_CLOUD_PROFILE: Final = "NamespacedCloudProfile"
+
+
+class ObjectKey(NamedTuple):
+    """A namespaced object's identity; renders as Gardener names shoots in messages: ``namespace/name``."""
+
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+class ProfileKey(NamedTuple):
+    """What a Shoot references: a CloudProfile (namespace "") or a NamespacedCloudProfile in the Shoot's namespace."""
+
+    kind: str
+    namespace: str
+    name: str
+
+    @classmethod
+    def cloud_profile(cls, name: str) -> ProfileKey:
+        return cls(CLOUD_PROFILE, "", name)
+
+    @classmethod
+    def namespaced(cls, namespace: str, name: str) -> ProfileKey:
+        return cls(NAMESPACED_CLOUD_PROFILE, namespace, name)
+
+
+class WorkerRef(NamedTuple):
+    """One worker pool of one Shoot: ``(shoot key, pool name)``."""
+
+    shoot: ObjectKey
+    worker: str
 
 
 class ClusterView(Protocol):
@@ -41,4 +78,31 @@ class ClusterView(Protocol):
         A CloudProfile's list holds only direct references; legacy `cloudProfileName` counts as kind
         CloudProfile. Ordered by namespace/name.
         """
+        ...
+
+    # In-use questions (REF-*). They count only Shoots without a deletionTimestamp, answer from indexes kept per
+    # event (cost grows with the answer, never with the number of Shoots), and order results by namespace/name.
+
+    def shoots_using_profile(self, profile: ProfileKey) -> Sequence[ObjectKey]:
+        """Shoots that reference `profile` directly (a CloudProfile's list excludes Shoots using a child)."""
+        ...
+
+    def shoots_using_kubernetes_version(self, profile: ProfileKey, version: str) -> Sequence[ObjectKey]:
+        """Shoots referencing `profile` whose control plane runs Kubernetes `version` (spec.kubernetes.version)."""
+        ...
+
+    def workers_using_kubernetes_version(self, profile: ProfileKey, version: str) -> Sequence[WorkerRef]:
+        """Worker pools of Shoots referencing `profile` that set `kubernetes.version` to `version`.
+
+        Only pools whose version differs from their Shoot's control plane: the others are answered by
+        `shoots_using_kubernetes_version` already.
+        """
+        ...
+
+    def workers_using_machine_image(self, profile: ProfileKey, image: str, version: str) -> Sequence[WorkerRef]:
+        """Worker pools of Shoots referencing `profile` that run machine image `image` at `version`."""
+        ...
+
+    def shoots_exceeding_node_minimum(self, profile: ProfileKey, max_nodes_total: int) -> Sequence[ObjectKey]:
+        """Shoots referencing `profile` whose worker pools' `minimum`s add up to more than `max_nodes_total`."""
         ...

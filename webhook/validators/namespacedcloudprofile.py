@@ -8,6 +8,9 @@ images and versions the parent does not have (NCP-ADM-005, findings keep their C
 on the merged result of parent and overrides (the future `status.cloudProfileSpec`, findings keep their CP-* ids
 and are reported under `status.cloudProfileSpec`).
 
+An update that removes overrides or changes limits is also judged against the Shoots using the profile (REF-NCP-001),
+and a DELETE is denied while Shoots reference it (REF-DEL-002).
+
 Decision (DESIGN.md §5): Gardener silently drops newly given versions that are already expired; a validating
 webhook cannot drop, so such versions are denied (NCP-ADM-003) unless the stored object already carried them
 with the same expiration date.
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from webhook.cluster.view import ClusterView
+from webhook.cluster.view import ClusterView, ObjectKey, ProfileKey
 from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Rule, Verdict
 from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
 from webhook.models.base import format_rfc3339
@@ -67,11 +70,23 @@ NCP_ADM_003 = Rule(
 )
 NCP_ADM_004 = Rule("NCP-ADM-004", f"{_ADM} validateNamespacedCloudProfileExtendedMachineImages", uses_cluster=True)
 NCP_ADM_006 = Rule("NCP-ADM-006", f"{_ADM} validateMachineImageOverrides", uses_cluster=True)
+REF_NCP_001 = Rule(
+    "REF-NCP-001",
+    "gardener/gardener plugin/pkg/global/resourcereferencemanager/admission.go ReferenceManager.Validate "
+    "(case NamespacedCloudProfile); DESIGN.md §5 adds worker pool Kubernetes versions",
+    uses_cluster=True,
+)
+REF_DEL_002 = Rule(
+    "REF-DEL-002",
+    "gardener/gardener pkg/controllermanager/controller/namespacedcloudprofile/reconciler.go (finalizer); "
+    "DESIGN.md §5 denies the DELETE itself",
+    uses_cluster=True,
+)
 
 # NCP-005 and NCP-ADM-005 have no rule of their own: they apply CloudProfile rules (common.RULES).
 RULES: Final = (
     NCP_001, NCP_002, NCP_003, NCP_004,
-    NCP_ADM_000, NCP_ADM_001, NCP_ADM_002, NCP_ADM_003, NCP_ADM_004, NCP_ADM_006,
+    NCP_ADM_000, NCP_ADM_001, NCP_ADM_002, NCP_ADM_003, NCP_ADM_004, NCP_ADM_006, REF_NCP_001, REF_DEL_002,
 )  # fmt: skip
 
 PARENT_KINDS: Final = ("CloudProfile",)
@@ -122,7 +137,38 @@ def validate_update(
     ctx = _context(request, settings)
     static = [*_validate_profile(new, ctx), *_validate_spec_update(new.spec, old.spec, SPEC)]
     admission = _validate_against_parent(new.spec, old, view, ctx, static) if new.spec != old.spec else []
-    return Verdict.of([*static, *admission, *_warnings(new.spec, ctx, settings.expiry_warning_days, SPEC)])
+    in_use = _validate_not_in_use(new, old, view, ctx)
+    return Verdict.of([*static, *admission, *in_use, *_warnings(new.spec, ctx, settings.expiry_warning_days, SPEC)])
+
+
+def validate_delete(
+    request: AdmissionRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings
+) -> Verdict:
+    """Deny deleting a NamespacedCloudProfile that Shoots (not being deleted) still reference (REF-DEL-002).
+
+    Names come from the request (old_object may be absent); a profile already being deleted is not judged again.
+    One finding in Gardener's event wording, naming at most ten Shoots.
+    """
+    old = request.old_object
+    if old is not None and old.metadata.deletion_timestamp is not None:
+        return Verdict()
+    namespace = request.namespace or (old.metadata.namespace if old is not None else "")
+    name = request.name or (old.metadata.name if old is not None else "")
+    if not view.synced:
+        what = f'which Shoots reference NamespacedCloudProfile "{namespace}/{name}"'
+        return Verdict.of([cluster_state_unknown(ROOT, what)])
+    return Verdict.of(_validate_not_referenced(view.shoots_using_profile(ProfileKey.namespaced(namespace, name))))
+
+
+@REF_DEL_002.check
+def _validate_not_referenced(shoots: Sequence[ObjectKey]) -> list[Finding]:
+    """One finding naming (at most ten of) the Shoots that still use the profile, as Go's %+v of a []string."""
+    if not shoots:
+        return []
+    names = [str(k) for k in shoots]
+    listing = f"[{' '.join(names[:10])}]" + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    detail = f"Cannot delete NamespacedCloudProfile, because the following Shoots are still referencing it: {listing}"
+    return [REF_DEL_002.forbidden(ROOT, detail)]
 
 
 # ---------------------------------------------------------------------------------------------- static
@@ -444,6 +490,110 @@ def _validate_merged(spec: CloudProfileSpec, ctx: ProfileContext, path: FieldPat
     return findings
 
 
+# ------------------------------------------------------------------------------------- in use (REF-NCP-001)
+
+
+def _removed_overrides(
+    new: NamespacedCloudProfileSpec, old: NamespacedCloudProfileSpec
+) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """Kubernetes versions and (image -> versions) the update removes from the overrides, in the old order.
+
+    A removed image removes all its versions. Source: gardener admission.go getRemovedKubernetesVersions,
+    getRemovedMachineImageVersions.
+    """
+    kept_k8s = {v.version for v in new.kubernetes.versions} if new.kubernetes is not None else set()
+    old_k8s = old.kubernetes.versions if old.kubernetes is not None else []
+    kubernetes = tuple(dict.fromkeys(v.version for v in old_k8s if v.version not in kept_k8s))
+    new_images: dict[str, set[str]] = {}
+    for image in new.machine_images:
+        new_images.setdefault(image.name, set()).update(v.version for v in image.versions)
+    images: dict[str, tuple[str, ...]] = {}
+    for image in old.machine_images:
+        kept = new_images.get(image.name)
+        gone = tuple(v.version for v in image.versions if kept is None or v.version not in kept)
+        if gone:
+            images[image.name] = tuple(dict.fromkeys((*images.get(image.name, ()), *gone)))
+    return kubernetes, images
+
+
+@REF_NCP_001.check
+def _validate_not_in_use(
+    new: NamespacedCloudProfile, old: NamespacedCloudProfile, view: ClusterView, ctx: ProfileContext
+) -> list[Finding]:
+    """Overrides removed (or limits changed) must not strand a Shoot of this profile (REF-NCP-001).
+
+    Shoots: in this namespace, referencing this NamespacedCloudProfile, not being deleted (index look-ups).
+    A removed Kubernetes override counts when the parent's entry is expired (the override extended it); it is
+    checked against control planes and, per DESIGN.md §5, worker pools. A removed machine image override counts
+    when the parent lacks that version or has it expired. After a limits change the effective maxNodesTotal (the
+    override when > 0, else the parent's; MergeCloudProfiles) must cover every Shoot's sum of pool minimums.
+    Paths: spec.kubernetes.versions; spec.machineImages[i].versions while the image is kept, else spec.machineImages;
+    spec.limits.maxNodesTotal. Nothing is judged when the parent is missing (NCP-ADM-000 reports it).
+    Source: gardener admission.go validateShootForRemovedKubernetesVersions,
+    validateShootWorkersForRemovedMachineImageVersions, validateShootWorkerLimits.
+    """
+    if new.metadata.deletion_timestamp is not None:
+        return []
+    kubernetes, images = _removed_overrides(new.spec, old.spec)
+    limits_changed = new.spec.limits != old.spec.limits
+    if not (kubernetes or images or limits_changed):
+        return []
+    key = f"{new.metadata.namespace}/{new.metadata.name}"
+    if not view.synced:
+        what = f'whether what the update removes from NamespacedCloudProfile "{key}" is in use'
+        return [cluster_state_unknown(SPEC, what)]
+    parent = view.cloud_profile(new.spec.parent.name)
+    if parent is None:
+        return []
+    profile = ProfileKey.namespaced(new.metadata.namespace, new.metadata.name)
+    findings: list[Finding] = []
+    parent_k8s = {v.version: v for v in parent.spec.kubernetes.versions}
+    k8s_path = SPEC.child("kubernetes", "versions")
+    for version in kubernetes:
+        entry = parent_k8s.get(version)
+        if entry is None or current_classification(entry, ctx.now) != Classification.EXPIRED:
+            continue
+        prefix = (
+            f"unable to delete Kubernetes version \"{version}\" from NamespacedCloudProfile '{key}' - version with "
+            "extended expiration date is still in use by shoot"
+        )
+        shoots = view.shoots_using_kubernetes_version(profile, version)
+        findings.extend(REF_NCP_001.forbidden(k8s_path, f"{prefix} '{s}'") for s in shoots)
+        findings.extend(
+            REF_NCP_001.forbidden(k8s_path, f"{prefix} '{w.shoot}' by worker \"{w.worker}\"")
+            for w in view.workers_using_kubernetes_version(profile, version)
+        )
+    parent_images = {(i.name, v.version): v for i in parent.spec.machine_images for v in i.versions}
+    kept_images = {image.name: i for i, image in reversed(list(enumerate(new.spec.machine_images)))}
+    for image, versions in images.items():
+        i = kept_images.get(image)
+        at = SPEC.child("machineImages") if i is None else SPEC.child("machineImages").index(i).child("versions")
+        for version in versions:
+            entry = parent_images.get((image, version))
+            if entry is not None and current_classification(entry, ctx.now) != Classification.EXPIRED:
+                continue
+            findings.extend(
+                REF_NCP_001.forbidden(
+                    at,
+                    f"unable to delete Machine image version '{image}/{version}' from NamespacedCloudProfile '{key}' - "
+                    f"version is still in use by shoot '{w.shoot}' by worker \"{w.worker}\"",
+                )
+                for w in view.workers_using_machine_image(profile, image, version)
+            )
+    own = new.spec.limits.max_nodes_total if new.spec.limits is not None else None
+    limit = own if own is not None and own > 0 else (parent.spec.limits.max_nodes_total if parent.spec.limits else None)
+    if limits_changed and limit is not None:
+        findings.extend(
+            REF_NCP_001.forbidden(
+                SPEC.child("limits", "maxNodesTotal"),
+                f'the total minimum node count of all worker pools of shoot "{s}" must not exceed the limit of {limit} '
+                "total nodes configured in the cloud profile",
+            )
+            for s in view.shoots_exceeding_node_minimum(profile, limit)
+        )
+    return findings
+
+
 # ------------------------------------------------------------------------------------------ de-duplication
 
 # Merged-spec path prefix (below status.cloudProfileSpec) -> spec path prefix of the entry it was copied from.
@@ -698,8 +848,21 @@ KIND: Final = KindValidator(
     rules=RULES,
     create=validate_create,
     update=validate_update,
-    delete=None,
+    delete=validate_delete,
     prepare=prepare,
 )
 
-__all__ = ["KIND", "RULES", "validate_create", "validate_update"]
+__all__ = ["KIND", "RULES", "validate_create", "validate_delete", "validate_update"]
+
+
+def merged_spec(parent: CloudProfile, ncp: NamespacedCloudProfile) -> CloudProfileSpec:
+    """The CloudProfileSpec a Shoot referencing `ncp` is judged against: `status.cloudProfileSpec` when Gardener has
+    written it, else the merge of the parent's spec and the NCP's overrides (what Gardener will write).
+
+    Source: gardener pkg/utils/gardener/cloudprofile.go GetCloudProfileSpec (reads the status),
+    reconciler.go MergeCloudProfiles.
+    """
+    if ncp.status.cloud_profile_spec is not None:
+        return ncp.status.cloud_profile_spec
+    uniform = _to_parent_format(ncp.spec, parent.spec.machine_capabilities)
+    return _merge(parent.spec, uniform)[0]
