@@ -13,8 +13,8 @@ import yaml
 from webhook.cluster.static import StaticView
 from webhook.field import ErrorType, Verdict
 from webhook.kinds import AdmissionRequest, Operation
-from webhook.models.core import CloudProfile, NamespacedCloudProfile
-from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile
+from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile, default_shoot
 from webhook.settings import Settings
 
 NOW: Final = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
@@ -123,3 +123,46 @@ def deep(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 DEFAULT_SETTINGS: Final = Settings()
+
+
+# ------------------------------------------------------------------------------------------------------ Shoots
+
+
+def worker_dict(name: str = "pool-a", **fields: Any) -> dict[str, Any]:
+    """A worker pool as raw JSON: machine type m5.large with image gardenlinux 1592.1.0, one zone; fields replace keys."""
+    pool: dict[str, Any] = {
+        "name": name,
+        "machine": {"type": "m5.large", "image": {"name": "gardenlinux", "version": "1592.1.0"}},
+        "minimum": 1,
+        "maximum": 2,
+        "zones": ["eu-1a"],
+    }
+    pool.update(fields)
+    return pool
+
+
+def shoot_dict(*workers: dict[str, Any], version: str | None = "1.33.2", **spec_overrides: Any) -> dict[str, Any]:
+    """A minimal valid Shoot (garden-dev/crazy-botany) on CloudProfile "local" as raw JSON.
+
+    workers: pools (default: one `worker_dict()`; a workerless Shoot passes `provider={"type": "local", "workers": []}`).
+    version: spec.kubernetes.version (None leaves it out). Keyword arguments replace top-level spec fields.
+    """
+    spec: dict[str, Any] = {
+        "cloudProfile": {"name": "local"},
+        "credentialsBindingName": "local",
+        "region": "eu-1",
+        "kubernetes": {} if version is None else {"version": version},
+        "provider": {"type": "local", "workers": list(workers) if workers else [worker_dict()]},
+    }
+    spec.update(spec_overrides)
+    return {
+        "apiVersion": "core.gardener.cloud/v1beta1",
+        "kind": "Shoot",
+        "metadata": {"name": "crazy-botany", "namespace": "garden-dev"},
+        "spec": spec,
+    }
+
+
+def shoot(raw: dict[str, Any]) -> Shoot:
+    """Decode and default a raw Shoot, as admission does."""
+    return default_shoot(Shoot.model_validate(raw, by_alias=True))

@@ -59,6 +59,8 @@ class Settings(BaseSettings):
     expiry_warning_days: warn when a version expires within this many days (days, >= 0).
     feature_gates: Gardener feature gates (VersionClassificationLifecycle, CloudProfileCapabilities, …).
     cluster: cluster view options.
+    worker_cri_unsupported_images: machine image names whose OS extension does not support CRI configuration;
+    a Shoot worker pool on such an image must not configure its `cri` section (seed 003, CRI Support).
     """
 
     model_config = SettingsConfigDict(
@@ -70,6 +72,7 @@ class Settings(BaseSettings):
     expiry_warning_days: int = Field(default=30, ge=0, le=3650)
     feature_gates: FeatureGates = FeatureGates()
     cluster: ClusterSettings = ClusterSettings()
+    worker_cri_unsupported_images: tuple[str, ...] = ()
 
     @classmethod
     def settings_customise_sources(

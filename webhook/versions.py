@@ -396,3 +396,214 @@ def latest(versions: Sequence[tuple[Version, int]]) -> int | None:
         if best is None or pair[0] > best[0]:
             best = pair
     return None if best is None else best[1]
+
+
+# ---------------------------------------------------------------------------------- defaulting and update targets
+#
+# The functions below answer "which version would Gardener pick": the Shoot mutator's defaulting of partial versions
+# and the maintenance controller's auto/force update targets. Each takes the profile's versions and `now` (aware UTC)
+# and returns a version string or None. Versions that do not parse are skipped (a validated CloudProfile has none).
+
+UPDATE_STRATEGY_PATCH: Final = "patch"
+UPDATE_STRATEGY_MINOR: Final = "minor"
+UPDATE_STRATEGY_MAJOR: Final = "major"
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    text: str
+    parsed: Version
+    classification: str
+
+
+def _candidates(versions: Sequence[ExpirableVersionLike], now: datetime) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    for entry in versions:
+        parsed = find_version(entry.version)
+        if parsed is not None:
+            found.append(_Candidate(entry.version, parsed, current_classification(entry, now)))
+    return found
+
+
+def _highest(candidates: Sequence[_Candidate]) -> _Candidate | None:
+    best: _Candidate | None = None
+    for c in candidates:
+        if best is None or c.parsed > best.parsed:
+            best = c
+    return best
+
+
+def latest_supported_version(
+    versions: Sequence[ExpirableVersionLike], now: datetime, *, major: int | None = None, minor: int | None = None
+) -> str | None:
+    """Highest version whose current classification is `supported`, of `major` (and `minor`) when given.
+
+    This is what the Shoot mutator fills into an empty or partial Kubernetes version: preview, deprecated, expired
+    and unavailable versions are never picked. Source: gardener plugin/pkg/shoot/mutator/admission.go
+    findLatestSupportedVersion.
+    """
+    best = _highest(
+        [
+            c
+            for c in _candidates(versions, now)
+            if c.classification == Classification.SUPPORTED
+            and (major is None or c.parsed.major == major)
+            and (minor is None or c.parsed.minor == minor)
+        ]
+    )
+    return None if best is None else best.text
+
+
+def latest_non_preview_version(versions: Sequence[ExpirableVersionLike], now: datetime) -> str | None:
+    """Highest non-preview version, preferring the highest one that is not deprecated (expired ones count).
+
+    The Shoot mutator's choice of a machine image version. Source: gardener pkg/api/core/helper/cloudprofile.go
+    DetermineLatestMachineImageVersion(versions, filterPreviewVersions=true).
+    """
+    candidates = [c for c in _candidates(versions, now) if c.classification != Classification.PREVIEW]
+    best = _highest([c for c in candidates if c.classification != Classification.DEPRECATED]) or _highest(candidates)
+    return None if best is None else best.text
+
+
+def _auto_update(candidates: Sequence[_Candidate], current: Version, scope: Callable[[Version], bool]) -> str | None:
+    """Latest version above `current` within `scope`, neither expired nor preview, preferring non-deprecated ones.
+
+    Source: gardener pkg/api/core/v1beta1/helper/cloudprofile.go getVersionForAutoUpdate.
+    """
+    eligible = [
+        c
+        for c in candidates
+        if c.classification not in (Classification.EXPIRED, Classification.PREVIEW)
+        and c.parsed > current
+        and scope(c.parsed)
+    ]
+    best = _highest([c for c in eligible if c.classification != Classification.DEPRECATED]) or _highest(eligible)
+    return None if best is None else best.text
+
+
+def _patch_scope(current: Version) -> Callable[[Version], bool]:
+    return lambda v: v.minor_key == current.minor_key
+
+
+def _auto_update_target(candidates: Sequence[_Candidate], current: Version, strategy: str) -> str | None:
+    """Auto-update target for `strategy` (patch: same minor; minor: then same major; major: then any version).
+
+    Source: gardener v1beta1 helper GetLatestVersionForPatchAutoUpdate, GetLatestVersionForMinorAutoUpdate,
+    GetOverallLatestVersionForAutoUpdate.
+    """
+    target = _auto_update(candidates, current, _patch_scope(current))
+    if target is not None or strategy == UPDATE_STRATEGY_PATCH:
+        return target
+    if strategy == UPDATE_STRATEGY_MINOR:
+        return _auto_update(candidates, current, lambda v: v.major == current.major)
+    return _auto_update(candidates, current, lambda v: True)
+
+
+def _force_update_consecutive_minor(candidates: Sequence[_Candidate], current: Version) -> str | None:
+    """Latest non-preview version of minor+1 (same major), preferring non-expired ones.
+
+    Source: gardener v1beta1 helper GetVersionForForcefulUpdateToConsecutiveMinor.
+    """
+    pool = [
+        c
+        for c in candidates
+        if c.classification != Classification.PREVIEW
+        and c.parsed.major == current.major
+        and c.parsed.minor == current.minor + 1
+    ]
+    best = _highest([c for c in pool if c.classification != Classification.EXPIRED]) or _highest(pool)
+    return None if best is None else best.text
+
+
+def _next_higher(
+    candidates: Sequence[_Candidate],
+    current: Version,
+    part: Callable[[Version], int],
+    keep: Callable[[_Candidate], bool],
+) -> tuple[_Candidate | None, int | None]:
+    """Highest kept non-preview version of the lowest kept `part` (minor or major) above the current one, and the
+    lowest `part` above the current one among all versions (kept or not, Gardener compares the bare number).
+
+    Source: gardener v1beta1 helper GetQualifyingVersionForNextHigher.
+    """
+    ordered = sorted(candidates, key=lambda c: c.parsed)
+    next_part: int | None = None
+    chosen: _Candidate | None = None
+    for c in ordered:
+        value = part(c.parsed)
+        if value > part(current) and (next_part is None or value < next_part):
+            next_part = value
+        if c.classification == Classification.PREVIEW or not keep(c):
+            continue
+        if chosen is not None and part(c.parsed) > part(chosen.parsed):
+            break
+        chosen = c
+    return chosen, next_part
+
+
+def _force_update_next_higher(candidates: Sequence[_Candidate], current: Version, *, major: bool) -> str | None:
+    """Force-update target of machine images: the next higher minor (strategy patch) or major (strategy minor).
+
+    Prefers a non-expired version; falls back to expired ones when none exists or when the non-expired choice
+    skips the next minor/major. Source: gardener v1beta1 helper GetVersionForForcefulUpdateToNextHigherMinor,
+    GetVersionForForcefulUpdateToNextHigherMajor, getVersionForMachineImageForceUpdate.
+    """
+
+    def part(v: Version) -> int:
+        return v.major if major else v.minor
+
+    def in_scope(c: _Candidate) -> bool:
+        if major:
+            return c.parsed.major > current.major
+        return c.parsed.major == current.major and c.parsed.minor > current.minor
+
+    chosen, next_part = _next_higher(
+        candidates, current, part, lambda c: in_scope(c) and c.classification != Classification.EXPIRED
+    )
+    skipped = chosen is not None and next_part is not None and part(chosen.parsed) > next_part
+    if chosen is None or skipped:
+        chosen, _ = _next_higher(candidates, current, part, in_scope)
+    return None if chosen is None else chosen.text
+
+
+def find_kubernetes_force_update_target(
+    versions: Sequence[ExpirableVersionLike], current: str, now: datetime
+) -> str | None:
+    """Version maintenance moves an expired Kubernetes version `current` to, or None when there is none.
+
+    First the latest non-expired, non-preview patch of the same minor (non-deprecated preferred), else the latest
+    non-preview version of the next consecutive minor (non-expired preferred). Source: gardener
+    pkg/controllermanager/controller/shoot/maintenance/reconciler.go determineKubernetesVersion,
+    helper.DetermineVersionForStrategy.
+    """
+    parsed = find_version(current)
+    if parsed is None:
+        return None
+    candidates = _candidates(versions, now)
+    target = _auto_update_target(candidates, parsed, UPDATE_STRATEGY_PATCH)
+    return target if target is not None else _force_update_consecutive_minor(candidates, parsed)
+
+
+def find_machine_image_force_update_target(
+    versions: Sequence[ExpirableVersionLike], current: str, strategy: str | None, now: datetime
+) -> str | None:
+    """Version maintenance moves an expired machine image version `current` to, per the image's updateStrategy.
+
+    versions: the image's versions the pool can use (architecture, CRI, kubelet constraint already filtered by the
+    caller). patch: a higher patch, else the next higher minor; minor: a higher minor/patch of the major, else the
+    next higher major; major (default): the overall latest version above `current`, never an expired one, so an
+    expired latest version has no target. Source: gardener maintenance/helper/helper.go DetermineMachineImageVersion.
+    """
+    parsed = find_version(current)
+    if parsed is None:
+        return None
+    strategy = strategy or UPDATE_STRATEGY_MAJOR
+    candidates = _candidates(versions, now)
+    target = _auto_update_target(candidates, parsed, strategy)
+    if target is not None:
+        return target
+    if strategy == UPDATE_STRATEGY_PATCH:
+        return _force_update_next_higher(candidates, parsed, major=False)
+    if strategy == UPDATE_STRATEGY_MINOR:
+        return _force_update_next_higher(candidates, parsed, major=True)
+    return None

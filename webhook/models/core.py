@@ -1,4 +1,4 @@
-"""core.gardener.cloud/v1beta1 kinds: CloudProfile, NamespacedCloudProfile and the parts of Shoot the view reads.
+"""core.gardener.cloud/v1beta1 kinds: CloudProfile, NamespacedCloudProfile and the parts of Shoot the rules read.
 
 Field names follow pkg/apis/core/v1beta1/types_cloudprofile.go. Values that a rule validates (classification,
 updateStrategy, CRI name, architecture …) are plain strings, so that a bad value becomes a finding, not a
@@ -7,7 +7,12 @@ decoding error.
 
 from __future__ import annotations
 
-from pydantic import Field
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field, ModelWrapValidatorHandler, PrivateAttr, model_validator
 
 from webhook.models.base import CapabilityMap, KubernetesObject, List, Model, Quantity, Str, StrMap, Time
 
@@ -172,7 +177,7 @@ class NamespacedCloudProfile(KubernetesObject):
     status: NamespacedCloudProfileStatus = NamespacedCloudProfileStatus()
 
 
-# ------------------------------------------------------------------------------ Shoot (what the view reads)
+# ------------------------------------------------------------------------------ Shoot (what the view and rules read)
 
 
 class ShootMachineImage(Model):
@@ -190,12 +195,29 @@ class WorkerKubernetes(Model):
     version: str | None = None
 
 
+class WorkerVolume(Model):
+    """A worker pool's root volume; Go names the size field `size` (VolumeSize)."""
+
+    name: str | None = None
+    type: str | None = None
+    volume_size: Str = Field(default="", alias="size")
+
+
+class WorkerControlPlane(Model):
+    """Presence marks the pool that runs a self-hosted Shoot's control plane; no field is read."""
+
+
 class Worker(Model):
     name: Str = ""
     machine: ShootMachine = ShootMachine()
     kubernetes: WorkerKubernetes | None = None
     minimum: int = 0
     maximum: int = 0
+    cri: CRI | None = None
+    update_strategy: str | None = None
+    zones: List[str] = []
+    volume: WorkerVolume | None = None
+    control_plane: WorkerControlPlane | None = None
 
 
 class ShootProvider(Model):
@@ -207,16 +229,45 @@ class ShootKubernetes(Model):
     version: Str = ""
 
 
+class ShootAddons(Model):
+    """Presence of `spec.addons` is what the version rules read; its content is not modelled."""
+
+
 class ShootSpec(Model):
     cloud_profile_name: str | None = None
     cloud_profile: CloudProfileReference | None = None
     kubernetes: ShootKubernetes = ShootKubernetes()
     provider: ShootProvider = ShootProvider()
     region: Str = ""
+    secret_binding_name: str | None = None
+    credentials_binding_name: str | None = None
+    addons: ShootAddons | None = None
+
+
+def _fingerprint(raw: Mapping[str, Any]) -> bytes:
+    """Digest of the raw `metadata` and `spec` (every field, modelled or not): equal digests mean equal objects."""
+    text = json.dumps([raw.get("metadata"), raw.get("spec")], sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
 class Shoot(KubernetesObject):
+    """A Shoot: the fields the cluster view and the Shoot rules read.
+
+    Decoding also records a digest of the raw metadata and spec (`_fingerprint`), so that "is this UPDATE a no-op"
+    can be answered over the whole object, as Gardener compares the full spec and metadata, without modelling
+    every field. Objects built without decoding (model_construct, tests) have an empty digest.
+    """
+
     spec: ShootSpec = ShootSpec()
+    _fingerprint: bytes = PrivateAttr(default=b"")
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_fingerprint(cls, data: Any, handler: ModelWrapValidatorHandler[Shoot]) -> Shoot:
+        shoot = handler(data)
+        if isinstance(data, Mapping):
+            shoot._fingerprint = _fingerprint(data)
+        return shoot
 
     def profile_reference(self) -> CloudProfileReference | None:
         """The referenced (Namespaced)CloudProfile; legacy `cloudProfileName` and a missing kind mean CloudProfile."""
@@ -226,3 +277,13 @@ class Shoot(KubernetesObject):
         if self.spec.cloud_profile_name:
             return CloudProfileReference(kind="CloudProfile", name=self.spec.cloud_profile_name)
         return None
+
+    def same_as(self, other: Shoot) -> bool:
+        """Whether spec and metadata are identical (Gardener's no-op UPDATE test, ShootValidator.Validate).
+
+        Compares the raw digests when both objects were decoded, and the modelled fields in any case.
+        """
+        digests = self._fingerprint and other._fingerprint
+        if digests and self._fingerprint != other._fingerprint:
+            return False
+        return self.spec == other.spec and self.metadata == other.metadata

@@ -18,12 +18,16 @@ from webhook.models.core import (
     MachineImageVersion,
     MachineType,
     NamespacedCloudProfile,
+    Shoot,
     VolumeType,
+    Worker,
 )
 
 DEFAULT_UPDATE_STRATEGY: Final = "major"
 DEFAULT_CRI: Final = (CRI(name="containerd"),)
 DEFAULT_ARCHITECTURE: Final = "amd64"
+DEFAULT_WORKER_CRI: Final = CRI(name="containerd")
+DEFAULT_WORKER_UPDATE_STRATEGY: Final = "AutoRollingUpdate"
 
 
 def _default_version(version: MachineImageVersion, *, architectures: bool) -> MachineImageVersion:
@@ -89,3 +93,29 @@ def default_namespaced_cloud_profile(profile: NamespacedCloudProfile) -> Namespa
     volumes = [_default_volume_type(v) for v in spec.volume_types]
     update = _changed_fields(machine_types=(types, spec.machine_types), volume_types=(volumes, spec.volume_types))
     return profile.model_copy(update={"spec": spec.model_copy(update=update)}) if update else profile
+
+
+def _default_worker(worker: Worker) -> Worker:
+    update: dict[str, object] = {}
+    if worker.cri is None:
+        update["cri"] = DEFAULT_WORKER_CRI
+    if worker.update_strategy is None:
+        update["update_strategy"] = DEFAULT_WORKER_UPDATE_STRATEGY
+    return worker.model_copy(update=update) if update else worker
+
+
+def default_shoot(shoot: Shoot) -> Shoot:
+    """Return `shoot` with the v1beta1 Shoot defaults the Shoot rules read (a new object only if something changed).
+
+    workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate. Other defaults
+    (maxSurge, purpose, networking, …) feed no rule and are left out. The digest of the raw object that
+    `Shoot.same_as` compares is kept (model_copy copies private attributes).
+    Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker.
+    """
+    provider = shoot.spec.provider
+    workers = [_default_worker(w) for w in provider.workers]
+    update = _changed_fields(workers=(workers, provider.workers))
+    if not update:
+        return shoot
+    spec = shoot.spec.model_copy(update={"provider": provider.model_copy(update=update)})
+    return shoot.model_copy(update={"spec": spec})

@@ -12,10 +12,10 @@ from typing import Any, Final
 
 from webhook.field import Rule, rules_table
 from webhook.kinds import CLUSTER_001, OBJ_DECODE_001, KindValidator
-from webhook.validators import cloudprofile, namespacedcloudprofile
+from webhook.validators import cloudprofile, namespacedcloudprofile, shoot
 
 REGISTRY: Final[Mapping[tuple[str, str], KindValidator[Any]]] = MappingProxyType(
-    {(k.group, k.kind): k for k in (cloudprofile.KIND, namespacedcloudprofile.KIND)}
+    {(k.group, k.kind): k for k in (cloudprofile.KIND, namespacedcloudprofile.KIND, shoot.KIND)}
 )
 
 ALL_RULES: Final[Mapping[str, Rule]] = rules_table((OBJ_DECODE_001, CLUSTER_001), *(k.rules for k in REGISTRY.values()))

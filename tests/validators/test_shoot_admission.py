@@ -1,0 +1,193 @@
+"""Shoots end to end: AdmissionReview in, response out (`webhook.admission.judge`), the CLI, and the real manifests.
+
+Real Shoots (shared fixtures/real, see SOURCES.md there) are judged against a CloudProfile that makes sense for
+them: provider-local Shoots against Gardener's current provider-local profile (dev-setup). The others reference
+profiles that exist nowhere in the fixtures (regiocloud, equinix-metal with other versions, aws, gcp) or none
+(the gardenadm Shoot, the test-framework template); re-applied unchanged they pass immediately, as in Gardener,
+so the missing profile is never reported for them.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from tests.builders import NOW, REAL_FIXTURES, review, review_bytes
+from tests.validators.shoot_cases import VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
+from webhook.admission import Outcome, judge
+from webhook.cli import main
+from webhook.cluster.static import StaticView
+from webhook.documents import read_objects
+from webhook.settings import ClusterSettings, Settings
+
+LOCAL_PROFILE: Final = REAL_FIXTURES / "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"
+LOCAL_VIEW: Final = StaticView.from_files([LOCAL_PROFILE])
+
+
+def outcome(body: bytes, *, view: StaticView = VIEW, settings: Settings | None = None) -> Outcome:
+    return judge(body, view=view, settings=settings or Settings(), now=NOW)
+
+
+def test_static_denial_is_422() -> None:
+    out = outcome(review_bytes(shoot_dict(pool(kubernetes={"version": "1.29.14"}))))
+    assert (out.allowed, out.code) == (False, 422)
+    assert out.response["status"]["reason"] == "Invalid"
+    assert out.messages == (
+        f"{W0}.kubernetes.version: Forbidden: worker group kubernetes version must be at most three minor versions behind "
+        "control plane version (Kubernetes version skew policy)",
+    )
+
+
+def test_profile_denial_is_403() -> None:
+    out = outcome(review_bytes(shoot_dict(version="1.32.5")))
+    assert (out.allowed, out.code) == (False, 403)
+    assert out.response["status"]["reason"] == "Forbidden"
+    assert out.response["auditAnnotations"] == {"gardener-webhook/rules": "SH-ADM-K8S-001"}
+
+
+def test_static_and_profile_findings_together_answer_403_with_both() -> None:
+    out = outcome(review_bytes(shoot_dict(pool(kubernetes={"version": "1.28.15"}), version="1.32.5")))
+    assert out.code == 403
+    assert [c["field"] for c in out.response["status"]["details"]["causes"]] == [
+        f"{W0}.kubernetes.version",
+        "spec.kubernetes.version",
+    ]
+
+
+def test_allowed_with_resolution_warnings_within_120_characters() -> None:
+    raw = shoot_dict(pool(machine={"type": "m5.large", "image": {"name": "gardenlinux", "version": "1443"}}), version="1.33")
+    out = outcome(review_bytes(raw))
+    assert out.allowed
+    assert out.warnings == (
+        'spec.kubernetes.version: "1.33" resolves to "1.33.2"',
+        f'{W0}.machine.image: version "1443" resolves to "gardenlinux:1443.10.0"',
+        f'{W0}.machine.image.version: "1443.10.0" expires on 2026-12-01, then force update to "1592.2.0"',
+    )
+    assert all(len(w) <= 120 for w in out.warnings)
+
+
+def test_unchanged_update_passes_even_without_its_profile() -> None:
+    raw = shoot_dict(cloudProfile={"name": "gone"}, version="1.20.0", secretBindingName="both")
+    out = outcome(review_bytes(raw, copy.deepcopy(raw)))
+    assert (out.allowed, out.warnings) == (True, ())
+    changed = copy.deepcopy(raw)
+    changed["metadata"]["labels"] = {"team": "a"}
+    out = outcome(review_bytes(changed, raw))
+    assert not out.allowed and out.code == 403  # now judged: the profile is missing
+
+
+def test_unchanged_unmodelled_fields_count_as_changes() -> None:
+    raw = shoot_dict(pool(machine=image_of("gardenlinux", "1312.4.0")))
+    stored = copy.deepcopy(raw)
+    assert outcome(review_bytes(raw, stored)).allowed
+    raw["spec"]["networking"] = {"type": "cilium"}  # not modelled, still a change: the kubelet constraint is judged
+    out = outcome(review_bytes(raw, stored))
+    assert not out.allowed and out.rule_ids == ("SH-ADM-KUB-001",)
+
+
+def test_preexisting_static_defects_are_ratcheted_on_update() -> None:
+    old = shoot_dict(credentialsBindingName=None)  # SH-VER-003: stored before the rule existed
+    new = copy.deepcopy(old)
+    new["spec"]["provider"]["workers"][0]["maximum"] = 3
+    out = outcome(review_bytes(new, old))
+    assert out.allowed
+    assert out.warnings == ("unchanged, not enforced: spec.secretBindingName: Required value: must be set when credentialsBindingName is not",)
+
+
+def test_delete_and_subresources_are_not_judged() -> None:
+    expired = shoot_dict(version="1.32.5", cloudProfile={"name": "gone"})
+    assert outcome(review_bytes(None, expired, operation="DELETE")).allowed
+    body = review(shoot_dict(version="1.32.5"), shoot_dict(version="1.31.9"))
+    body["request"]["subResource"] = "status"
+    assert outcome(json.dumps(body).encode()).allowed
+
+
+def test_cluster_state_unknown_follows_fail_closed() -> None:
+    body = review_bytes(shoot_dict(version="1.33"))
+    closed = outcome(body, view=UnsyncedView())
+    assert (closed.allowed, closed.code, closed.rule_ids) == (False, 403, ("CLUSTER-001",))
+    opened = outcome(body, view=UnsyncedView(), settings=Settings(cluster=ClusterSettings(fail_closed=False)))
+    assert opened.allowed and opened.warnings[0].startswith("spec.cloudProfile.name: Forbidden: cluster state not yet known")
+
+
+# ------------------------------------------------------------------------------------------------- real Shoots
+
+
+def _real_shoots() -> list[Path]:
+    found: list[Path] = []
+    for path in sorted(REAL_FIXTURES.iterdir()):
+        try:
+            objects = read_objects(path)
+        except ValueError:
+            continue  # SOURCES.md, and the placeholder Gardenlet that is not YAML
+        if any(isinstance(o, dict) and o.get("kind") == "Shoot" for o in objects):
+            found.append(path)
+    return found
+
+
+REAL_SHOOTS: Final = _real_shoots()
+
+
+def test_all_real_shoots_are_covered() -> None:
+    assert len(REAL_SHOOTS) == 17
+
+
+@pytest.mark.parametrize("path", REAL_SHOOTS, ids=lambda p: p.name[:70])
+def test_real_shoot_reapplied_unchanged_is_allowed(path: Path) -> None:
+    """Every real Shoot, templates included, passes when re-applied unchanged (Gardener's early exit).
+
+    Templates: `shoot-for-seed.yaml` (hcloud CI) carries `REPLACE_ME` as name and Kubernetes version, and
+    `shoot-template.yaml` (gardenerless setup) `NAMEPLACEHOLDER`; neither is a valid Shoot to create (the version
+    is not a semantic version, the names are no DNS labels), but a stored object is not judged again unchanged.
+    """
+    (raw,) = read_objects(path)
+    out = judge(review_bytes(raw, copy.deepcopy(raw)), view=LOCAL_VIEW, settings=Settings(), now=NOW)
+    assert out.allowed, out.messages
+    assert all(len(w) <= 120 for w in out.warnings)
+
+
+@pytest.mark.parametrize("path", REAL_SHOOTS, ids=lambda p: p.name[:70])
+def test_real_shoot_through_the_cli(path: Path) -> None:
+    out = io.StringIO()
+    code = main(["review", "--operation", "UPDATE", "--old", str(path), str(path), "--context", str(LOCAL_PROFILE),
+                 "--now", "2026-11-21T12:00:00Z"], out=out)  # fmt: skip
+    assert code == 0, out.getvalue()
+    assert out.getvalue().startswith("ALLOWED Shoot/")
+
+
+# What CREATE says about the provider-local Shoots against today's provider-local profile (Kubernetes 1.32-1.36):
+# those that still use `secretBindingName` resolve to Kubernetes 1.36.0, where Gardener forbids that field.
+CREATE_LOCAL: Final = {
+    "gardener__gardener-extension-auditing__example_local-setup_shoot.yaml": (),
+    "gardener__gardener-extension-registry-cache__example_shoot-registry-cache.yaml": (),
+    "gardener__gardener-extension-shoot-oidc-service__example_local_01-shoot-workerless.yaml": (),
+    "gardener__gardener-extension-shoot-oidc-service__example_local_01-shoot.yaml": ("SH-VER-003",),
+    "gardener__gardener-extension-shoot-traefik__examples_shoot.yaml": (),
+    "gardener__gardener__example_provider-local_managedseeds_shoot-managedseed-ipv6.yaml": (),
+    "gardener__gardener__example_provider-local_managedseeds_shoot-managedseed.yaml": (),
+    "gardener__gardener__example_provider-local_shoot-ipv6.yaml": (),
+    "gardener__gardener__example_provider-local_shoot-workerless.yaml": (),
+    "gardener__gardener__example_provider-local_shoot.yaml": (),
+    "stackitcloud__gardener-extension-shoot-flux__example_shoot.yaml": ("SH-VER-003",),
+}
+
+
+@pytest.mark.parametrize(("name", "rules"), sorted(CREATE_LOCAL.items()), ids=lambda v: v[:60] if isinstance(v, str) else "")
+def test_provider_local_shoots_on_create(name: str, rules: tuple[str, ...]) -> None:
+    (raw,) = read_objects(REAL_FIXTURES / name)
+    out = judge(review_bytes(raw), view=LOCAL_VIEW, settings=Settings(), now=NOW)
+    assert tuple(f for f in out.rule_ids if not f.startswith("SH-WARN")) == rules
+    assert out.allowed == (not rules)
+    if "version" not in raw["spec"].get("kubernetes", {}):
+        assert 'spec.kubernetes.version: not set, resolves to "1.36.0"' in out.warnings
+
+
+def test_registry_cache_shoot_resolves_only_its_image() -> None:
+    (raw,) = read_objects(REAL_FIXTURES / "gardener__gardener-extension-registry-cache__example_shoot-registry-cache.yaml")
+    out = judge(review_bytes(raw), view=LOCAL_VIEW, settings=Settings(), now=NOW)
+    assert out.warnings == (f'{W0}.machine.image: not set, resolves to "local:1.0.0"',)

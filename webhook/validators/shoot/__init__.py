@@ -1,0 +1,172 @@
+"""Shoot (core.gardener.cloud/v1beta1): gardener-rules.md §C, seeds 000, 001 and 003.
+
+Gardener judges a Shoot in three stages, and so does this package, in one pass without early exits:
+1. `resolve` (C.1, ShootMutator): the referenced CloudProfile (or NamespacedCloudProfile's merged spec, `lookup`)
+   fills empty or partial versions and omitted machine images. A validating webhook cannot mutate: each resolution
+   is a warning naming the value it resolves to, and judging goes on with the resolved values (`Effective`).
+2. `static` (C.2, C.3): the object's own fields, 422 Invalid.
+3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the seed 000 warnings.
+On UPDATE a Shoot whose spec and metadata did not change passes immediately: only the advisory warnings are
+computed (SH-WARN-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be deleted),
+and neither are subresources (webhook.admission skips them).
+Source: gardener plugin/pkg/shoot/mutator/admission.go, pkg/api/core/validation/shoot.go,
+plugin/pkg/shoot/validator/admission.go.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from webhook.cluster.view import ClusterView
+from webhook.field import Finding, Mode, Verdict
+from webhook.kinds import AdmissionRequest, KindValidator, Operation
+from webhook.models.core import Shoot
+from webhook.models.defaults import default_shoot
+from webhook.settings import Settings
+from webhook.validators.shoot import advice, lookup, profile, resolve, static
+from webhook.validators.shoot.advice import SH_WARN_001, SH_WARN_002, SH_WARN_003, SH_WARN_004
+from webhook.validators.shoot.effective import Effective
+from webhook.validators.shoot.lookup import SH_ADM_REF_001
+from webhook.validators.shoot.profile import (
+    SH_ADM_CRI_001,
+    SH_ADM_IMG_001,
+    SH_ADM_K8S_001,
+    SH_ADM_K8S_002,
+    SH_ADM_K8S_003,
+    SH_ADM_KUB_001,
+    SH_ADM_LIM_001,
+    SH_ADM_MT_001,
+    SH_ADM_PRV_001,
+    SH_ADM_REG_001,
+    SH_ADM_VOL_001,
+)
+from webhook.validators.shoot.resolve import SH_WARN_005, SH_WARN_006, SHM_002, SHM_003, SHM_005
+from webhook.validators.shoot.static import (
+    SH_CRI_POL_001,
+    SH_INP_001,
+    SH_K8S_001,
+    SH_K8S_002,
+    SH_K8S_003,
+    SH_K8S_004,
+    SH_K8S_005,
+    SH_VER_001,
+    SH_VER_002,
+    SH_VER_003,
+    SH_VER_004,
+    SH_WRK_001,
+    SH_WRK_002,
+    SH_WRK_003,
+    SHM_001,
+)
+
+RULES: Final = (*static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *advice.RULES)
+
+
+# ------------------------------------------------------------------------------------------------ entry points
+
+
+def validate_create(request: AdmissionRequest[Shoot], view: ClusterView, settings: Settings) -> Verdict:
+    """Judge a new Shoot: SHM-001, resolution, every static rule, every admission rule, warnings."""
+    shoot = request.object
+    assert shoot is not None  # admission guarantees an object for CREATE
+    return Verdict.of(_judge(shoot, None, request, view, settings))
+
+
+def validate_update(request: AdmissionRequest[Shoot], view: ClusterView, settings: Settings) -> Verdict:
+    """Judge a changed Shoot: create rules on the new object, update rules, admission rules on what changed.
+
+    An unchanged Shoot (same spec and metadata, Gardener's early exit) only gets the advisory warnings.
+    """
+    new, old = request.object, request.old_object
+    assert new is not None and old is not None  # admission guarantees both for UPDATE
+    findings = _judge(new, old, request, view, settings)
+    if new.same_as(old):
+        findings = [f for f in findings if f.rule.mode is Mode.WARN]
+    return Verdict.of(findings)
+
+
+def _judge(
+    shoot: Shoot, old: Shoot | None, request: AdmissionRequest[Shoot], view: ClusterView, settings: Settings
+) -> list[Finding]:
+    """All findings for `shoot`; old: the stored Shoot on UPDATE, None on CREATE."""
+    namespace = request.namespace or shoot.metadata.namespace
+    operation = Operation.CREATE if old is None else Operation.UPDATE
+    found = lookup.find_profile_spec(shoot, namespace, view)
+    findings: list[Finding] = list(found.findings)
+    if found.spec is not None:
+        new, resolution = resolve.resolve(shoot, old, found.spec, request.now)
+        findings.extend(resolution)
+    else:
+        new = resolve.unresolved(shoot, referenced=found.referenced)
+    before: Effective | None = None
+    if old is not None:
+        before = resolve.resolve(old, None, found.spec, request.now)[0] if found.spec is not None else Effective(old)
+    ctx = static.StaticContext(
+        in_place_gate=settings.feature_gates.in_place_node_updates,
+        cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
+    )
+    if old is None:
+        findings.extend(static.validate_create_only(shoot))
+    findings.extend(static.validate_shoot(new, ctx, create=old is None))
+    if before is not None:
+        findings.extend(static.validate_shoot_update(new, before, ctx))
+    if found.spec is not None:
+        findings.extend(profile.validate_against_profile(new, before, found.spec, operation, request.now))
+        days = settings.expiry_warning_days
+        findings.extend(advice.warn_versions(new, before, found.spec, operation, request.now, days))
+    return findings
+
+
+KIND: Final = KindValidator(
+    group="core.gardener.cloud",
+    kind="Shoot",
+    model=Shoot,
+    rules=RULES,
+    create=validate_create,
+    update=validate_update,
+    delete=None,
+    prepare=default_shoot,
+)
+
+__all__ = [
+    "KIND",
+    "RULES",
+    "SHM_001",
+    "SHM_002",
+    "SHM_003",
+    "SHM_005",
+    "SH_ADM_CRI_001",
+    "SH_ADM_IMG_001",
+    "SH_ADM_K8S_001",
+    "SH_ADM_K8S_002",
+    "SH_ADM_K8S_003",
+    "SH_ADM_KUB_001",
+    "SH_ADM_LIM_001",
+    "SH_ADM_MT_001",
+    "SH_ADM_PRV_001",
+    "SH_ADM_REF_001",
+    "SH_ADM_REG_001",
+    "SH_ADM_VOL_001",
+    "SH_CRI_POL_001",
+    "SH_INP_001",
+    "SH_K8S_001",
+    "SH_K8S_002",
+    "SH_K8S_003",
+    "SH_K8S_004",
+    "SH_K8S_005",
+    "SH_VER_001",
+    "SH_VER_002",
+    "SH_VER_003",
+    "SH_VER_004",
+    "SH_WARN_001",
+    "SH_WARN_002",
+    "SH_WARN_003",
+    "SH_WARN_004",
+    "SH_WARN_005",
+    "SH_WARN_006",
+    "SH_WRK_001",
+    "SH_WRK_002",
+    "SH_WRK_003",
+    "validate_create",
+    "validate_update",
+]

@@ -1,0 +1,356 @@
+"""C.1: what Gardener's ShootMutator fills in, resolved without mutating (SHM-002, SHM-003, SHM-004, SHM-005).
+
+Empty or partial Kubernetes versions (`""`, `1`, `1.33`) resolve to the highest *supported* version of that
+major[.minor]; an omitted or partial machine image resolves as the mutator's ensureMachineImage does; an unset
+architecture becomes the machine type's. A validating webhook cannot write the result back, so each resolution is
+announced as a warning (SH-WARN-005 for Kubernetes versions, SH-WARN-006 for machine images; architectures are
+filled silently, as they never change what the user asked for), and the rules go on judging the resolved values.
+When nothing suitable exists the request is denied with Gardener's messages (403, they depend on the profile).
+Source: gardener plugin/pkg/shoot/mutator/admission.go defaultKubernetesVersion, findLatestSupportedVersion,
+defaultKubernetesVersionForWorker, defaultWorkerArchitectures, ensureMachineImage, getDefaultMachineImage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Final
+
+from webhook.field import FieldPath, Finding, Mode, Rule
+from webhook.models.core import (
+    CloudProfileSpec,
+    ExpirableVersion,
+    MachineImage,
+    MachineImageVersion,
+    MachineType,
+    Shoot,
+    ShootMachineImage,
+    Worker,
+)
+from webhook.models.defaults import DEFAULT_ARCHITECTURE
+from webhook.validators import common
+from webhook.validators.common import Capabilities, capabilities_of
+from webhook.validators.shoot.effective import (
+    KUBERNETES_VERSION,
+    Effective,
+    find_worker,
+    image_label,
+    is_full_version,
+    is_in_place,
+    worker_path,
+)
+from webhook.versions import find_version, latest_non_preview_version, latest_supported_version
+
+_MUT: Final = "gardener/gardener plugin/pkg/shoot/mutator/admission.go"
+
+SHM_002 = Rule("SHM-002", f"{_MUT} defaultKubernetes, defaultKubernetesVersion", uses_cluster=True)
+SHM_003 = Rule("SHM-003", f"{_MUT} defaultKubernetesVersionForWorker", uses_cluster=True)
+SHM_005 = Rule("SHM-005", f"{_MUT} ensureMachineImage, getDefaultMachineImage", uses_cluster=True)
+SH_WARN_005 = Rule(
+    "SH-WARN-005", f"{_MUT} defaultKubernetesVersion (the value the mutator would write)", Mode.WARN, uses_cluster=True
+)
+SH_WARN_006 = Rule(
+    "SH-WARN-006", f"{_MUT} ensureMachineImage (the value the mutator would write)", Mode.WARN, uses_cluster=True
+)
+
+RULES: Final = (SHM_002, SHM_003, SHM_005, SH_WARN_005, SH_WARN_006)
+
+_UINT: Final = re.compile(r"[0-9]+")
+_UINT64_MAX: Final = 2**64 - 1
+_NO_SUITABLE_VERSION: Final = (
+    "couldn't find a suitable version for {}. Suitable versions have a non-expired expiration date and are no "
+    "'preview' versions. 'Preview'-classified versions have to be selected explicitly"
+)
+
+
+def _uint(text: str) -> int | None:
+    """strconv.ParseUint(text, 10, 0): ASCII digits within 64 bits, else None."""
+    if not _UINT.fullmatch(text) or int(text) > _UINT64_MAX:
+        return None
+    return int(text)
+
+
+# ---------------------------------------------------------------------------------------------- entry points
+
+
+def unresolved(shoot: Shoot, *, referenced: bool) -> Effective:
+    """The Effective Shoot when no profile could be read.
+
+    referenced: the Shoot names a profile (then partial values stay unknown: the profile would fill them); without
+    a reference the values are judged as given, as Gardener's mutator does nothing without a profile.
+    """
+    if not referenced:
+        return Effective(shoot)
+    workers = shoot.spec.provider.workers
+    return Effective(
+        shoot,
+        control_plane_known=is_full_version(shoot.spec.kubernetes.version),
+        unknown_versions=frozenset(
+            i
+            for i, w in enumerate(workers)
+            if w.kubernetes is not None
+            and w.kubernetes.version is not None
+            and not is_full_version(w.kubernetes.version)
+        ),
+        unknown_images=frozenset(i for i, w in enumerate(workers) if _image_incomplete(w.machine.image)),
+    )
+
+
+def resolve(shoot: Shoot, old: Shoot | None, spec: CloudProfileSpec, now: datetime) -> tuple[Effective, list[Finding]]:
+    """Resolve every value the mutator fills, against `spec`; old: the stored Shoot on UPDATE, else None.
+
+    Returns the Effective Shoot and the findings: SH-WARN-005/006 announcing each resolution, SHM-002/003/005
+    denials for values that cannot be resolved (those stay unknown in the result). now: aware UTC.
+    """
+    findings: list[Finding] = []
+    control_plane, cp_findings = _resolve_kubernetes(
+        SHM_002, shoot.spec.kubernetes.version, spec.kubernetes.versions, now, KUBERNETES_VERSION
+    )
+    findings.extend(cp_findings)
+    old_workers = old.spec.provider.workers if old is not None else ()
+    capabilities = capabilities_of(spec.machine_capabilities)
+    workers: list[Worker] = []
+    unknown_versions: set[int] = set()
+    unknown_images: set[int] = set()
+    for i, worker in enumerate(shoot.spec.provider.workers):
+        path = worker_path(i)
+        update: dict[str, object] = {}
+        if worker.kubernetes is not None and worker.kubernetes.version is not None:
+            version, pool_findings = _resolve_kubernetes(
+                SHM_003, worker.kubernetes.version, spec.kubernetes.versions, now, path.child("kubernetes", "version")
+            )
+            findings.extend(pool_findings)
+            if version is None:
+                unknown_versions.add(i)
+            elif version != worker.kubernetes.version:
+                update["kubernetes"] = worker.kubernetes.model_copy(update={"version": version})
+        machine_type = next((t for t in spec.machine_types if t.name == worker.machine.type), None)
+        architecture = worker.machine.architecture or _architecture_of(machine_type, capabilities)
+        machine_update: dict[str, object] = {"architecture": architecture}
+        if shoot.metadata.deletion_timestamp is None:
+            image, image_findings = _resolve_image(
+                worker, find_worker(old_workers, worker.name), spec, architecture, machine_type, now, path
+            )
+            findings.extend(image_findings)
+            if image is None:
+                unknown_images.add(i)
+            else:
+                machine_update["image"] = image
+        update["machine"] = worker.machine.model_copy(update=machine_update)
+        workers.append(worker.model_copy(update=update))
+    kubernetes = shoot.spec.kubernetes
+    if control_plane is not None:
+        kubernetes = kubernetes.model_copy(update={"version": control_plane})
+    provider = shoot.spec.provider.model_copy(update={"workers": workers})
+    spec_update = {"kubernetes": kubernetes, "provider": provider}
+    effective = shoot.model_copy(update={"spec": shoot.spec.model_copy(update=spec_update)})
+    return (
+        Effective(effective, control_plane is not None, frozenset(unknown_versions), frozenset(unknown_images)),
+        findings,
+    )
+
+
+# ------------------------------------------------------------------------------------------ Kubernetes versions
+
+
+def _resolve_kubernetes(
+    rule: Rule, given: str, versions: Sequence[ExpirableVersion], now: datetime, path: FieldPath
+) -> tuple[str | None, list[Finding]]:
+    """A full version is kept as is (previews may be chosen explicitly); an empty or partial one becomes the
+    highest supported version of that major[.minor]. Returns (version or None, findings); path: the version field.
+    """
+    if is_full_version(given):
+        return given, []
+    parts = given.split(".")
+    minor: int | None = None
+    major: int | None = None
+    if len(parts) == 2 and parts[1]:
+        minor = _uint(parts[1])
+        if minor is None:
+            return None, [rule.invalid(path, parts[1], "must be a semantic version")]
+    if parts[0]:
+        major = _uint(parts[0])
+        if major is None:
+            return None, [rule.invalid(path, parts[0], "must be a semantic version")]
+    resolved = latest_supported_version(versions, now, major=major, minor=minor)
+    if resolved is None:
+        return None, [rule.invalid(path, given, _NO_SUITABLE_VERSION.format(given))]
+    what = "not set," if not given else f'"{given}"'
+    return resolved, [SH_WARN_005.forbidden(path, f'{what} resolves to "{resolved}"')]
+
+
+# -------------------------------------------------------------------------------------------- architectures
+
+
+def _architecture_of(machine_type: MachineType | None, capabilities: Capabilities) -> str:
+    """SHM-004: the machine type's architecture if it has exactly one, else amd64 (defaultWorkerArchitectures)."""
+    if machine_type is not None:
+        found = common.machine_type_architecture(machine_type, capabilities)
+        if found:
+            return found
+    return DEFAULT_ARCHITECTURE
+
+
+# ---------------------------------------------------------------------------------------------- machine images
+
+
+def _image_incomplete(image: ShootMachineImage | None) -> bool:
+    """Whether the mutator would fill or change this image: omitted, nameless, version omitted or partial."""
+    if image is None or not image.name or not image.version:
+        return True
+    return len(image.version.removeprefix("v").split(".")) != 3
+
+
+def _resolve_image(
+    worker: Worker,
+    old_worker: Worker | None,
+    spec: CloudProfileSpec,
+    architecture: str,
+    machine_type: MachineType | None,
+    now: datetime,
+    path: FieldPath,
+) -> tuple[ShootMachineImage | None, list[Finding]]:
+    """SHM-005: the image the mutator leaves on pool `worker`; path: spec.provider.workers[i].
+
+    An existing pool keeps its stored image when the new one omits the image, or names the same image without a
+    version (or with the stored version). Otherwise the image is defaulted from the profile. Returns (image or
+    None when it cannot be determined, findings).
+    """
+    given = worker.machine.image
+    image_path = path.child("machine", "image")
+    kept = old_worker.machine.image if old_worker is not None else None
+    if kept is not None:
+        if given is None:
+            return kept, [SH_WARN_006.forbidden(image_path, f'not set, keeps "{image_label(kept)}" of the stored pool')]
+        if given.name == kept.name and (not given.version or given.version == kept.version):
+            if given.version:
+                return kept, []
+            return kept, [SH_WARN_006.forbidden(image_path, f'version not set, keeps "{image_label(kept)}"')]
+    image, findings = _default_image(spec, given, architecture, machine_type, is_in_place(worker), now, path)
+    if image is not None and image != given:
+        detail = f'{_what_was_given(given)} resolves to "{image_label(image)}"'
+        findings.append(SH_WARN_006.forbidden(image_path, detail))
+    return image, findings
+
+
+def _what_was_given(given: ShootMachineImage | None) -> str:
+    if given is None:
+        return "not set,"
+    if not given.name:
+        return "name not set,"
+    if not given.version:
+        return "version not set,"
+    return f'version "{given.version}"'
+
+
+@SHM_005.check
+def _default_image(
+    spec: CloudProfileSpec,
+    given: ShootMachineImage | None,
+    architecture: str,
+    machine_type: MachineType | None,
+    in_place: bool,
+    now: datetime,
+    path: FieldPath,
+) -> tuple[ShootMachineImage | None, list[Finding]]:
+    """The mutator's default image: the named image (or the first one fitting the architecture) at the highest
+    non-preview version of the given major[.minor], preferring non-deprecated ones. A full version is kept as is
+    (SH-ADM-IMG-001 judges it). Returns (image, []) or (None, [SHM-005 finding]); path: spec.provider.workers[i].
+    """
+    reference = f"{given.name}@{given.version or ''}" if given is not None else ""
+    images = spec.machine_images
+    if not images:
+        detail = "the cloud profile does not contain any machine image - cannot create shoot cluster"
+        return None, [SHM_005.invalid(path, reference, detail)]
+    capabilities = capabilities_of(spec.machine_capabilities)
+    image: MachineImage | None
+    if given is not None and given.name:
+        image = next((m for m in images if m.name == given.name), None)
+        if image is None:
+            return None, [SHM_005.invalid(path, given.name, "image is not supported")]
+        if any(v.version == given.version for v in image.versions):
+            return given, []
+    else:
+        image = next(
+            (m for m in images if any(_fits(v, architecture, machine_type, capabilities) for v in m.versions)), None
+        )
+        if image is None:
+            detail = f"no valid machine image found that supports architecture `{architecture}`"
+            return None, [SHM_005.invalid(path, reference, detail)]
+    major: int | None = None
+    minor: int | None = None
+    if given is not None:
+        parts = (given.version or "").removeprefix("v").split(".")
+        if len(parts) == 3:
+            return given, []
+        if len(parts) == 2 and parts[1]:
+            minor = _uint(parts[1])
+            if minor is None:
+                return None, [SHM_005.invalid(path, given.version, f"{parts[1]} must be a semantic version")]
+        if parts[0]:
+            major = _uint(parts[0])
+            if major is None:
+                return None, [SHM_005.invalid(path, given.version, f"{parts[0]} must be a semantic version")]
+    candidates = [
+        v
+        for v in image.versions
+        if common.supports_architecture(v, capabilities, architecture)
+        and (
+            machine_type is None
+            or capabilities_supported(machine_type.capabilities, v.capability_flavors, capabilities)
+        )
+        and (not in_place or (v.in_place_updates is not None and v.in_place_updates.supported))
+        and _same_major_minor(v.version, major, minor)
+    ]
+    latest = latest_non_preview_version(candidates, now)
+    if latest is None:
+        detail = (
+            "failed to determine latest machine image from cloud profile: unable to determine latest expirable version"
+        )
+        return None, [SHM_005.invalid(path, reference, detail)]
+    return ShootMachineImage(name=image.name, version=latest), []
+
+
+def _same_major_minor(version: str, major: int | None, minor: int | None) -> bool:
+    parsed = find_version(version)
+    if parsed is None:
+        return False
+    return (major is None or parsed.major == major) and (minor is None or parsed.minor == minor)
+
+
+def _fits(
+    version: MachineImageVersion, architecture: str, machine_type: MachineType | None, capabilities: Capabilities
+) -> bool:
+    """getDefaultMachineImage's image choice: a version that runs on the architecture, or (for a known machine
+    type) whose flavors support the type's capabilities; an image without flavors supports every type.
+    """
+    if common.supports_architecture(version, capabilities, architecture):
+        return True
+    if machine_type is None:
+        return False
+    return capabilities_supported(machine_type.capabilities, version.capability_flavors, capabilities)
+
+
+def capabilities_supported(
+    wanted: Mapping[str, Sequence[str]], flavors: Sequence[Mapping[str, Sequence[str]]], definitions: Capabilities
+) -> bool:
+    """Whether some image flavor offers every capability of a machine type (defaults applied to both sides).
+
+    No flavors means every capability is supported. Source: gardener v1beta1 helper
+    AreCapabilitiesSupportedByImageFlavors, AreCapabilitiesCompatible.
+    """
+    if not flavors:
+        return True
+
+    def defaulted(capabilities: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+        return {
+            name: set(capabilities[name]) if name in capabilities else set(values)
+            for name, values in definitions.items()
+        }
+
+    machine = defaulted(wanted)
+    return any(all(values & machine.get(name, set()) for name, values in defaulted(f).items()) for f in flavors)
+
+
+__all__ = ["RULES", "capabilities_supported", "resolve", "unresolved"]
