@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from webhook import __version__
 from webhook.admission import BadReview, Outcome, judge
 from webhook.cluster.static import ContextError, StaticView
+from webhook.cluster.view import ClusterView
 from webhook.documents import DocumentError, iter_objects, load_documents
 from webhook.models.base import parse_rfc3339
 from webhook.settings import ConfigError, Settings, load_settings
@@ -162,12 +163,30 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_DENIED if denied else EXIT_OK
 
 
+def _live_view(kubeconfig: Path | None, settings: Settings) -> ClusterView:
+    """The live view of the cluster in `kubeconfig`, or of the cluster this Pod runs in when None.
+
+    Imported here: the kubernetes client costs about half a second to import, which `review` never needs.
+    """
+    from webhook.cluster.live import LiveView, LiveViewError, client_from_kubeconfig, client_in_cluster
+
+    try:
+        client = client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig)
+    except LiveViewError as exc:
+        raise UsageError(f"--kubeconfig: {exc}" if kubeconfig is not None else f"--in-cluster: {exc}") from None
+    return LiveView(client, resync_seconds=settings.cluster.resync_seconds)
+
+
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     """`serve`: run the TLS admission server until SIGTERM/SIGINT."""
     from webhook.server import ServeOptions, run_server
 
     settings = _settings(args.config)
-    view = _view(args.context)
+    view: ClusterView
+    if args.kubeconfig is not None or args.in_cluster:
+        view = _live_view(args.kubeconfig, settings)
+    else:
+        view = _view(args.context)
     options = ServeOptions(
         host=args.host,
         port=args.port,
@@ -189,8 +208,24 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address of the TLS listener (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=9443, help="TLS port (default 9443)")
     serve.add_argument("--cert-dir", type=Path, help="directory with tls.crt and tls.key (default: self-signed under certs/)")
-    serve.add_argument("--context", type=Path, action="append", default=[], help="cluster snapshot file (repeatable)")
-    serve.add_argument("--kubeconfig", type=Path, help="read cluster state from a cluster (not yet supported)")
+    # Cluster state: one source. Without any of the three the view is static and empty (no auto-detection of a
+    # Pod: running in one does not by itself mean the webhook may read that cluster).
+    source = serve.add_mutually_exclusive_group()
+    source.add_argument(
+        "--context", type=Path, action="append", default=[], help="cluster snapshot file (repeatable; a static view)"
+    )
+    source.add_argument(
+        "--kubeconfig",
+        type=Path,
+        metavar="FILE",
+        help="list and watch cluster state from the cluster of this kubeconfig's current context",
+    )
+    source.add_argument(
+        "--in-cluster",
+        action="store_true",
+        help="list and watch cluster state from the cluster this Pod runs in (its service account); "
+        "never automatic: without --kubeconfig, --in-cluster or --context the view is empty",
+    )
     serve.add_argument("--config", type=Path, help="configuration file (YAML)")
     serve.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
     serve.add_argument("--health-host", default="127.0.0.1", help="address of the health/metrics listener")
@@ -217,9 +252,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
         return int(exc.code or 0)
-    if getattr(args, "kubeconfig", None) is not None:
-        sys.stderr.write("gardener-webhook: --kubeconfig: the live cluster view is not available yet; use --context\n")
-        return EXIT_USAGE
     try:
         return int(args.func(args, stream))
     except UsageError as exc:

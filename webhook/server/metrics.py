@@ -6,16 +6,21 @@
   (seconds; TLS and network time excluded).
 The kind label comes from the request, so the number of distinct kinds is capped (`MAX_KIND_LABELS`);
 further kinds are counted as "other", which bounds the series a misbehaving client can create.
+- `gardener_webhook_cluster_objects{kind}`: objects per kind in the cluster view, read at scrape time.
+- `gardener_webhook_cluster_synced`: 1 when the cluster view is synced (its state is known), else 0.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 logger = logging.getLogger(__name__)
 
@@ -76,3 +81,27 @@ class Metrics:
             return OTHER_KIND
         self._kinds.add(kind)
         return kind
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterCollector(Collector):
+    """The cluster view's gauges, computed at scrape time (on the event loop, so they see whole events).
+
+    synced: whether the view's state is known; counts: objects per kind.
+    """
+
+    synced: Callable[[], bool]
+    counts: Callable[[], Mapping[str, int]]
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        objects = GaugeMetricFamily(
+            "gardener_webhook_cluster_objects", "Objects per kind in the cluster view.", labels=("kind",)
+        )
+        for kind, count in sorted(self.counts().items()):
+            objects.add_metric((kind,), count)
+        yield objects
+        yield GaugeMetricFamily(
+            "gardener_webhook_cluster_synced",
+            "1 when the cluster view is synced (its state is known), else 0.",
+            value=1 if self.synced() else 0,
+        )

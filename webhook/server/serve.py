@@ -1,7 +1,8 @@
 """`gardener-webhook serve`: run the TLS admission app and the plain-HTTP health app until SIGTERM/SIGINT.
 
 `run_server` prepares the certificates (self-signed under `certs/`, or `--cert-dir`), installs JSON logging,
-starts both listeners with `web.AppRunner` + `TCPSite`, marks itself ready, and on SIGTERM or SIGINT marks
+starts both listeners with `web.AppRunner` + `TCPSite` (a view with background work, the live cluster view, starts
+with the admission app and stops after it, via its cleanup_ctx), marks itself ready, and on SIGTERM or SIGINT marks
 itself not ready and lets aiohttp shut down gracefully (stop the sites, close idle keep-alive connections,
 wait for running handlers up to `shutdown_timeout_seconds`). Exit status: 0 after a signal, 2 for unusable
 options, certificates or addresses (message on the error stream).
@@ -15,17 +16,20 @@ import logging
 import signal
 import ssl
 import sys
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, Final, Protocol, TextIO, runtime_checkable
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
+from webhook.cluster.index import ClusterIndex
 from webhook.cluster.view import ClusterView
 from webhook.server.app import MAX_BODY_BYTES, create_app
 from webhook.server.logs import json_logging
+from webhook.server.metrics import ClusterCollector
 from webhook.server.probes import Readiness, create_health_app
 from webhook.server.tls import TLSError, cert_dir_files, ensure_self_signed, server_context
 from webhook.settings import Settings
@@ -59,6 +63,29 @@ class ServeOptions:
     certs_root: Path = Path("certs")
     max_body_bytes: int = MAX_BODY_BYTES
     shutdown_timeout_seconds: float = 15.0
+
+
+@runtime_checkable
+class BackgroundView(Protocol):
+    """A view with work of its own (the live view's list/watch threads): started with the admission app,
+    stopped after its last request (aiohttp cleanup_ctx). Readiness follows the view's `synced`."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+def _run_view(view: BackgroundView) -> Callable[[web.Application], AsyncIterator[None]]:
+    """A cleanup_ctx entry: start the view on setup, stop it on cleanup (only if it started)."""
+
+    async def run(app: web.Application) -> AsyncIterator[None]:
+        await view.start()
+        try:
+            yield
+        finally:
+            await view.stop()
+
+    return run
 
 
 class _ServeError(Exception):
@@ -114,6 +141,10 @@ async def _serve(
     registry = CollectorRegistry()
     readiness = Readiness()
     app = create_app(settings, view, registry=registry, max_body_bytes=options.max_body_bytes)
+    if isinstance(view, BackgroundView):
+        app.cleanup_ctx.append(_run_view(view))
+    if isinstance(view, ClusterIndex):
+        registry.register(ClusterCollector(synced=lambda: view.synced, counts=view.counts))
     health = create_health_app(view, registry=registry, readiness=readiness)
     # access_log=None: the admission handler writes its own JSON line per request.
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=options.shutdown_timeout_seconds)

@@ -1,0 +1,300 @@
+"""A fake Kubernetes API server for the three kinds the live view watches, speaking the real wire protocol.
+
+`GET /apis/core.gardener.cloud/v1beta1/{cloudprofiles,namespacedcloudprofiles,shoots}` answers:
+- a list (`kind: CloudProfileList`, `metadata.resourceVersion`, `limit`/`continue` paging), or
+- with `watch=true`: chunked newline-delimited JSON events from `resourceVersion` on (history replay, then live
+  events), ended by `timeoutSeconds`; a `resourceVersion` older than the last compaction answers 410 Gone
+  (`gone_as_status=True`: HTTP 410 with a Status body; False: an ERROR event whose Status has code 410).
+Tests drive it with `put`, `delete` (optionally without notifying watchers or recording history, i.e. a lost
+event only a relist repairs), `bookmark`, `compact`, `break_watches` (the connection dies mid-event),
+`expire_watches` (an ERROR event, 410 by default), list gates (a list waits until the gate opens) and list
+failures (HTTP 503).
+Served by pytest-aiohttp's `aiohttp_server` on 127.0.0.1 with a random port; it stops with the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import copy
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from aiohttp import web
+
+GROUP_VERSION: Final = "core.gardener.cloud/v1beta1"
+KINDS: Final = {"cloudprofiles": "CloudProfile", "namespacedcloudprofiles": "NamespacedCloudProfile", "shoots": "Shoot"}
+PLURALS: Final = {kind: plural for plural, kind in KINDS.items()}
+
+Key = tuple[str, str]
+Message = tuple[str, Any]  # ("event", event) | ("break", None) | ("gone", status code) | ("end", None)
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One request the server answered: plural, whether it was a watch, and its query parameters."""
+
+    plural: str
+    watch: bool
+    params: dict[str, str]
+
+
+@dataclass
+class FakeApiServer:
+    url: str = ""  # set by whoever serves app(): http://127.0.0.1:PORT
+    revision: int = 100
+    compacted: int = 0
+    gone_as_status: bool = True
+    objects: dict[str, dict[Key, dict[str, Any]]] = field(default_factory=lambda: {p: {} for p in KINDS})
+    history: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)  # (revision, plural, event)
+    requests: list[Seen] = field(default_factory=list)
+    list_failures: dict[str, int] = field(default_factory=dict)  # plural -> lists still to answer with 503
+    gates: dict[str, asyncio.Event] = field(default_factory=dict)  # plural -> list waits until set
+    _watchers: dict[str, set[asyncio.Queue[Message]]] = field(default_factory=lambda: {p: set() for p in KINDS})
+
+    # ------------------------------------------------------------------------------------------ control
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/apis/core.gardener.cloud/v1beta1/{plural}", self._handle)
+        app.on_shutdown.append(self._shutdown)
+        return app
+
+    def put(self, obj: dict[str, Any], *, notify: bool = True) -> dict[str, Any]:
+        """Create or replace obj (raw JSON with kind and metadata); returns the stored copy with its resourceVersion."""
+        plural = PLURALS[obj["kind"]]
+        key = _key(obj)
+        self.revision += 1
+        stored = copy.deepcopy(obj)
+        stored.setdefault("apiVersion", GROUP_VERSION)
+        stored["metadata"]["resourceVersion"] = str(self.revision)
+        event_type = "MODIFIED" if key in self.objects[plural] else "ADDED"
+        self.objects[plural][key] = stored
+        if notify:
+            self._record(plural, {"type": event_type, "object": stored})
+        return stored
+
+    def delete(self, kind: str, namespace: str, name: str, *, notify: bool = True) -> None:
+        plural = PLURALS[kind]
+        stored = self.objects[plural].pop((namespace, name))
+        self.revision += 1
+        gone = copy.deepcopy(stored)
+        gone["metadata"]["resourceVersion"] = str(self.revision)
+        if notify:
+            self._record(plural, {"type": "DELETED", "object": gone})
+
+    def bookmark(self, kind: str) -> str:
+        """Send a BOOKMARK at the current revision to the kind's watchers; returns that resourceVersion."""
+        rv = str(self.revision)
+        obj = {"kind": KINDS[PLURALS[kind]], "apiVersion": GROUP_VERSION, "metadata": {"resourceVersion": rv}}
+        self._send(PLURALS[kind], ("event", {"type": "BOOKMARK", "object": obj}))
+        return rv
+
+    def compact(self) -> None:
+        """Forget history: any watch from a resourceVersion older than the current revision gets 410."""
+        self.compacted = self.revision
+        self.history.clear()
+
+    def break_watches(self, kind: str) -> None:
+        """Kill the kind's watch connections in the middle of an event (no terminating chunk)."""
+        self._send(PLURALS[kind], ("break", None))
+
+    def expire_watches(self, kind: str, code: int = 410) -> None:
+        """Send an ERROR event with a Status of `code` (410: Expired) to the kind's watchers, then end their streams."""
+        self._send(PLURALS[kind], ("gone", code))
+
+    def gate(self, kind: str) -> asyncio.Event:
+        """Hold the kind's lists until the returned event is set."""
+        event = self.gates[PLURALS[kind]] = asyncio.Event()
+        return event
+
+    def fail_lists(self, kind: str, times: int) -> None:
+        """Answer the kind's next `times` lists with HTTP 503."""
+        self.list_failures[PLURALS[kind]] = times
+
+    def lists(self, kind: str) -> list[Seen]:
+        return [s for s in self.requests if s.plural == PLURALS[kind] and not s.watch]
+
+    def watches(self, kind: str) -> list[Seen]:
+        return [s for s in self.requests if s.plural == PLURALS[kind] and s.watch]
+
+    def watching(self, kind: str) -> int:
+        """Number of open watch streams of the kind."""
+        return len(self._watchers[PLURALS[kind]])
+
+    # ----------------------------------------------------------------------------------------- serving
+
+    def _record(self, plural: str, event: dict[str, Any]) -> None:
+        self.history.append((self.revision, plural, event))
+        self._send(plural, ("event", event))
+
+    def _send(self, plural: str, message: Message) -> None:
+        for queue in self._watchers[plural]:
+            queue.put_nowait(message)
+
+    async def _shutdown(self, app: web.Application) -> None:
+        for gate in self.gates.values():
+            gate.set()
+        for plural in KINDS:
+            self._send(plural, ("end", None))
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        plural = request.match_info["plural"]
+        if plural not in KINDS:
+            return _status(404, "NotFound", f"the server could not find the requested resource ({plural})")
+        params = dict(request.query)
+        watch = params.get("watch") == "true"
+        self.requests.append(Seen(plural, watch, params))
+        if watch:
+            return await self._watch(request, plural, params)
+        return await self._list(plural, params)
+
+    async def _list(self, plural: str, params: dict[str, str]) -> web.Response:
+        gate = self.gates.get(plural)
+        if gate is not None:
+            await gate.wait()
+        if self.list_failures.get(plural, 0) > 0:
+            self.list_failures[plural] -= 1
+            return _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
+        items = [self.objects[plural][k] for k in sorted(self.objects[plural])]
+        rv, offset = str(self.revision), 0
+        if "continue" in params:
+            token = json.loads(base64.urlsafe_b64decode(params["continue"]))
+            rv, offset = token["rv"], token["offset"]
+        metadata: dict[str, Any] = {"resourceVersion": rv}
+        limit = int(params.get("limit", "0"))
+        if limit > 0:
+            if offset + limit < len(items):
+                token = {"rv": rv, "offset": offset + limit}
+                metadata["continue"] = base64.urlsafe_b64encode(json.dumps(token).encode()).decode()
+            items = items[offset : offset + limit]
+        body = {"apiVersion": GROUP_VERSION, "kind": KINDS[plural] + "List", "metadata": metadata, "items": items}
+        return web.json_response(body)
+
+    async def _watch(self, request: web.Request, plural: str, params: dict[str, str]) -> web.StreamResponse:
+        since = int(params.get("resourceVersion") or 0)
+        timeout_seconds = float(params.get("timeoutSeconds") or 1800)
+        if since < self.compacted and self.gone_as_status:
+            return _status(410, "Expired", f"too old resource version: {since} ({self.compacted})")
+        queue: asyncio.Queue[Message] = asyncio.Queue()
+        if since < self.compacted:
+            queue.put_nowait(("gone", 410))
+        else:  # replay and subscribe without an await in between, so that no event falls in the gap
+            for revision, event_plural, event in self.history:
+                if event_plural == plural and revision > since:
+                    queue.put_nowait(("event", event))
+        self._watchers[plural].add(queue)
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        response.enable_chunked_encoding()
+        try:
+            await response.prepare(request)
+            deadline = asyncio.get_running_loop().time() + timeout_seconds
+            while True:
+                remaining = deadline - asyncio.get_running_loop().time()
+                try:
+                    what, payload = await asyncio.wait_for(queue.get(), timeout=max(remaining, 0))
+                except TimeoutError:
+                    break
+                if what == "event":
+                    await response.write(json.dumps(payload).encode() + b"\n")
+                elif what == "break":
+                    await response.write(b'{"type":"ADDED","object":{"metad')
+                    assert request.transport is not None
+                    request.transport.abort()
+                    return response
+                elif what == "gone":
+                    status = (
+                        _status_body(410, "Expired", "The resourceVersion for the provided watch is too old.")
+                        if payload == 410
+                        else _status_body(payload, "InternalError", "an error on the server has prevented the request")
+                    )
+                    await response.write(json.dumps({"type": "ERROR", "object": status}).encode() + b"\n")
+                    break
+                else:
+                    break
+            await response.write_eof()
+        except (ConnectionResetError, ConnectionError):
+            pass  # the client went away (stop or its own reconnect)
+        finally:
+            self._watchers[plural].discard(queue)
+        return response
+
+
+def _key(obj: dict[str, Any]) -> Key:
+    meta = obj["metadata"]
+    return (meta.get("namespace", "") if obj["kind"] != "CloudProfile" else "", meta["name"])
+
+
+def _status_body(code: int, reason: str, message: str) -> dict[str, Any]:
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
+
+
+def _status(code: int, reason: str, message: str) -> web.Response:
+    return web.json_response(_status_body(code, reason, message), status=code)
+
+
+def write_kubeconfig(directory: Path, server_url: str) -> Path:
+    """A kubeconfig whose current context points at server_url over plain HTTP, without credentials."""
+    path = directory / "kubeconfig"
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "fake", "cluster": {"server": server_url}}],
+        "users": [{"name": "anonymous", "user": {}}],
+        "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "anonymous"}}],
+        "current-context": "fake",
+    }
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------------------------ object builders
+
+
+def cloud_profile_obj(name: str, *versions: str) -> dict[str, Any]:
+    """A valid CloudProfile with the given Kubernetes versions (default 1.33.2, 1.32.5)."""
+    return {
+        "apiVersion": GROUP_VERSION,
+        "kind": "CloudProfile",
+        "metadata": {"name": name},
+        "spec": {
+            "type": "local",
+            "kubernetes": {"versions": [{"version": v} for v in versions or ("1.33.2", "1.32.5")]},
+            "machineImages": [{"name": "gardenlinux", "versions": [{"version": "1592.1.0"}]}],
+            "machineTypes": [{"name": "m5.large", "cpu": "2", "gpu": "0", "memory": "8Gi"}],
+            "regions": [{"name": "eu-1", "zones": [{"name": "eu-1a"}]}],
+        },
+    }
+
+
+def namespaced_cloud_profile_obj(namespace: str, name: str, parent: str) -> dict[str, Any]:
+    return {
+        "apiVersion": GROUP_VERSION,
+        "kind": "NamespacedCloudProfile",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"parent": {"kind": "CloudProfile", "name": parent}},
+    }
+
+
+def shoot_obj(namespace: str, name: str, *, profile: str, profile_kind: str = "CloudProfile") -> dict[str, Any]:
+    return {
+        "apiVersion": GROUP_VERSION,
+        "kind": "Shoot",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "cloudProfile": {"kind": profile_kind, "name": profile},
+            "kubernetes": {"version": "1.33.2"},
+            "provider": {"type": "local", "workers": [{"name": "pool", "machine": {"type": "m5.large"}}]},
+            "region": "eu-1",
+        },
+    }

@@ -1,0 +1,433 @@
+"""webhook/cluster/live.py: the live view against a fake API server speaking real list/watch JSON over HTTP.
+
+Nothing of the kubernetes client is mocked: the view gets a kubeconfig pointing at `FakeApiServer` (aiohttp on
+127.0.0.1, random port) and is observed through the ClusterView API and `synced`. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders import namespaced_cloud_profile_dict, review_bytes
+from tests.cluster.fake_apiserver import (
+    FakeApiServer,
+    cloud_profile_obj,
+    namespaced_cloud_profile_obj,
+    shoot_obj,
+    write_kubeconfig,
+)
+from webhook.cli import main
+from webhook.cluster.live import Backoff, LiveView, client_from_kubeconfig
+
+DEADLINE_SECONDS = 10.0
+FAST = Backoff(initial_seconds=0.02, max_seconds=0.2)
+
+StartView = Callable[..., Awaitable[LiveView]]
+
+
+async def eventually(predicate: Callable[[], bool], what: str, timeout: float = DEADLINE_SECONDS) -> None:
+    """Poll predicate on the loop (so posted events get applied) until true; fail after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def names(objects: Any) -> list[str]:
+    return [f"{o.metadata.namespace}/{o.metadata.name}" if o.metadata.namespace else o.metadata.name for o in objects]
+
+
+@pytest.fixture
+async def cluster(aiohttp_server: Any) -> FakeApiServer:
+    """A fake API server holding CloudProfile local, NamespacedCloudProfile garden-a/custom and two Shoots."""
+    fake = FakeApiServer()
+    fake.put(cloud_profile_obj("local"))
+    fake.put(namespaced_cloud_profile_obj("garden-a", "custom", "local"))
+    fake.put(shoot_obj("garden-a", "on-custom", profile="custom", profile_kind="NamespacedCloudProfile"))
+    fake.put(shoot_obj("garden-b", "on-local", profile="local"))
+    server = await aiohttp_server(fake.app())
+    fake.url = str(server.make_url("")).rstrip("/")
+    return fake
+
+
+@pytest.fixture
+async def start_view(tmp_path: Path, cluster: FakeApiServer) -> AsyncIterator[StartView]:
+    """Start LiveViews on the fake cluster (fast backoff); every one is stopped before the server goes."""
+    views: list[LiveView] = []
+
+    async def start(**options: Any) -> LiveView:
+        client = client_from_kubeconfig(write_kubeconfig(tmp_path, cluster.url))
+        view = LiveView(client, **{"backoff": FAST, **options})
+        views.append(view)
+        await view.start()
+        return view
+
+    yield start
+    for view in views:
+        await view.stop()
+
+
+async def synced_view(start_view: StartView, **options: Any) -> LiveView:
+    view = await start_view(**options)
+    await eventually(lambda: view.synced, "the first list of every kind")
+    return view
+
+
+# ------------------------------------------------------------------------------------ list and watch
+
+
+async def test_lists_every_kind_then_applies_watch_events(cluster: FakeApiServer, start_view: StartView) -> None:
+    view = await synced_view(start_view)
+    assert view.cloud_profile("local") is not None
+    assert names(view.namespaced_profiles_of("local")) == ["garden-a/custom"]
+    assert names(view.shoots_of_profile("CloudProfile", "local")) == ["garden-b/on-local"]
+    assert names(view.shoots_of_profile("NamespacedCloudProfile", "custom", "garden-a")) == ["garden-a/on-custom"]
+    for kind in ("CloudProfile", "NamespacedCloudProfile", "Shoot"):
+        assert [s.params for s in cluster.lists(kind)] == [{"limit": "500"}]
+        await eventually(lambda kind=kind: cluster.watching(kind) == 1, f"the {kind} watch")  # type: ignore[misc]
+        watch = cluster.watches(kind)[0].params
+        assert (watch["resourceVersion"], watch["allowWatchBookmarks"]) == (str(cluster.revision), "true")
+
+    cluster.put(cloud_profile_obj("other"))  # ADDED
+    moved = shoot_obj("garden-b", "on-local", profile="other")
+    cluster.put(moved)  # MODIFIED: the Shoot moves to another profile
+    cluster.delete("NamespacedCloudProfile", "garden-a", "custom")  # DELETED
+    await eventually(lambda: not view.namespaced_profiles_of("local"), "the DELETED NamespacedCloudProfile")
+    assert view.cloud_profile("other") is not None
+    assert names(view.shoots_of_profile("CloudProfile", "other")) == ["garden-b/on-local"]
+    assert view.shoots_of_profile("CloudProfile", "local") == ()
+    assert view.synced
+    assert view.resource_versions["NamespacedCloudProfile"] == str(cluster.revision)
+
+
+async def test_not_synced_until_every_kind_is_listed(cluster: FakeApiServer, start_view: StartView) -> None:
+    gate = cluster.gate("Shoot")
+    view = await start_view()
+    await eventually(lambda: view.cloud_profile("local") is not None, "the CloudProfile list")
+    await eventually(lambda: bool(view.namespaced_profiles_of("local")), "the NamespacedCloudProfile list")
+    assert not view.synced
+    gate.set()
+    await eventually(lambda: view.synced, "the Shoot list")
+    assert names(view.shoots_of_profile("CloudProfile", "local")) == ["garden-b/on-local"]
+
+
+async def test_lists_page_by_page(cluster: FakeApiServer, start_view: StartView) -> None:
+    for i in range(4):
+        cluster.put(cloud_profile_obj(f"p{i}"))
+    view = await synced_view(start_view, list_page_size=2)
+    assert all(view.cloud_profile(n) is not None for n in ("local", "p0", "p1", "p2", "p3"))
+    pages = cluster.lists("CloudProfile")
+    assert [("continue" in p.params, p.params["limit"]) for p in pages] == [(False, "2"), (True, "2"), (True, "2")]
+
+
+# ---------------------------------------------------------------------------- reconnect, 410, resync
+
+
+async def test_broken_watch_reconnects_and_resumes_after_the_last_event(
+    cluster: FakeApiServer, start_view: StartView
+) -> None:
+    view = await synced_view(start_view)
+    cluster.put(cloud_profile_obj("before"))
+    await eventually(lambda: view.cloud_profile("before") is not None, "the event before the break")
+    resume_from = str(cluster.revision)
+    cluster.break_watches("CloudProfile")  # mid-event: a partial line, then the connection dies
+    assert view.synced  # state known, maybe stale: still synced
+    cluster.put(cloud_profile_obj("after"))  # while reconnecting or after: replayed or streamed
+    await eventually(lambda: view.cloud_profile("after") is not None, "the event after the break")
+    assert view.synced
+    assert len(cluster.lists("CloudProfile")) == 1  # resumed, not relisted
+    assert cluster.watches("CloudProfile")[1].params["resourceVersion"] == resume_from
+
+
+async def test_bookmark_moves_the_resource_version_a_reconnect_resumes_from(
+    cluster: FakeApiServer, start_view: StartView
+) -> None:
+    view = await synced_view(start_view)
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    cluster.delete("CloudProfile", "", "local")  # moves the revision without any Shoot event
+    bookmark = cluster.bookmark("Shoot")
+    await eventually(lambda: view.resource_versions["Shoot"] == bookmark, "the bookmark")
+    cluster.break_watches("Shoot")
+    await eventually(lambda: len(cluster.watches("Shoot")) == 2, "the Shoot watch to reconnect")
+    assert cluster.watches("Shoot")[1].params["resourceVersion"] == bookmark
+    assert names(view.shoots_of_profile("CloudProfile", "local")) == ["garden-b/on-local"]
+
+
+@pytest.mark.parametrize("gone_as_status", [True, False], ids=["http-410", "error-event-410"])
+async def test_gone_relists_and_drops_objects_deleted_meanwhile(
+    cluster: FakeApiServer, start_view: StartView, gone_as_status: bool
+) -> None:
+    cluster.gone_as_status = gone_as_status
+    cluster.put(cloud_profile_obj("doomed"))
+    view = await synced_view(start_view)
+    await eventually(lambda: cluster.watching("CloudProfile") == 1, "the CloudProfile watch")
+    assert view.cloud_profile("doomed") is not None
+    # Changes the watch never delivers: only a relist can repair the picture.
+    cluster.delete("CloudProfile", "", "doomed", notify=False)
+    cluster.put(cloud_profile_obj("newcomer"), notify=False)
+    cluster.compact()
+    if gone_as_status:
+        cluster.break_watches("CloudProfile")  # the reconnect from the old resourceVersion answers HTTP 410
+    else:
+        cluster.expire_watches("CloudProfile")  # ERROR event with a Status of code 410
+    await eventually(lambda: view.cloud_profile("doomed") is None, "the relist")
+    assert view.cloud_profile("newcomer") is not None and view.cloud_profile("local") is not None
+    assert view.synced
+    assert len(cluster.lists("CloudProfile")) == 2
+    await eventually(lambda: cluster.watching("CloudProfile") == 1, "the watch after the relist")
+    assert cluster.watches("CloudProfile")[-1].params["resourceVersion"] == str(cluster.revision)
+
+
+async def test_other_error_events_relist_after_a_backoff(cluster: FakeApiServer, start_view: StartView) -> None:
+    view = await synced_view(start_view)
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    cluster.delete("Shoot", "garden-b", "on-local", notify=False)
+    cluster.expire_watches("Shoot", code=500)
+    await eventually(lambda: not view.shoots_of_profile("CloudProfile", "local"), "the relist")
+    assert len(cluster.lists("Shoot")) == 2 and view.synced
+
+
+async def test_periodic_resync_relists(cluster: FakeApiServer, start_view: StartView) -> None:
+    view = await synced_view(start_view, resync_seconds=1.0)
+    cluster.delete("Shoot", "garden-b", "on-local", notify=False)  # a lost event
+    assert names(view.shoots_of_profile("CloudProfile", "local")) == ["garden-b/on-local"]
+    await eventually(lambda: not view.shoots_of_profile("CloudProfile", "local"), "the periodic relist", timeout=5)
+    assert len(cluster.lists("Shoot")) >= 2
+    assert all(int(w.params["timeoutSeconds"]) <= 1 for w in cluster.watches("Shoot"))
+
+
+async def test_failing_lists_are_retried_with_backoff(cluster: FakeApiServer, start_view: StartView) -> None:
+    cluster.fail_lists("NamespacedCloudProfile", 3)  # HTTP 503 three times
+    view = await start_view()
+    await eventually(lambda: view.synced, "the fourth NamespacedCloudProfile list")
+    assert len(cluster.lists("NamespacedCloudProfile")) == 4
+    assert names(view.namespaced_profiles_of("local")) == ["garden-a/custom"]
+
+
+async def test_undecodable_objects_are_skipped_and_keep_their_last_good_version(
+    cluster: FakeApiServer, start_view: StartView, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = cloud_profile_obj("broken")
+    broken["spec"]["kubernetes"]["versions"] = "1.33.2"  # not a list
+    cluster.put(broken)
+    caplog.set_level(logging.WARNING, logger="webhook.cluster.live")
+    view = await synced_view(start_view)
+    assert view.cloud_profile("broken") is None and view.cloud_profile("local") is not None
+
+    worse = cloud_profile_obj("local")
+    worse["spec"]["kubernetes"] = {"versions": [{"version": 1}]}  # a number: MODIFIED cannot be decoded
+    cluster.put(worse)
+    cluster.put(cloud_profile_obj("marker"))
+    await eventually(lambda: view.cloud_profile("marker") is not None, "the event after the bad one")
+    kept = view.cloud_profile("local")
+    assert kept is not None and [v.version for v in kept.spec.kubernetes.versions] == ["1.33.2", "1.32.5"]
+
+    cluster.expire_watches("CloudProfile")  # relist: still undecodable, still the last good version
+    await eventually(lambda: len(cluster.lists("CloudProfile")) == 2, "the relist")
+    await eventually(lambda: cluster.watching("CloudProfile") == 1, "the watch after the relist")
+    assert view.cloud_profile("local") == kept and view.cloud_profile("broken") is None
+    skipped = [r for r in caplog.records if r.getMessage().startswith("cluster object cannot be decoded")]
+    assert [getattr(r, "object") for r in skipped] == ["broken", "local", "broken", "local"]
+
+
+# ------------------------------------------------------------------------------------------ stopping
+
+
+async def test_stop_ends_idle_watches_promptly(cluster: FakeApiServer, start_view: StartView) -> None:
+    view = await synced_view(start_view)
+    for kind in ("CloudProfile", "NamespacedCloudProfile", "Shoot"):
+        await eventually(lambda kind=kind: cluster.watching(kind) == 1, f"the {kind} watch")  # type: ignore[misc]
+    started = time.monotonic()
+    await view.stop()
+    assert time.monotonic() - started < 2.0
+    assert not [t for t in threading.enumerate() if t.name.startswith("live-view-")]
+    await eventually(lambda: cluster.watching("Shoot") == 0, "the server to see the watches end")
+
+
+async def test_stop_abandons_a_list_still_waiting_for_its_answer(
+    cluster: FakeApiServer, start_view: StartView, caplog: pytest.LogCaptureFixture
+) -> None:
+    gate = cluster.gate("Shoot")
+    view = await start_view(stop_timeout_seconds=0.2)
+    await eventually(lambda: len(cluster.lists("Shoot")) == 1, "the Shoot list to hang")
+    started = time.monotonic()
+    await view.stop()
+    assert time.monotonic() - started < 1.0
+    assert "cluster view threads did not stop in time; abandoned" in caplog.messages
+    gate.set()  # the abandoned thread gets its answer, drops it and ends without touching the view
+    await eventually(lambda: not [t for t in threading.enumerate() if t.name == "live-view-shoots"], "the thread")
+    await asyncio.sleep(0.05)
+    assert not view.synced and view.shoots_of_profile("CloudProfile", "local") == ()
+
+
+async def test_unreachable_server_keeps_the_view_unsynced_and_stops_promptly(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    view = LiveView(client_from_kubeconfig(write_kubeconfig(tmp_path, f"http://127.0.0.1:{port}")), backoff=FAST)
+    await view.start()
+    try:
+        await asyncio.sleep(0.3)  # several refused connections and backoff waits
+        assert not view.synced
+    finally:
+        started = time.monotonic()
+        await view.stop()
+    assert time.monotonic() - started < 2.0
+    assert not [t for t in threading.enumerate() if t.name.startswith("live-view-")]
+
+
+# ------------------------------------------------------------------------------------------- backoff
+
+
+def test_backoff_grows_exponentially_up_to_the_cap_with_jitter() -> None:
+    backoff = Backoff(initial_seconds=0.5, max_seconds=30.0, factor=2.0, jitter=0.5)
+    assert [backoff.delay(n, rand=lambda: 0.0) for n in (1, 2, 3, 6, 7, 100, 10_000)] == [
+        0.5, 1.0, 2.0, 16.0, 30.0, 30.0, 30.0
+    ]
+    assert backoff.delay(3, rand=lambda: 0.999999) == pytest.approx(1.0, abs=1e-5)  # at most half off
+    delays = {backoff.delay(4) for _ in range(50)}
+    assert len(delays) > 1 and all(2.0 <= d <= 4.0 for d in delays)
+
+
+# ----------------------------------------------------------------------------------------------- CLI
+
+
+def test_serve_refuses_an_unusable_kubeconfig(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope"
+    assert main(["serve", "--kubeconfig", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gardener-webhook serve: --kubeconfig: {missing}: cannot use kubeconfig: ")
+
+
+def test_serve_takes_one_source_of_cluster_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--kubeconfig", "k", "--context", "c.yaml"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+    assert main(["serve", "--kubeconfig", "k", "--in-cluster"]) == 2
+
+
+def test_serve_in_cluster_outside_a_pod_is_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    assert main(["serve", "--in-cluster"]) == 2
+    assert capsys.readouterr().err.startswith("gardener-webhook serve: --in-cluster: cannot use the in-cluster ")
+
+
+# ----------------------------------------------------------------------------- serve, end to end
+
+LISTENING = re.compile(r"^Listening on (https://127\.0\.0\.1:\d+)/validate$", re.MULTILINE)
+HEALTH = re.compile(r"^Health and metrics on (http://127\.0\.0\.1:\d+) ", re.MULTILINE)
+CA_BUNDLE = re.compile(r"^CA bundle: (\S+) ", re.MULTILINE)
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _post(url: str, body: bytes, context: ssl.SSLContext) -> dict[str, Any]:
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, context=context, timeout=5) as resp:
+        answer: dict[str, Any] = json.loads(resp.read())["response"]
+        return answer
+
+
+@pytest.fixture
+def serve_process(tmp_path: Path) -> Iterator[Callable[[Path], subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(kubeconfig: Path) -> subprocess.Popen[bytes]:
+        with (tmp_path / "stdout.txt").open("wb") as out, (tmp_path / "stderr.txt").open("wb") as err:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0",
+                 "--kubeconfig", str(kubeconfig)],
+                cwd=tmp_path,
+                stdout=out,
+                stderr=err,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=DEADLINE_SECONDS)
+
+
+async def test_serve_with_kubeconfig_is_ready_after_the_first_list_and_judges_against_live_data(
+    cluster: FakeApiServer, tmp_path: Path, serve_process: Callable[[Path], subprocess.Popen[bytes]]
+) -> None:
+    gate = cluster.gate("Shoot")  # the first Shoot list hangs until the gate opens
+    process = serve_process(write_kubeconfig(tmp_path, cluster.url))
+    stdout = tmp_path / "stdout.txt"
+    await eventually(
+        lambda: bool(LISTENING.search(stdout.read_text()) and HEALTH.search(stdout.read_text()))
+        or process.poll() is not None,
+        "serve to listen",
+    )
+    text = stdout.read_text()
+    listening, health, bundle = LISTENING.search(text), HEALTH.search(text), CA_BUNDLE.search(text)
+    assert listening and health and bundle, (text, (tmp_path / "stderr.txt").read_text())
+    validate_url, health_url = listening[1] + "/validate", health[1]
+    context = ssl.create_default_context(cafile=bundle[1])
+
+    def judge(parent: str, uid: str) -> dict[str, Any]:
+        return _post(validate_url, review_bytes(namespaced_cloud_profile_dict(parent=parent), uid=uid), context)
+
+    # Blocking HTTP runs in threads: the fake API server lives on this test's event loop.
+    assert await asyncio.to_thread(_get, health_url + "/readyz") == (503, "not ready: cluster view not synced")
+    early = await asyncio.to_thread(judge, "local", "early")
+    assert early["allowed"] is False and "cluster state not yet known" in early["status"]["message"]
+    assert "gardener_webhook_cluster_synced 0.0" in (await asyncio.to_thread(_get, health_url + "/metrics"))[1]
+
+    gate.set()
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while (await asyncio.to_thread(_get, health_url + "/readyz")) != (200, "ok"):
+        assert time.monotonic() < deadline, "serve never became ready"
+        await asyncio.sleep(0.05)
+
+    assert await asyncio.to_thread(judge, "local", "parent-in-cluster") == {"uid": "parent-in-cluster", "allowed": True}
+    missing = await asyncio.to_thread(judge, "other", "parent-missing")
+    assert missing["allowed"] is False
+    assert missing["status"]["message"] == 'spec.parent.name: Forbidden: parent CloudProfile "other" not found'
+
+    cluster.put(cloud_profile_obj("other"))  # arrives through the watch
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while not (await asyncio.to_thread(judge, "other", "parent-added"))["allowed"]:
+        assert time.monotonic() < deadline, "the watched CloudProfile never reached the server's view"
+        await asyncio.sleep(0.05)
+
+    metrics = (await asyncio.to_thread(_get, health_url + "/metrics"))[1]
+    assert "gardener_webhook_cluster_synced 1.0" in metrics
+    assert 'gardener_webhook_cluster_objects{kind="CloudProfile"} 2.0' in metrics
+    assert 'gardener_webhook_cluster_objects{kind="Shoot"} 2.0' in metrics
+
+    process.send_signal(signal.SIGTERM)
+    assert await asyncio.to_thread(process.wait, DEADLINE_SECONDS) == 0
+    logs = [json.loads(line)["message"] for line in (tmp_path / "stderr.txt").read_text().splitlines()]
+    assert "cluster view synced" in logs
+    assert logs[-2:] == ["cluster view stopped", "stopped"]

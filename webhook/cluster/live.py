@@ -1,0 +1,567 @@
+"""LiveView: the cluster view kept current by list-then-watch of the Kubernetes API (DESIGN.md §4, STYLE R7).
+
+One reflector thread per kind lists CloudProfiles (cluster-scoped), NamespacedCloudProfiles and Shoots (all
+namespaces) of `core.gardener.cloud/v1beta1`, then watches from the list's resourceVersion. The blocking
+`kubernetes` client runs in those threads only. Each thread decodes objects with the same pydantic models as
+StaticView and hands every result to the event loop with `loop.call_soon_threadsafe`; the index is changed on the
+loop only, one whole event (or one whole relist) per callback, so a validator never sees a half-applied event and
+no lock guards the index.
+
+Protocol, per kind (as client-go's reflector):
+- list (paginated, `limit`/`continue`) → the kind's contents are replaced at once (`ClusterIndex.replace`), so
+  objects deleted between two lists disappear; then watch from the list's resourceVersion with
+  `allowWatchBookmarks`. ADDED/MODIFIED → upsert, DELETED → delete, BOOKMARK → only the resourceVersion moves.
+- `410 Gone` (HTTP status of the watch or list, or an ERROR event whose Status has code 410) → relist at once;
+  a second 410 without any event in between waits for the backoff first.
+- a broken stream, an unreachable server or any other error → wait with capped exponential backoff and jitter
+  (`Backoff`), then resume the watch from the last resourceVersion seen (another ERROR event: relist).
+  A watch that delivered events resets the backoff.
+- every `resync_seconds` a full relist, even while the watch is healthy (the server is asked to end each watch
+  by then with `timeoutSeconds`).
+
+Decisions:
+- `synced` is False until the first list of every kind has been applied; it stays True across watch
+  reconnects and relists. The state is then still known, only possibly stale, and denying every request that
+  needs the cluster during a short API server outage would block the landscape for no gain.
+- An object that fails to decode is logged and skipped. If an earlier version of it decoded, the view keeps that
+  version (across relists too): for in-use checks an old picture of a Shoot is safer than no Shoot.
+- A kind that the server does not serve (404) or that RBAC forbids (403) is retried with backoff and keeps the
+  view unsynced: an empty picture would let a CloudProfile lose versions still in use.
+- The view never writes to the cluster: it only issues GET list and GET watch requests (manifests/rbac.yaml).
+- `stop()` ends the threads: it sets a stop event (backoff waits end at once) and shuts down the sockets of
+  running requests (`HTTPResponse.shutdown`). A request still waiting for response headers cannot be
+  interrupted; such a thread is a daemon, is abandoned after `stop_timeout_seconds`, and never touches the
+  loop again.
+Sources: kubernetes API concepts "Efficient detection of changes" and "Retrieving large results sets in chunks";
+client-go tools/cache/reflector.go (ListAndWatch, watchHandler, isExpiredError).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import urllib3
+import yaml
+from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
+from kubernetes.client.exceptions import ApiException
+from kubernetes.config import ConfigException, load_incluster_config, load_kube_config
+from pydantic import ValidationError
+
+from webhook.cluster.index import CORE_GROUP, ClusterIndex
+from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+
+logger = logging.getLogger(__name__)
+
+VERSION: Final = "v1beta1"
+LIST_PAGE_SIZE: Final = 500  # objects per list request (the API server's chunking; client-go pages by 500)
+WATCH_TIMEOUT_SECONDS: Final = 300  # each watch asks the server to end after [t, 2t) s, as client-go does
+CONNECT_TIMEOUT_SECONDS: Final = 10.0
+LIST_READ_TIMEOUT_SECONDS: Final = 60.0  # longest silence while a list page arrives
+WATCH_READ_GRACE_SECONDS: Final = 30.0  # silence beyond timeoutSeconds means the connection is dead
+STOP_TIMEOUT_SECONDS: Final = 5.0
+EMPTY_WATCH_SECONDS: Final = 1.0  # a watch that ends this soon without any event counts as a failure
+
+Tracked = CloudProfile | NamespacedCloudProfile | Shoot
+Key = tuple[str, str]  # (namespace or "", name)
+
+
+class LiveViewError(Exception):
+    """The cluster client cannot be set up (unreadable kubeconfig, not running in a Pod); message for operators."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """One watched kind: its name, plural (the URL segment) and model."""
+
+    kind: str
+    plural: str
+    model: type[Tracked]
+
+
+RESOURCES: Final = (
+    Resource("CloudProfile", "cloudprofiles", CloudProfile),
+    Resource("NamespacedCloudProfile", "namespacedcloudprofiles", NamespacedCloudProfile),
+    Resource("Shoot", "shoots", Shoot),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Delay before retry number `failures` (1, 2, …): initial · factor^(failures-1), capped, with jitter.
+
+    initial_seconds (0.5 s), max_seconds (30 s), factor (2), jitter: the fraction (0.5) by which a delay is
+    randomly shortened, so that replicas restarted together do not retry in step.
+    """
+
+    initial_seconds: float = 0.5
+    max_seconds: float = 30.0
+    factor: float = 2.0
+    jitter: float = 0.5
+
+    def delay(self, failures: int, rand: Callable[[], float] = random.random) -> float:
+        """Seconds to wait after `failures` consecutive failures (≥ 1); rand: uniform in [0, 1)."""
+        exponent = min(max(failures, 1) - 1, 64)  # beyond 2^64 the cap applies anyway; avoids float overflow
+        base = min(self.max_seconds, self.initial_seconds * self.factor**exponent)
+        return base * (1.0 - self.jitter * rand())
+
+
+def client_from_kubeconfig(path: Path, *, context: str | None = None) -> ApiClient:
+    """An ApiClient for the cluster of kubeconfig `path` (its current context, or `context`).
+
+    Raises LiveViewError naming the file when it cannot be read or used.
+    """
+    configuration = Configuration()
+    try:
+        load_kube_config(
+            config_file=str(path), context=context, client_configuration=configuration, persist_config=False
+        )
+    except (ConfigException, OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
+        raise LiveViewError(f"{path}: cannot use kubeconfig: {exc}") from None
+    return _client(configuration)
+
+
+def client_in_cluster() -> ApiClient:
+    """An ApiClient for the cluster this Pod runs in (service account token and CA, KUBERNETES_SERVICE_HOST).
+
+    Raises LiveViewError when not running in a Pod.
+    """
+    configuration = Configuration()
+    try:
+        load_incluster_config(client_configuration=configuration)
+    except (ConfigException, OSError) as exc:
+        raise LiveViewError(f"cannot use the in-cluster configuration: {exc}") from None
+    return _client(configuration)
+
+
+def _client(configuration: Configuration) -> ApiClient:
+    configuration.retries = False  # the reflectors retry with their own backoff
+    configuration.keep_alive = True  # TCP keep-alive finds dead watch connections
+    return ApiClient(configuration)
+
+
+class _Gone(Exception):
+    """The resourceVersion or continue token is too old (HTTP 410 or an ERROR event with code 410): relist."""
+
+
+class _WatchError(Exception):
+    """An ERROR event other than 410: back off, then relist."""
+
+
+class LiveView(ClusterIndex):
+    """A ClusterView kept current from the API server by one list-then-watch thread per kind.
+
+    api_client: the cluster to read (the view owns it and closes it on stop). resync_seconds: period of the full
+    relist (`cluster.resyncSeconds`, seconds). backoff: retry delays. list_page_size: objects per list request.
+    watch_timeout_seconds: each watch lasts [t, 2t) s at most. stop_timeout_seconds: how long `stop` waits for
+    the threads. Call `start` on the event loop that serves requests and `stop` on the same loop.
+    """
+
+    def __init__(
+        self,
+        api_client: ApiClient,
+        *,
+        resync_seconds: float = 600.0,
+        backoff: Backoff = Backoff(),
+        list_page_size: int = LIST_PAGE_SIZE,
+        watch_timeout_seconds: int = WATCH_TIMEOUT_SECONDS,
+        stop_timeout_seconds: float = STOP_TIMEOUT_SECONDS,
+    ) -> None:
+        super().__init__()
+        self._api_client = api_client
+        self._resync_seconds = resync_seconds
+        self._backoff = backoff
+        self._list_page_size = list_page_size
+        self._watch_timeout_seconds = watch_timeout_seconds
+        self._stop_timeout_seconds = stop_timeout_seconds
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._reflectors: list[_Reflector] = []
+        # Loop-side state (changed by the callbacks below only).
+        self._listed: set[str] = set()
+        self._last_good: dict[str, dict[Key, Tracked]] = {r.kind: {} for r in RESOURCES}
+        self._resource_versions: dict[str, str] = {}
+
+    # ------------------------------------------------------------------------------------------ view
+
+    @property
+    def synced(self) -> bool:
+        """True once every kind has been listed; stays True across reconnects (see the module docstring)."""
+        return len(self._listed) == len(RESOURCES)
+
+    @property
+    def resource_versions(self) -> dict[str, str]:
+        """The last applied resourceVersion per kind (list, event or bookmark); for logs and tests."""
+        return dict(self._resource_versions)
+
+    # ------------------------------------------------------------------------------------- lifecycle
+
+    async def start(self) -> None:
+        """Start one reflector thread per kind; returns at once (readiness follows `synced`)."""
+        if self._threads:
+            raise RuntimeError("LiveView already started")
+        loop = asyncio.get_running_loop()
+        api = CustomObjectsApi(self._api_client)
+        for resource in RESOURCES:
+            reflector = _Reflector(
+                resource,
+                api=api,
+                view=self,
+                loop=loop,
+                stop=self._stop,
+                resync_seconds=self._resync_seconds,
+                backoff=self._backoff,
+                list_page_size=self._list_page_size,
+                watch_timeout_seconds=self._watch_timeout_seconds,
+            )
+            thread = threading.Thread(target=reflector.run, name=f"live-view-{resource.plural}", daemon=True)
+            self._reflectors.append(reflector)
+            self._threads.append(thread)
+            thread.start()
+        logger.info("cluster view started", extra={"kinds": [r.kind for r in RESOURCES]})
+
+    async def stop(self) -> None:
+        """Stop the threads (within `stop_timeout_seconds`) and close the client; the view keeps its contents."""
+        self._stop.set()
+        for reflector in self._reflectors:
+            reflector.interrupt()
+        deadline = time.monotonic() + self._stop_timeout_seconds
+        for thread in self._threads:
+            while thread.is_alive() and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        stuck = [t.name for t in self._threads if t.is_alive()]
+        if stuck:
+            logger.warning("cluster view threads did not stop in time; abandoned", extra={"threads": stuck})
+        else:
+            self._api_client.close()
+        logger.info("cluster view stopped")
+
+    # ------------------------------------------------------------------- loop-side event application
+
+    def _apply_list(self, kind: str, objects: list[Tracked], undecodable: list[Key], resource_version: str) -> None:
+        """Replace the kind's contents with a fresh list (undecodable objects keep their last good version)."""
+        previous = self._last_good[kind]
+        current = {_key_of(kind, obj): obj for obj in objects}
+        for key in undecodable:
+            if key in previous:
+                current[key] = previous[key]
+        self._last_good[kind] = current
+        self.replace(kind, current.values())
+        self._resource_versions[kind] = resource_version
+        first = kind not in self._listed
+        self._listed.add(kind)
+        fields = {"kind": kind, "count": len(current), "resourceVersion": resource_version}
+        logger.info("cluster view listed" if first else "cluster view relisted", extra=fields)
+        if first and self.synced:
+            logger.info("cluster view synced", extra={"counts": self.counts()})
+
+    def _apply_upsert(self, kind: str, obj: Tracked, resource_version: str) -> None:
+        self._last_good[kind][_key_of(kind, obj)] = obj
+        self.upsert(obj)
+        self._resource_versions[kind] = resource_version
+
+    def _apply_delete(self, kind: str, key: Key, resource_version: str) -> None:
+        self._last_good[kind].pop(key, None)
+        self.delete(kind, key[0], key[1])
+        self._resource_versions[kind] = resource_version
+
+    def _apply_bookmark(self, kind: str, resource_version: str) -> None:
+        self._resource_versions[kind] = resource_version
+
+
+def _key_of(kind: str, obj: Tracked) -> Key:
+    return ("" if kind == "CloudProfile" else obj.metadata.namespace, obj.metadata.name)
+
+
+def _raw_key(kind: str, raw: dict[str, Any]) -> Key:
+    meta = raw.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    namespace = "" if kind == "CloudProfile" else str(meta.get("namespace") or "")
+    return (namespace, str(meta.get("name") or ""))
+
+
+def _resource_version_of(raw: Any) -> str:
+    meta = raw.get("metadata") if isinstance(raw, dict) else None
+    return str(meta.get("resourceVersion") or "") if isinstance(meta, dict) else ""
+
+
+def _lines(response: urllib3.HTTPResponse) -> Iterator[bytes]:
+    """Newline-delimited records of a chunked watch stream, as they arrive; a trailing partial line is dropped
+    when the stream breaks (urllib3 raises) and returned when it ends cleanly."""
+    pending = b""
+    for chunk in response.stream(amt=None, decode_content=True):
+        pending += chunk
+        if b"\n" not in pending:
+            continue
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            if line.strip():
+                yield line
+    if pending.strip():
+        yield pending
+
+
+_TRANSIENT: Final = (ApiException, urllib3.exceptions.HTTPError, OSError, ValueError, _WatchError)
+
+
+class _Reflector:
+    """List-then-watch of one kind in its own thread; all index changes are posted to the loop."""
+
+    def __init__(
+        self,
+        resource: Resource,
+        *,
+        api: CustomObjectsApi,
+        view: LiveView,
+        loop: asyncio.AbstractEventLoop,
+        stop: threading.Event,
+        resync_seconds: float,
+        backoff: Backoff,
+        list_page_size: int,
+        watch_timeout_seconds: int,
+    ) -> None:
+        self._resource = resource
+        self._api = api
+        self._view = view
+        self._loop = loop
+        self._stop = stop
+        self._resync_seconds = resync_seconds
+        self._backoff = backoff
+        self._list_page_size = list_page_size
+        self._watch_timeout_seconds = watch_timeout_seconds
+        self._lock = threading.Lock()  # guards _response only (shared with `interrupt`), never the index
+        self._response: urllib3.HTTPResponse | None = None
+        self._fields = {"kind": resource.kind}
+        self._resource_version: str | None = None  # where the next watch starts; None: a (re)list is due
+        self._resync_at = 0.0  # time.monotonic() of the next periodic relist
+        self._delivered = False  # whether the current list/watch round received any event
+
+    # ------------------------------------------------------------------------------ thread interface
+
+    def interrupt(self) -> None:
+        """Called from the loop on stop: unblock a read in progress by shutting its socket down."""
+        with self._lock:
+            response = self._response
+        if response is None:
+            return
+        try:
+            response.shutdown()
+        except (ValueError, RuntimeError, OSError, NotImplementedError, AttributeError):
+            response.close()  # urllib3 < 2.3 or released already: closing is the best remaining option
+
+    def run(self) -> None:
+        """Thread body: list, watch, relist, retry until the stop event is set; never raises."""
+        failures = 0  # consecutive failures since events last arrived (sets the backoff)
+        gone_streak = 0  # 410s since events last arrived: the first relists at once, later ones back off
+        while not self._stop.is_set():
+            self._delivered = False
+            started = time.monotonic()
+            delay = 0.0
+            try:
+                if self._resource_version is None or time.monotonic() >= self._resync_at:
+                    self._list()
+                self._watch()
+                if self._delivered:
+                    failures = gone_streak = 0
+                elif time.monotonic() - started < EMPTY_WATCH_SECONDS:  # ended at once, nothing in it: do not spin
+                    failures += 1
+                    delay = self._backoff.delay(failures)
+            except _Gone:
+                if self._stop.is_set():
+                    break
+                self._resource_version = None
+                failures, gone_streak = (0, 1) if self._delivered else (failures, gone_streak + 1)
+                logger.info("resourceVersion expired (410 Gone); relisting", extra=self._fields)
+                if gone_streak > 1:
+                    failures += 1
+                    delay = self._backoff.delay(failures)
+            except _TRANSIENT as exc:
+                if self._stop.is_set():
+                    break
+                if isinstance(exc, _WatchError):
+                    self._resource_version = None
+                failures = 1 if self._delivered else failures + 1
+                delay = self._backoff.delay(failures)
+                fields = {"error": _describe(exc), "retry_in_s": round(delay, 3), "failures": failures}
+                logger.warning("cluster list/watch failed; retrying", extra={**self._fields, **fields})
+            except Exception:  # noqa: BLE001 - a dead reflector would freeze a view that still claims to be synced
+                if self._stop.is_set():
+                    break
+                self._resource_version = None
+                failures = 1 if self._delivered else failures + 1
+                delay = self._backoff.delay(failures)
+                logger.exception("cluster reflector failed unexpectedly; relisting", extra=self._fields)
+            if delay:
+                self._stop.wait(delay)
+        logger.debug("reflector stopped", extra=self._fields)
+
+    # ------------------------------------------------------------------------------------ list/watch
+
+    def _list(self) -> None:
+        """List every object of the kind (page by page), post the replacement, remember its resourceVersion."""
+        raws: list[Any] = []
+        resource_version = ""
+        token: str | None = None
+        while True:
+            body = self._request(
+                limit=self._list_page_size,
+                _continue=token,
+                _request_timeout=(CONNECT_TIMEOUT_SECONDS, LIST_READ_TIMEOUT_SECONDS),
+            )
+            page = json.loads(body)
+            meta = page.get("metadata") if isinstance(page, dict) else None
+            if not isinstance(meta, dict):
+                raise ValueError("list response without metadata")
+            resource_version = resource_version or str(meta.get("resourceVersion") or "")
+            items = page.get("items") or []
+            if not isinstance(items, list):
+                raise ValueError("list response whose items are not a list")
+            raws.extend(items)
+            token = meta.get("continue") or None
+            if token is None:
+                break
+        objects: list[Tracked] = []
+        undecodable: list[Key] = []
+        for raw in raws:
+            obj = self._decode(raw)
+            if obj is None:
+                if isinstance(raw, dict):
+                    undecodable.append(_raw_key(self._resource.kind, raw))
+            else:
+                objects.append(obj)
+        self._post(self._view._apply_list, self._resource.kind, objects, undecodable, resource_version)
+        self._resource_version = resource_version
+        self._resync_at = time.monotonic() + self._resync_seconds
+
+    def _watch(self) -> None:
+        """Watch from the last resourceVersion until the server ends the stream or the relist is due.
+
+        Every event moves `_resource_version` (so a broken stream resumes after the last event it delivered) and
+        sets `_delivered`. Raises _Gone, _WatchError or a transport error (ApiException, urllib3 errors, OSError,
+        ValueError for a malformed line).
+        """
+        longest = random.randint(self._watch_timeout_seconds, 2 * self._watch_timeout_seconds - 1)
+        timeout_seconds = max(1, min(longest, math.ceil(self._resync_at - time.monotonic())))
+        response = self._open(
+            watch=True,
+            resource_version=self._resource_version,
+            allow_watch_bookmarks=True,
+            timeout_seconds=timeout_seconds,
+            _request_timeout=(CONNECT_TIMEOUT_SECONDS, timeout_seconds + WATCH_READ_GRACE_SECONDS),
+        )
+        try:
+            for line in _lines(response):
+                self._handle(json.loads(line))
+                self._delivered = True
+                if time.monotonic() >= self._resync_at or self._stop.is_set():
+                    break
+        finally:
+            self._release(response)
+
+    def _handle(self, event: Any) -> None:
+        """Post one watch event and move `_resource_version` past it."""
+        if not isinstance(event, dict):
+            raise ValueError("watch event is not an object")
+        kind = self._resource.kind
+        event_type, raw = event.get("type"), event.get("object")
+        if event_type == "ERROR":
+            code = raw.get("code") if isinstance(raw, dict) else None
+            message = raw.get("message") if isinstance(raw, dict) else None
+            if code == 410:
+                raise _Gone(message)
+            raise _WatchError(f"ERROR event code {code}: {message}")
+        if not isinstance(raw, dict):
+            raise ValueError(f"{event_type} event without an object")
+        resource_version = _resource_version_of(raw) or self._resource_version or ""
+        if event_type == "BOOKMARK":
+            self._post(self._view._apply_bookmark, kind, resource_version)
+        elif event_type in ("ADDED", "MODIFIED"):
+            obj = self._decode(raw)
+            if obj is not None:
+                self._post(self._view._apply_upsert, kind, obj, resource_version)
+        elif event_type == "DELETED":
+            self._post(self._view._apply_delete, kind, _raw_key(kind, raw), resource_version)
+        else:
+            logger.warning("unknown watch event type ignored", extra={**self._fields, "type": str(event_type)})
+        self._resource_version = resource_version
+
+    def _decode(self, raw: Any) -> Tracked | None:
+        """The object decoded with the kind's model, or None (logged) when it cannot be decoded."""
+        if not isinstance(raw, dict):
+            logger.warning("cluster object is not a JSON object; skipped", extra=self._fields)
+            return None
+        try:
+            return self._resource.model.model_validate(raw, by_alias=True)
+        except ValidationError as exc:
+            namespace, name = _raw_key(self._resource.kind, raw)
+            first = exc.errors()[0]
+            logger.warning(
+                "cluster object cannot be decoded; skipped (its last good version, if any, is kept)",
+                extra={
+                    **self._fields,
+                    "object": f"{namespace}/{name}" if namespace else name,
+                    "field": ".".join(str(p) for p in first["loc"]),
+                    "error": first["msg"],
+                },
+            )
+            return None
+
+    # ---------------------------------------------------------------------------------------- plumbing
+
+    def _open(self, **params: Any) -> urllib3.HTTPResponse:
+        """GET the kind's collection (all namespaces); returns the unread response, registered for `interrupt`.
+
+        Raises _Gone for HTTP 410, ApiException for other non-2xx answers.
+        """
+        try:
+            response: urllib3.HTTPResponse = self._api.list_cluster_custom_object(
+                CORE_GROUP, VERSION, self._resource.plural, _preload_content=False, **params
+            )
+        except ApiException as exc:
+            if exc.status == 410:
+                raise _Gone(exc.reason) from None
+            raise
+        with self._lock:
+            self._response = response
+        if self._stop.is_set():  # stop() ran between the request and the registration: it missed this one
+            self._release(response)
+            raise OSError("stopping")
+        return response
+
+    def _request(self, **params: Any) -> bytes:
+        """GET one list page; returns its body."""
+        response = self._open(**params)
+        try:
+            return bytes(response.data)
+        finally:
+            self._release(response)
+
+    def _release(self, response: urllib3.HTTPResponse) -> None:
+        with self._lock:
+            if self._response is response:
+                self._response = None
+        response.close()
+
+    def _post(self, callback: Callable[..., None], *args: Any) -> None:
+        """Run callback(*args) on the event loop, in order; dropped once stopping (the loop may be closed)."""
+        if self._stop.is_set():
+            return
+        try:
+            self._loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:  # the loop is closed: the server is gone
+            self._stop.set()
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, ApiException):
+        return f"HTTP {exc.status} {exc.reason}".strip() if exc.status else f"{exc.reason}"
+    return f"{type(exc).__name__}: {exc}"
