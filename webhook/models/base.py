@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Final, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainValidator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -90,8 +90,8 @@ class ObjectMeta(Model):
     name: Str = ""
     generate_name: Str = ""
     namespace: Str = ""
-    labels: StrMap = {}
-    annotations: StrMap = {}
+    labels: StrMap = Field(default_factory=dict)
+    annotations: StrMap = Field(default_factory=dict)
     deletion_timestamp: Time = None
 
 

@@ -28,7 +28,7 @@ class ExpirableVersion(Model):
     version: Str = ""
     classification: str | None = None
     expiration_date: Time = None
-    lifecycle: List[LifecycleStage] = []
+    lifecycle: List[LifecycleStage] = Field(default_factory=list)
 
 
 class ContainerRuntime(Model):
@@ -37,7 +37,7 @@ class ContainerRuntime(Model):
 
 class CRI(Model):
     name: Str = ""
-    container_runtimes: List[ContainerRuntime] = []
+    container_runtimes: List[ContainerRuntime] = Field(default_factory=list)
 
 
 class InPlaceUpdates(Model):
@@ -46,17 +46,17 @@ class InPlaceUpdates(Model):
 
 
 class MachineImageVersion(ExpirableVersion):
-    cri: List[CRI] = []
-    architectures: List[str] = []
+    cri: List[CRI] = Field(default_factory=list)
+    architectures: List[str] = Field(default_factory=list)
     kubelet_version_constraint: str | None = None
     in_place_updates: InPlaceUpdates | None = None
     # Each flavor is a capability map (name -> values), inlined in the API.
-    capability_flavors: List[CapabilityMap] = []
+    capability_flavors: List[CapabilityMap] = Field(default_factory=list)
 
 
 class MachineImage(Model):
     name: Str = ""
-    versions: List[MachineImageVersion] = []
+    versions: List[MachineImageVersion] = Field(default_factory=list)
     update_strategy: str | None = None
 
 
@@ -75,7 +75,7 @@ class MachineType(Model):
     storage: MachineTypeStorage | None = None
     usable: bool | None = None
     architecture: str | None = None
-    capabilities: CapabilityMap = {}
+    capabilities: CapabilityMap = Field(default_factory=dict)
 
 
 class VolumeType(Model):
@@ -87,18 +87,18 @@ class VolumeType(Model):
 
 class AvailabilityZone(Model):
     name: Str = ""
-    unavailable_machine_types: List[str] = []
-    unavailable_volume_types: List[str] = []
+    unavailable_machine_types: List[str] = Field(default_factory=list)
+    unavailable_volume_types: List[str] = Field(default_factory=list)
 
 
 class Region(Model):
     name: Str = ""
-    zones: List[AvailabilityZone] = []
-    labels: StrMap = {}
+    zones: List[AvailabilityZone] = Field(default_factory=list)
+    labels: StrMap = Field(default_factory=dict)
 
 
 class KubernetesSettings(Model):
-    versions: List[ExpirableVersion] = []
+    versions: List[ExpirableVersion] = Field(default_factory=list)
 
 
 class BastionMachineImage(Model):
@@ -122,17 +122,17 @@ class Limits(Model):
 class LabelSelectorRequirement(Model):
     key: Str = ""
     operator: Str = ""
-    values: List[str] = []
+    values: List[str] = Field(default_factory=list)
 
 
 class LabelSelector(Model):
-    match_labels: StrMap = {}
-    match_expressions: List[LabelSelectorRequirement] = []
+    match_labels: StrMap = Field(default_factory=dict)
+    match_expressions: List[LabelSelectorRequirement] = Field(default_factory=list)
 
 
 class CapabilityDefinition(Model):
     name: Str = ""
-    values: List[str] = []
+    values: List[str] = Field(default_factory=list)
 
 
 class CloudProfileSpec(Model):
@@ -140,13 +140,13 @@ class CloudProfileSpec(Model):
     ca_bundle: str | None = None
     seed_selector: LabelSelector | None = None
     kubernetes: KubernetesSettings = KubernetesSettings()
-    machine_images: List[MachineImage] = []
-    machine_types: List[MachineType] = []
-    volume_types: List[VolumeType] = []
-    regions: List[Region] = []
+    machine_images: List[MachineImage] = Field(default_factory=list)
+    machine_types: List[MachineType] = Field(default_factory=list)
+    volume_types: List[VolumeType] = Field(default_factory=list)
+    regions: List[Region] = Field(default_factory=list)
     bastion: Bastion | None = None
     limits: Limits | None = None
-    machine_capabilities: List[CapabilityDefinition] = []
+    machine_capabilities: List[CapabilityDefinition] = Field(default_factory=list)
 
 
 class CloudProfile(KubernetesObject):
@@ -162,9 +162,9 @@ class NamespacedCloudProfileSpec(Model):
     parent: CloudProfileReference = CloudProfileReference()
     ca_bundle: str | None = None
     kubernetes: KubernetesSettings | None = None
-    machine_images: List[MachineImage] = []
-    machine_types: List[MachineType] = []
-    volume_types: List[VolumeType] = []
+    machine_images: List[MachineImage] = Field(default_factory=list)
+    machine_types: List[MachineType] = Field(default_factory=list)
+    volume_types: List[VolumeType] = Field(default_factory=list)
     limits: Limits | None = None
 
 
@@ -215,14 +215,14 @@ class Worker(Model):
     maximum: int = 0
     cri: CRI | None = None
     update_strategy: str | None = None
-    zones: List[str] = []
+    zones: List[str] = Field(default_factory=list)
     volume: WorkerVolume | None = None
     control_plane: WorkerControlPlane | None = None
 
 
 class ShootProvider(Model):
     type: Str = ""
-    workers: List[Worker] = []
+    workers: List[Worker] = Field(default_factory=list)
 
 
 class ShootKubernetes(Model):

@@ -163,7 +163,8 @@ def validate_expirable_version(version: ExpirableVersion, ctx: ProfileContext, p
         findings.append(
             CP_LC_001.forbidden(path, "cannot specify `classification` or `expirationDate` in combination with `lifecycle`")
         )
-    findings.extend(_validate_lifecycle(version.lifecycle, path.child("lifecycle")))
+    if version.lifecycle:
+        findings.extend(_validate_lifecycle(version.lifecycle, path.child("lifecycle")))
     return findings
 
 
@@ -575,12 +576,12 @@ def validate_image_additional_config(
     """
     findings: list[Finding] = []
     versions_path = path.child("versions")
-    supported = {str(f.path): f for f in validate_supported_versions(image.versions, ctx, versions_path)}
+    supported = {f.path: f for f in validate_supported_versions(image.versions, ctx, versions_path)}
     for j, version in enumerate(image.versions):
         version_path = versions_path.index(j)
         findings.extend(validate_cri(version.cri, version_path.child("cri")))
-        if str(version_path) in supported:
-            findings.append(supported[str(version_path)])
+        if version_path in supported:
+            findings.append(supported[version_path])
         findings.extend(validate_expirable_version(version, ctx, version_path))
         if not capabilities:
             if not version.architectures:
