@@ -1,6 +1,9 @@
-"""A fake Kubernetes API server for the three kinds the live view watches, speaking the real wire protocol.
+"""A fake Kubernetes API server for the kinds the live view watches, speaking the real wire protocol.
 
-`GET /apis/core.gardener.cloud/v1beta1/{cloudprofiles,namespacedcloudprofiles,shoots}` answers:
+`GET /apis/core.gardener.cloud/v1beta1/{cloudprofiles,namespacedcloudprofiles,shoots,seeds}`,
+`GET /apis/apps/v1/namespaces/{namespace}/deployments` and `GET /api/v1/namespaces/{namespace}/configmaps` answer
+(namespaced routes hold the namespace's objects only; `labelSelector` and `fieldSelector` with `key=value` terms filter
+lists and watch events):
 - a list (`kind: CloudProfileList`, `metadata.resourceVersion`, `limit`/`continue` paging), or
 - with `watch=true`: chunked newline-delimited JSON events from `resourceVersion` on (history replay, then live
   events), ended by `timeoutSeconds`; a `resourceVersion` older than the last compaction answers 410 Gone
@@ -25,8 +28,16 @@ from typing import Any, Final
 from aiohttp import web
 
 GROUP_VERSION: Final = "core.gardener.cloud/v1beta1"
-KINDS: Final = {"cloudprofiles": "CloudProfile", "namespacedcloudprofiles": "NamespacedCloudProfile", "shoots": "Shoot"}
+KINDS: Final = {
+    "cloudprofiles": "CloudProfile",
+    "namespacedcloudprofiles": "NamespacedCloudProfile",
+    "shoots": "Shoot",
+    "seeds": "Seed",
+    "deployments": "Deployment",
+    "configmaps": "ConfigMap",
+}
 PLURALS: Final = {kind: plural for plural, kind in KINDS.items()}
+GROUP_VERSIONS: Final = {**{p: GROUP_VERSION for p in KINDS}, "deployments": "apps/v1", "configmaps": "v1"}
 
 Key = tuple[str, str]
 Message = tuple[str, Any]  # ("event", event) | ("break", None) | ("gone", status code) | ("end", None)
@@ -39,6 +50,7 @@ class Seen:
     plural: str
     watch: bool
     params: dict[str, str]
+    namespace: str = ""  # of a namespaced route ("" for cluster-wide requests)
 
 
 @dataclass
@@ -50,8 +62,10 @@ class FakeApiServer:
     objects: dict[str, dict[Key, dict[str, Any]]] = field(default_factory=lambda: {p: {} for p in KINDS})
     history: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)  # (revision, plural, event)
     requests: list[Seen] = field(default_factory=list)
-    list_failures: dict[str, int] = field(default_factory=dict)  # plural -> lists still to answer with 503
+    list_failures: dict[str, int] = field(default_factory=dict)  # plural -> lists still to answer with an error
+    list_failure_status: dict[str, int] = field(default_factory=dict)  # plural -> that error's HTTP status
     gates: dict[str, asyncio.Event] = field(default_factory=dict)  # plural -> list waits until set
+    unserved: set[str] = field(default_factory=set)  # plurals answered with 404, as if no CRD/APIService existed
     _watchers: dict[str, set[asyncio.Queue[Message]]] = field(default_factory=lambda: {p: set() for p in KINDS})
 
     # ------------------------------------------------------------------------------------------ control
@@ -59,6 +73,8 @@ class FakeApiServer:
     def app(self) -> web.Application:
         app = web.Application()
         app.router.add_get("/apis/core.gardener.cloud/v1beta1/{plural}", self._handle)
+        app.router.add_get("/apis/apps/v1/namespaces/{namespace}/{plural}", self._handle)
+        app.router.add_get("/api/v1/namespaces/{namespace}/{plural}", self._handle)
         app.on_shutdown.append(self._shutdown)
         return app
 
@@ -68,7 +84,7 @@ class FakeApiServer:
         key = _key(obj)
         self.revision += 1
         stored = copy.deepcopy(obj)
-        stored.setdefault("apiVersion", GROUP_VERSION)
+        stored.setdefault("apiVersion", GROUP_VERSIONS[plural])
         stored["metadata"]["resourceVersion"] = str(self.revision)
         event_type = "MODIFIED" if key in self.objects[plural] else "ADDED"
         self.objects[plural][key] = stored
@@ -88,7 +104,7 @@ class FakeApiServer:
     def bookmark(self, kind: str) -> str:
         """Send a BOOKMARK at the current revision to the kind's watchers; returns that resourceVersion."""
         rv = str(self.revision)
-        obj = {"kind": KINDS[PLURALS[kind]], "apiVersion": GROUP_VERSION, "metadata": {"resourceVersion": rv}}
+        obj = {"kind": kind, "apiVersion": GROUP_VERSIONS[PLURALS[kind]], "metadata": {"resourceVersion": rv}}
         self._send(PLURALS[kind], ("event", {"type": "BOOKMARK", "object": obj}))
         return rv
 
@@ -110,9 +126,14 @@ class FakeApiServer:
         event = self.gates[PLURALS[kind]] = asyncio.Event()
         return event
 
-    def fail_lists(self, kind: str, times: int) -> None:
-        """Answer the kind's next `times` lists with HTTP 503."""
+    def unserve(self, kind: str, unserved: bool = True) -> None:
+        """Answer the kind's list and watch requests with 404 (the cluster does not serve it), or serve it again."""
+        (self.unserved.add if unserved else self.unserved.discard)(PLURALS[kind])
+
+    def fail_lists(self, kind: str, times: int, *, status: int = 503) -> None:
+        """Answer the kind's next `times` lists with HTTP `status` (503 Service Unavailable by default)."""
         self.list_failures[PLURALS[kind]] = times
+        self.list_failure_status[PLURALS[kind]] = status
 
     def lists(self, kind: str) -> list[Seen]:
         return [s for s in self.requests if s.plural == PLURALS[kind] and not s.watch]
@@ -142,23 +163,29 @@ class FakeApiServer:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         plural = request.match_info["plural"]
-        if plural not in KINDS:
+        namespace = request.match_info.get("namespace", "")
+        collection = request.path.split("/namespaces/")[0] if namespace else request.path.rsplit("/", 1)[0]
+        group_version = collection.removeprefix("/apis/").removeprefix("/api/")
+        if plural not in KINDS or GROUP_VERSIONS[plural] != group_version or plural in self.unserved:
             return _status(404, "NotFound", f"the server could not find the requested resource ({plural})")
         params = dict(request.query)
         watch = params.get("watch") == "true"
-        self.requests.append(Seen(plural, watch, params))
+        self.requests.append(Seen(plural, watch, params, namespace))
         if watch:
-            return await self._watch(request, plural, params)
-        return await self._list(plural, params)
+            return await self._watch(request, plural, params, namespace)
+        return await self._list(plural, params, namespace)
 
-    async def _list(self, plural: str, params: dict[str, str]) -> web.Response:
+    async def _list(self, plural: str, params: dict[str, str], namespace: str = "") -> web.Response:
         gate = self.gates.get(plural)
         if gate is not None:
             await gate.wait()
         if self.list_failures.get(plural, 0) > 0:
             self.list_failures[plural] -= 1
+            if self.list_failure_status.get(plural, 503) == 403:
+                return _status(403, "Forbidden", f'{plural} is forbidden: cannot list resource "{plural}"')
             return _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
         items = [self.objects[plural][k] for k in sorted(self.objects[plural])]
+        items = [o for o in items if _selected(o, namespace, params)]
         rv, offset = str(self.revision), 0
         if "continue" in params:
             token = json.loads(base64.urlsafe_b64decode(params["continue"]))
@@ -170,10 +197,13 @@ class FakeApiServer:
                 token = {"rv": rv, "offset": offset + limit}
                 metadata["continue"] = base64.urlsafe_b64encode(json.dumps(token).encode()).decode()
             items = items[offset : offset + limit]
-        body = {"apiVersion": GROUP_VERSION, "kind": KINDS[plural] + "List", "metadata": metadata, "items": items}
+        kind = KINDS[plural] + "List"
+        body = {"apiVersion": GROUP_VERSIONS[plural], "kind": kind, "metadata": metadata, "items": items}
         return web.json_response(body)
 
-    async def _watch(self, request: web.Request, plural: str, params: dict[str, str]) -> web.StreamResponse:
+    async def _watch(
+        self, request: web.Request, plural: str, params: dict[str, str], namespace: str = ""
+    ) -> web.StreamResponse:
         since = int(params.get("resourceVersion") or 0)
         timeout_seconds = float(params.get("timeoutSeconds") or 1800)
         if since < self.compacted and self.gone_as_status:
@@ -198,7 +228,8 @@ class FakeApiServer:
                 except TimeoutError:
                     break
                 if what == "event":
-                    await response.write(json.dumps(payload).encode() + b"\n")
+                    if payload["type"] == "BOOKMARK" or _selected(payload["object"], namespace, params):
+                        await response.write(json.dumps(payload).encode() + b"\n")
                 elif what == "break":
                     await response.write(b'{"type":"ADDED","object":{"metad')
                     assert request.transport is not None
@@ -220,6 +251,21 @@ class FakeApiServer:
         finally:
             self._watchers[plural].discard(queue)
         return response
+
+
+def _selected(obj: dict[str, Any], namespace: str, params: dict[str, str]) -> bool:
+    """Whether obj is in the route's namespace and matches the equality-based label and field selectors."""
+    meta = obj.get("metadata", {})
+    if namespace and meta.get("namespace", "") != namespace:
+        return False
+    labels = meta.get("labels") or {}
+    fields = {"metadata.name": meta.get("name", ""), "metadata.namespace": meta.get("namespace", "")}
+    for selector, values in (("labelSelector", labels), ("fieldSelector", fields)):
+        for term in filter(None, params.get(selector, "").split(",")):
+            key, _, value = term.partition("=")
+            if values.get(key) != value:
+                return False
+    return True
 
 
 def _key(obj: dict[str, Any]) -> Key:
@@ -297,4 +343,42 @@ def shoot_obj(namespace: str, name: str, *, profile: str, profile_kind: str = "C
             "provider": {"type": "local", "workers": [{"name": "pool", "machine": {"type": "m5.large"}}]},
             "region": "eu-1",
         },
+    }
+
+
+def seed_obj(name: str, gardenlet: str | None = None) -> dict[str, Any]:
+    """A Seed whose gardenlet reported `gardenlet` as its version (no status when None)."""
+    obj: dict[str, Any] = {"apiVersion": GROUP_VERSION, "kind": "Seed", "metadata": {"name": name}, "spec": {}}
+    if gardenlet is not None:
+        obj["status"] = {"gardener": {"id": "abc", "name": "gardenlet-0", "version": gardenlet}}
+    return obj
+
+
+GARDENER_IMAGES: Final = "europe-docker.pkg.dev/gardener-project/releases/gardener"
+
+
+def gardener_deployment_obj(role: str, tag: str, *, namespace: str = "garden", app: str = "gardener") -> dict[str, Any]:
+    """The gardener-<role> Deployment with its container gardener-<role> at image tag `tag`."""
+    name = f"gardener-{role}"
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"app": app, "role": role}},
+        "spec": {
+            "selector": {"matchLabels": {"app": app, "role": role}},
+            "template": {
+                "metadata": {"labels": {"app": app, "role": role}},
+                "spec": {"containers": [{"name": name, "image": f"{GARDENER_IMAGES}/{role}:{tag}"}]},
+            },
+        },
+    }
+
+
+def gardener_info_obj(version: str, *, name: str = "gardener-info") -> dict[str, Any]:
+    """The gardener-system-public/gardener-info ConfigMap naming gardener-apiserver `version`."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "gardener-system-public"},
+        "data": {"gardenerAPIServer": f"version: {version}\nworkloadIdentityIssuerURL: https://issuer.example\n"},
     }

@@ -30,12 +30,16 @@ from tests.builders import namespaced_cloud_profile_dict, review_bytes
 from tests.cluster.fake_apiserver import (
     FakeApiServer,
     cloud_profile_obj,
+    gardener_deployment_obj,
+    gardener_info_obj,
     namespaced_cloud_profile_obj,
+    seed_obj,
     shoot_obj,
     write_kubeconfig,
 )
 from webhook.cli import main
 from webhook.cluster.live import Backoff, LiveView, client_from_kubeconfig
+from webhook.cluster.view import ComponentVersion
 
 DEADLINE_SECONDS = 10.0
 FAST = Backoff(initial_seconds=0.02, max_seconds=0.2)
@@ -223,6 +227,26 @@ async def test_failing_lists_are_retried_with_backoff(cluster: FakeApiServer, st
     assert names(view.namespaced_profiles_of("local")) == ["garden-a/custom"]
 
 
+async def test_a_kind_the_cluster_does_not_serve_counts_as_empty(cluster: FakeApiServer, start_view: StartView) -> None:
+    """A seed cluster has no Shoots, a runtime cluster no Seeds: 404 means empty and synced, then looked for again."""
+    cluster.unserve("Shoot")
+    view = await synced_view(start_view, resync_seconds=0.3)
+    assert view.shoots_of_profile("CloudProfile", "local") == ()
+    assert view.cloud_profile("local") is not None
+    cluster.unserve("Shoot", False)
+    await eventually(lambda: bool(view.shoots_of_profile("CloudProfile", "local")), "the Shoot kind served again")
+    assert names(view.shoots_of_profile("CloudProfile", "local")) == ["garden-b/on-local"]
+
+
+async def test_forbidden_lists_keep_the_view_unsynced(cluster: FakeApiServer, start_view: StartView) -> None:
+    """403 is a misconfiguration (RBAC): fail closed instead of judging on an empty picture."""
+    cluster.fail_lists("Shoot", 3, status=403)
+    view = await start_view()
+    await eventually(lambda: len(cluster.lists("Shoot")) >= 2, "a retried Shoot list")
+    assert not view.synced
+    await eventually(lambda: view.synced, "the Shoot list after RBAC was fixed")
+
+
 async def test_undecodable_objects_are_skipped_and_keep_their_last_good_version(
     cluster: FakeApiServer, start_view: StartView, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -247,6 +271,62 @@ async def test_undecodable_objects_are_skipped_and_keep_their_last_good_version(
     assert view.cloud_profile("local") == kept and view.cloud_profile("broken") is None
     skipped = [r for r in caplog.records if r.getMessage().startswith("cluster object cannot be decoded")]
     assert [getattr(r, "object") for r in skipped] == ["broken", "local", "broken", "local"]
+
+
+# ------------------------------------------------------------------------- Gardener component versions
+
+
+async def test_gardener_kinds_are_listed_and_watched_with_their_namespace_and_selectors(
+    cluster: FakeApiServer, start_view: StartView
+) -> None:
+    cluster.put(gardener_deployment_obj("apiserver", "v1.37.2"))
+    cluster.put(gardener_deployment_obj("controller-manager", "v1.10.0", namespace="other"))  # not in garden
+    cluster.put(gardener_deployment_obj("scheduler", "v1.10.0", app="nginx"))  # not app=gardener
+    cluster.put(seed_obj("aws", "v1.36.0"))
+    cluster.put(gardener_info_obj("v1.37.0"))
+    cluster.put(gardener_info_obj("v1.0.0", name="other"))
+    view = await synced_view(start_view)
+    assert view.gardener_apiserver_versions() == ("v1.37.2",)
+    assert view.gardener_component_versions("scheduler") == ()
+    assert view.seeds_with_gardenlet_versions() == (ComponentVersion("aws", "v1.36.0"),)
+    assert {k: view.counts()[k] for k in ("Deployment", "Seed", "ConfigMap")} == {"Deployment": 1, "Seed": 1,
+                                                                                   "ConfigMap": 1}  # fmt: skip
+    expected = {
+        "Deployment": ("garden", {"labelSelector": "app=gardener"}),
+        "ConfigMap": ("gardener-system-public", {"fieldSelector": "metadata.name=gardener-info"}),
+        "Seed": ("", {}),
+    }
+    for kind, (namespace, selectors) in expected.items():
+        assert [(s.namespace, s.params) for s in cluster.lists(kind)] == [(namespace, {**selectors, "limit": "500"})]
+        await eventually(lambda kind=kind: cluster.watching(kind) == 1, f"the {kind} watch")  # type: ignore[misc]
+        watch = cluster.watches(kind)[0]
+        assert watch.namespace == namespace and selectors.items() <= watch.params.items()
+
+    cluster.put(gardener_deployment_obj("scheduler", "v1.37.0"))  # ADDED
+    cluster.put(seed_obj("aws", "v1.37.1"))  # MODIFIED
+    cluster.put(gardener_deployment_obj("admission-controller", "v1.99.0", namespace="other"))  # filtered by the server
+    cluster.delete("Deployment", "garden", "gardener-apiserver")  # DELETED: gardener-info answers now
+    cluster.put(gardener_info_obj("v1.38.0"))
+    await eventually(lambda: view.gardener_apiserver_versions() == ("v1.38.0",), "the gardener-info update")
+    await eventually(lambda: view.seeds_with_gardenlet_versions() == (ComponentVersion("aws", "v1.37.1"),), "Seed")
+    assert view.gardener_component_versions("scheduler") == (ComponentVersion("gardener-scheduler", "v1.37.0"),)
+    assert view.gardener_component_versions("admission-controller") == ()
+    cluster.delete("Seed", "", "aws")
+    await eventually(lambda: view.seeds_with_gardenlet_versions() == (), "the Seed deletion")
+    assert view.synced
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "Seed", "ConfigMap"])
+async def test_not_synced_until_the_gardener_kinds_are_listed(
+    cluster: FakeApiServer, start_view: StartView, kind: str
+) -> None:
+    gate = cluster.gate(kind)
+    view = await start_view()
+    await eventually(lambda: view.cloud_profile("local") is not None, "the CloudProfile list")
+    await eventually(lambda: len(cluster.lists(kind)) == 1, f"the {kind} list to hang")
+    assert not view.synced
+    gate.set()
+    await eventually(lambda: view.synced, f"the {kind} list")
 
 
 # ------------------------------------------------------------------------------------------ stopping

@@ -8,6 +8,11 @@ The in-use indexes (REF-* rules) hold keys, never copies: a Shoot without a dele
 its profile reference, once per control plane version, per worker pool Kubernetes version that differs from the
 control plane, per worker machine image version, and per total of its pools' minimums. Each Shoot's entries are
 recorded once (`_Usage`) so that an update or delete removes exactly what the previous event added.
+
+Gardener component versions (VS-* rules) are kept as small tables: the control-plane Deployments by role (only
+those in namespace `garden` labelled `app=gardener` with a known role; any other Deployment is ignored), each Seed's
+gardenlet version, and the gardener-apiserver version of the `gardener-system-public/gardener-info` ConfigMap (any
+other ConfigMap is ignored). Versions are extracted once per event, never per question.
 """
 
 from __future__ import annotations
@@ -16,15 +21,34 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, ObjectKey, ProfileKey, WorkerRef
+from webhook.cluster.view import (
+    CLOUD_PROFILE,
+    CONFIG_MAP,
+    DEPLOYMENT,
+    NAMESPACED_CLOUD_PROFILE,
+    SEED,
+    ComponentVersion,
+    ObjectKey,
+    ProfileKey,
+    WorkerRef,
+)
+from webhook.models.components import (
+    GARDENER_INFO_NAME,
+    GARDENER_SYSTEM_PUBLIC_NAMESPACE,
+    ConfigMap,
+    Deployment,
+    Seed,
+)
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile
+from webhook.versions import find_version
 
 Key = tuple[str, str]  # (namespace, name)
 
 CORE_GROUP: Final = "core.gardener.cloud"
+_GARDENER_INFO_KEY: Final = (GARDENER_SYSTEM_PUBLIC_NAMESPACE, GARDENER_INFO_NAME)
 
-Tracked = CloudProfile | NamespacedCloudProfile | Shoot
+Tracked = CloudProfile | NamespacedCloudProfile | Shoot | Deployment | Seed | ConfigMap
 K = TypeVar("K", bound=Hashable)
 M = TypeVar("M", bound=Hashable)
 
@@ -100,6 +124,11 @@ class ClusterIndex:
         self._worker_kubernetes: dict[tuple[ProfileKey, str], set[WorkerRef]] = {}
         self._worker_images: dict[tuple[ProfileKey, str, str], set[WorkerRef]] = {}
         self._minimum_totals: dict[ProfileKey, dict[int, set[ObjectKey]]] = {}
+        # Gardener component versions (VS-* rules).
+        self._components: dict[Key, tuple[str, ComponentVersion]] = {}  # Deployment key -> (role, name/version)
+        self._components_by_role: dict[str, dict[str, ComponentVersion]] = {}
+        self._gardenlets: dict[str, str] = {}  # Seed name -> status.gardener.version ("" when not reported)
+        self._gardener_info: str | None = None  # gardenerAPIServer.version of the gardener-info ConfigMap
 
     # ---------------------------------------------------------------------------------------- updates
 
@@ -113,6 +142,13 @@ class ClusterIndex:
             ncp = default_namespaced_cloud_profile(obj)
             self._namespaced[key] = ncp
             self._namespaced_by_parent.setdefault(ncp.spec.parent.name, {})[key] = ncp
+        elif isinstance(obj, Deployment):
+            self._add_deployment(obj)
+        elif isinstance(obj, Seed):
+            self._gardenlets[obj.metadata.name] = obj.gardenlet_version()
+        elif isinstance(obj, ConfigMap):
+            if obj.is_gardener_info():
+                self._gardener_info = obj.gardener_apiserver_version()
         else:
             self._add_shoot(obj)
 
@@ -124,14 +160,28 @@ class ClusterIndex:
             self._remove_namespaced((namespace, name))
         elif kind == "Shoot":
             self._remove_shoot(ObjectKey(namespace, name))
+        elif kind == DEPLOYMENT:
+            self._remove_deployment((namespace, name))
+        elif kind == SEED:
+            self._gardenlets.pop(name, None)
+        elif kind == CONFIG_MAP:
+            if (namespace, name) == _GARDENER_INFO_KEY:
+                self._gardener_info = None
 
     def replace(self, kind: str, objects: Iterable[Tracked]) -> None:
         """Make the index hold exactly `objects` of `kind` (a relist): forget the others, upsert these.
 
-        kind: "CloudProfile", "NamespacedCloudProfile" or "Shoot"; objects of another kind are a programming error
-        (TypeError). Costs one upsert per object plus one delete per vanished object.
+        kind: "CloudProfile", "NamespacedCloudProfile", "Shoot", "Deployment", "Seed" or "ConfigMap"; objects of another
+        kind are a programming error (TypeError). Costs one upsert per object plus one delete per vanished object.
         """
-        model = {CLOUD_PROFILE: CloudProfile, NAMESPACED_CLOUD_PROFILE: NamespacedCloudProfile, "Shoot": Shoot}[kind]
+        model = {
+            CLOUD_PROFILE: CloudProfile,
+            NAMESPACED_CLOUD_PROFILE: NamespacedCloudProfile,
+            "Shoot": Shoot,
+            DEPLOYMENT: Deployment,
+            SEED: Seed,
+            CONFIG_MAP: ConfigMap,
+        }[kind]
         fresh = list(objects)
         for obj in fresh:
             if not isinstance(obj, model):
@@ -141,6 +191,12 @@ class ClusterIndex:
             stored = [("", name) for name in self._cloud_profiles]
         elif kind == NAMESPACED_CLOUD_PROFILE:
             stored = list(self._namespaced)
+        elif kind == DEPLOYMENT:
+            stored = list(self._components)
+        elif kind == SEED:
+            stored = [("", name) for name in self._gardenlets]
+        elif kind == CONFIG_MAP:
+            stored = [_GARDENER_INFO_KEY] if self._gardener_info is not None else []
         else:
             stored = list(self._shoots)
         keep = {(obj.metadata.namespace if kind != CLOUD_PROFILE else "", obj.metadata.name) for obj in fresh}
@@ -157,6 +213,25 @@ class ClusterIndex:
             siblings.pop(key, None)
             if not siblings:
                 self._namespaced_by_parent.pop(old.spec.parent.name, None)
+
+    def _add_deployment(self, deployment: Deployment) -> None:
+        key = (deployment.metadata.namespace, deployment.metadata.name)
+        self._remove_deployment(key)
+        role = deployment.gardener_role()
+        if role is None:
+            return  # not a Gardener control-plane component: not tracked
+        entry = ComponentVersion(deployment.metadata.name, deployment.component_version())
+        self._components[key] = (role, entry)
+        self._components_by_role.setdefault(role, {})[entry.name] = entry
+
+    def _remove_deployment(self, key: Key) -> None:
+        old = self._components.pop(key, None)
+        if old is not None:
+            role, entry = old
+            same_role = self._components_by_role.get(role, {})
+            same_role.pop(entry.name, None)
+            if not same_role:
+                self._components_by_role.pop(role, None)
 
     def _add_shoot(self, shoot: Shoot) -> None:
         key = ObjectKey(shoot.metadata.namespace, shoot.metadata.name)
@@ -231,10 +306,29 @@ class ClusterIndex:
         totals = self._minimum_totals.get(profile, {})
         return tuple(sorted(k for total, keys in totals.items() if total > max_nodes_total for k in keys))
 
+    def gardener_component_versions(self, role: str) -> Sequence[ComponentVersion]:
+        same_role = self._components_by_role.get(role, {})
+        return tuple(same_role[name] for name in sorted(same_role))
+
+    def gardener_apiserver_versions(self) -> Sequence[str]:
+        tags = tuple(c.version for c in self.gardener_component_versions("apiserver") if find_version(c.version))
+        if tags:
+            return tags
+        if self._gardener_info and find_version(self._gardener_info):
+            return (self._gardener_info,)
+        return ()
+
+    def seeds_with_gardenlet_versions(self) -> Sequence[ComponentVersion]:
+        versions = self._gardenlets
+        return tuple(ComponentVersion(name, versions[name]) for name in sorted(versions) if versions[name])
+
     def counts(self) -> dict[str, int]:
-        """Number of objects per kind (for metrics and logs)."""
+        """Number of objects per kind (for metrics and logs); Deployments and ConfigMaps count only tracked ones."""
         return {
             "CloudProfile": len(self._cloud_profiles),
             "NamespacedCloudProfile": len(self._namespaced),
             "Shoot": len(self._shoots),
+            DEPLOYMENT: len(self._components),
+            SEED: len(self._gardenlets),
+            CONFIG_MAP: int(self._gardener_info is not None),
         }

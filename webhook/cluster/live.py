@@ -1,11 +1,13 @@
 """LiveView: the cluster view kept current by list-then-watch of the Kubernetes API (DESIGN.md §4, STYLE R7).
 
 One reflector thread per kind lists CloudProfiles (cluster-scoped), NamespacedCloudProfiles and Shoots (all
-namespaces) of `core.gardener.cloud/v1beta1`, then watches from the list's resourceVersion. The blocking
-`kubernetes` client runs in those threads only. Each thread decodes objects with the same pydantic models as
-StaticView and hands every result to the event loop with `loop.call_soon_threadsafe`; the index is changed on the
-loop only, one whole event (or one whole relist) per callback, so a validator never sees a half-applied event and
-no lock guards the index.
+namespaces) and Seeds (cluster-scoped) of `core.gardener.cloud/v1beta1`, the `apps/v1` Deployments in namespace
+`garden` labelled `app=gardener` (the Gardener control plane), and the one `v1` ConfigMap
+`gardener-system-public/gardener-info` (fieldSelector `metadata.name=gardener-info`), then watches from the list's
+resourceVersion. The blocking `kubernetes` client runs in those threads only. Each thread decodes objects with the
+same pydantic models as StaticView and hands every result to the event loop with `loop.call_soon_threadsafe`; the
+index is changed on the loop only, one whole event (or one whole relist) per callback, so a validator never sees a
+half-applied event and no lock guards the index.
 
 Protocol, per kind (as client-go's reflector):
 - list (paginated, `limit`/`continue`) → the kind's contents are replaced at once (`ClusterIndex.replace`), so
@@ -25,9 +27,12 @@ Decisions:
   needs the cluster during a short API server outage would block the landscape for no gain.
 - An object that fails to decode is logged and skipped. If an earlier version of it decoded, the view keeps that
   version (across relists too): for in-use checks an old picture of a Shoot is safer than no Shoot.
-- A kind that the server does not serve (404) or that RBAC forbids (403) is retried with backoff and keeps the
-  view unsynced: an empty picture would let a CloudProfile lose versions still in use.
-- The view never writes to the cluster: it only issues GET list and GET watch requests (manifests/rbac.yaml).
+- A kind that RBAC forbids (403) is retried with backoff and keeps the view unsynced (fail closed): an empty
+  picture would let a CloudProfile lose versions still in use. A kind the cluster does not serve at all (404 on
+  its collection: no CRD, no aggregated API registered) counts as listed and empty — nothing of it can exist
+  there — and is looked for again every minute (at most every `resync_seconds`). Without this, a webhook in a
+  seed cluster (no Shoots) or a runtime cluster (no Seeds) would never become ready.
+- The view never writes to the cluster: it only issues GET list and GET watch requests (manifests/components/garden/rbac.yaml).
 - `stop()` ends the threads: it sets a stop event (backoff waits end at once) and shuts down the sockets of
   running requests (`HTTPResponse.shutdown`). A request still waiting for response headers cannot be
   interrupted; such a thread is a daemon, is abandoned after `stop_timeout_seconds`, and never touches the
@@ -52,12 +57,22 @@ from typing import Any, Final
 
 import urllib3
 import yaml
-from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
+from kubernetes.client import ApiClient, Configuration, CoreV1Api, CustomObjectsApi
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config import ConfigException, load_incluster_config, load_kube_config
 from pydantic import ValidationError
 
 from webhook.cluster.index import CORE_GROUP, ClusterIndex
+from webhook.models.components import (
+    APP_GARDENER,
+    GARDEN_NAMESPACE,
+    GARDENER_INFO_NAME,
+    GARDENER_SYSTEM_PUBLIC_NAMESPACE,
+    LABEL_APP,
+    ConfigMap,
+    Deployment,
+    Seed,
+)
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 
 logger = logging.getLogger(__name__)
@@ -70,8 +85,9 @@ LIST_READ_TIMEOUT_SECONDS: Final = 60.0  # longest silence while a list page arr
 WATCH_READ_GRACE_SECONDS: Final = 30.0  # silence beyond timeoutSeconds means the connection is dead
 STOP_TIMEOUT_SECONDS: Final = 5.0
 EMPTY_WATCH_SECONDS: Final = 1.0  # a watch that ends this soon without any event counts as a failure
+NOT_SERVED_RECHECK_SECONDS: Final = 60.0  # how often a kind the cluster does not serve (404) is looked for again
 
-Tracked = CloudProfile | NamespacedCloudProfile | Shoot
+Tracked = CloudProfile | NamespacedCloudProfile | Shoot | Deployment | Seed | ConfigMap
 Key = tuple[str, str]  # (namespace or "", name)
 
 
@@ -81,18 +97,46 @@ class LiveViewError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Resource:
-    """One watched kind: its name, plural (the URL segment) and model."""
+    """One watched kind: its name, plural (the URL segment), model, and where and what to list.
+
+    group/version: the API (group "" is the core API: only ConfigMaps are read from it). namespace: list in this
+    namespace only (None: all namespaces, or the cluster-scoped kind). label_selector/field_selector: sent with every
+    list and watch, so the server filters (and RBAC can be narrowed to exactly that).
+    """
 
     kind: str
     plural: str
     model: type[Tracked]
+    group: str = CORE_GROUP
+    version: str = VERSION
+    namespace: str | None = None
+    label_selector: str | None = None
+    field_selector: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.group and (self.plural != "configmaps" or self.namespace is None):
+            raise ValueError("only namespaced configmaps are read from the core API")
+
+    def selectors(self) -> dict[str, str]:
+        """The selector parameters of list and watch requests (kubernetes client keyword names)."""
+        chosen = {"label_selector": self.label_selector, "field_selector": self.field_selector}
+        return {k: v for k, v in chosen.items() if v}
 
 
 RESOURCES: Final = (
     Resource("CloudProfile", "cloudprofiles", CloudProfile),
     Resource("NamespacedCloudProfile", "namespacedcloudprofiles", NamespacedCloudProfile),
     Resource("Shoot", "shoots", Shoot),
-)
+    Resource("Seed", "seeds", Seed),
+    Resource(
+        "Deployment", "deployments", Deployment, group="apps", version="v1", namespace=GARDEN_NAMESPACE,
+        label_selector=f"{LABEL_APP}={APP_GARDENER}",
+    ),
+    Resource(
+        "ConfigMap", "configmaps", ConfigMap, group="", version="v1", namespace=GARDENER_SYSTEM_PUBLIC_NAMESPACE,
+        field_selector=f"metadata.name={GARDENER_INFO_NAME}",
+    ),
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +354,10 @@ def _lines(response: urllib3.HTTPResponse) -> Iterator[bytes]:
         yield pending
 
 
+class _NotServed(Exception):
+    """The API server answered 404 for the kind's collection: the resource type is not served in this cluster."""
+
+
 _TRANSIENT: Final = (ApiException, urllib3.exceptions.HTTPError, OSError, ValueError, _WatchError)
 
 
@@ -331,6 +379,7 @@ class _Reflector:
     ) -> None:
         self._resource = resource
         self._api = api
+        self._core = CoreV1Api(api.api_client)
         self._view = view
         self._loop = loop
         self._stop = stop
@@ -384,6 +433,18 @@ class _Reflector:
                 if gone_streak > 1:
                     failures += 1
                     delay = self._backoff.delay(failures)
+            except _NotServed:
+                if self._stop.is_set():
+                    break
+                # Nothing of this kind can exist here: synced and empty, and look again later.
+                self._post(self._view._apply_list, self._resource.kind, [], [], "")
+                self._resource_version = None
+                failures = gone_streak = 0
+                delay = min(self._resync_seconds, NOT_SERVED_RECHECK_SECONDS)
+                logger.warning(
+                    "the cluster does not serve this kind; treating it as empty",
+                    extra={**self._fields, "recheck_in_s": delay},
+                )
             except _TRANSIENT as exc:
                 if self._stop.is_set():
                     break
@@ -518,17 +579,25 @@ class _Reflector:
     # ---------------------------------------------------------------------------------------- plumbing
 
     def _open(self, **params: Any) -> urllib3.HTTPResponse:
-        """GET the kind's collection (all namespaces); returns the unread response, registered for `interrupt`.
+        """GET the kind's collection (its namespace, or all); returns the unread response, registered for `interrupt`.
 
         Raises _Gone for HTTP 410, ApiException for other non-2xx answers.
         """
+        r = self._resource
+        params = {**params, **r.selectors(), "_preload_content": False}
         try:
-            response: urllib3.HTTPResponse = self._api.list_cluster_custom_object(
-                CORE_GROUP, VERSION, self._resource.plural, _preload_content=False, **params
-            )
+            response: urllib3.HTTPResponse
+            if not r.group:
+                response = self._core.list_namespaced_config_map(r.namespace, **params)
+            elif r.namespace is not None:
+                response = self._api.list_namespaced_custom_object(r.group, r.version, r.namespace, r.plural, **params)
+            else:
+                response = self._api.list_cluster_custom_object(r.group, r.version, r.plural, **params)
         except ApiException as exc:
             if exc.status == 410:
                 raise _Gone(exc.reason) from None
+            if exc.status == 404:
+                raise _NotServed(exc.reason) from None
             raise
         with self._lock:
             self._response = response

@@ -1,6 +1,8 @@
 """StaticView: the cluster view built from `--context` files (a snapshot; no cluster needed).
 
-Objects of kinds the view does not track are ignored, so a whole `kubectl get -o yaml` dump can be passed.
+Objects of kinds the view does not track are ignored, so a whole `kubectl get -o yaml` dump can be passed. Tracked:
+CloudProfiles, NamespacedCloudProfiles, Shoots and Seeds (core.gardener.cloud), Deployments (apps; the index keeps
+only Gardener control-plane components) and ConfigMaps (v1; the index keeps only gardener-info).
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ from pydantic import BaseModel, ValidationError
 
 from webhook.cluster.index import CORE_GROUP, ClusterIndex
 from webhook.documents import DocumentError, read_objects
+from webhook.models.components import ConfigMap, Deployment, Seed
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 
-_TRACKED: Final[dict[str, type[BaseModel]]] = {
-    "CloudProfile": CloudProfile,
-    "NamespacedCloudProfile": NamespacedCloudProfile,
-    "Shoot": Shoot,
+_TRACKED: Final[dict[tuple[str, str], type[BaseModel]]] = {  # (API group, kind) -> model
+    (CORE_GROUP, "CloudProfile"): CloudProfile,
+    (CORE_GROUP, "NamespacedCloudProfile"): NamespacedCloudProfile,
+    (CORE_GROUP, "Shoot"): Shoot,
+    (CORE_GROUP, "Seed"): Seed,
+    ("apps", "Deployment"): Deployment,
+    ("", "ConfigMap"): ConfigMap,
 }
 
 
@@ -45,9 +51,9 @@ class StaticView(ClusterIndex):
         for i, raw in enumerate(objects):
             if not isinstance(raw, dict):
                 continue
-            group = str(raw.get("apiVersion", "")).split("/")[0]
-            model = _TRACKED.get(str(raw.get("kind", "")))
-            if model is None or group != CORE_GROUP:
+            group = str(raw.get("apiVersion", "")).rpartition("/")[0]  # "v1" is the core group ""
+            model = _TRACKED.get((group, str(raw.get("kind", ""))))
+            if model is None:
                 continue
             try:
                 obj = model.model_validate(raw, by_alias=True)

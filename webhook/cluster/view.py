@@ -15,6 +15,9 @@ from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 
 CLOUD_PROFILE: Final = "CloudProfile"
 NAMESPACED_CLOUD_PROFILE: Final = "NamespacedCloudProfile"
+DEPLOYMENT: Final = "Deployment"
+SEED: Final = "Seed"
+CONFIG_MAP: Final = "ConfigMap"
 
 
 class ObjectKey(NamedTuple):
@@ -48,6 +51,13 @@ class WorkerRef(NamedTuple):
 
     shoot: ObjectKey
     worker: str
+
+
+class ComponentVersion(NamedTuple):
+    """A named thing and the version it runs: a Gardener Deployment and its image tag, a Seed and its gardenlet."""
+
+    name: str
+    version: str
 
 
 class ClusterView(Protocol):
@@ -105,4 +115,23 @@ class ClusterView(Protocol):
 
     def shoots_exceeding_node_minimum(self, profile: ProfileKey, max_nodes_total: int) -> Sequence[ObjectKey]:
         """Shoots referencing `profile` whose worker pools' `minimum`s add up to more than `max_nodes_total`."""
+        ...
+
+    # Gardener component versions (VS-* rules, seed 002). Deployments count only in namespace `garden` with labels
+    # `app=gardener` and a known `role`; the ConfigMap only as `gardener-system-public/gardener-info`.
+
+    def gardener_component_versions(self, role: str) -> Sequence[ComponentVersion]:
+        """Gardener control-plane Deployments of `role` (`apiserver`, `controller-manager`, `scheduler`,
+        `admission-controller`, `operator`): (Deployment name, image tag of the container named like it; "" when
+        there is no such container or tag), ordered by name."""
+        ...
+
+    def gardener_apiserver_versions(self) -> Sequence[str]:
+        """The versions gardener-apiserver runs: the image tags of its Deployments (role `apiserver`) that are
+        versions, ordered by Deployment name; else the `gardenerAPIServer.version` of the gardener-info ConfigMap
+        (when it is a version); else empty."""
+        ...
+
+    def seeds_with_gardenlet_versions(self) -> Sequence[ComponentVersion]:
+        """(Seed name, `status.gardener.version`) of every Seed whose gardenlet reported a version, ordered by name."""
         ...

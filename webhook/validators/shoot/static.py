@@ -14,6 +14,7 @@ from typing import Final
 
 from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.models.core import CRI, Shoot, ShootMachineImage, Worker
+from webhook.skew import Component, allowed_older
 from webhook.validators.common import ARCHITECTURES, CRI_NAMES
 from webhook.validators.shoot.effective import (
     IN_PLACE_STRATEGIES,
@@ -70,8 +71,6 @@ _GATE_OFF: Final = (
 _DOWNGRADE: Final = "kubernetes version downgrade is not supported"
 _SKIP_MINOR: Final = "kubernetes version upgrade cannot skip a minor version"
 _NOT_SEMVER: Final = "must be a semantic version"
-# Seed 001: a kubelet may be three minors older than kube-apiserver, two when the kubelet is older than 1.25.
-_KUBELET_SKEW_THRESHOLD: Final = (1, 25)
 _MINOR_WORDS: Final = {2: "two", 3: "three"}
 
 
@@ -257,7 +256,8 @@ def _validate_kubernetes_version(version: str, known: bool, path: FieldPath) -> 
 
 
 def _kubelet_skew_limit(kubelet: Version) -> int:
-    return 2 if (kubelet.major, kubelet.minor) < _KUBELET_SKEW_THRESHOLD else 3
+    """Seed 001: three minors behind kube-apiserver, two when the kubelet is older than 1.25 (webhook.skew's table)."""
+    return allowed_older(Component.KUBELET, Component.KUBE_APISERVER, kubelet)
 
 
 @SH_K8S_005.check
