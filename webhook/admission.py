@@ -82,7 +82,8 @@ class Outcome:
     """The answer to one review, plus what logs and metrics need.
 
     review: the AdmissionReview to send back (JSON-ready dict). code: HTTP-like status of the decision
-    (200 allowed, 422/403 denied, 500 internal error). rule_ids: every rule that fired (denials and warnings).
+    (200 allowed, 422/403 denied, 500 internal error). rule_ids: every rule that fired (denials and warnings);
+    denied_rule_ids: those of them whose findings denied (the rest only warned).
     """
 
     review: dict[str, Any]
@@ -97,6 +98,7 @@ class Outcome:
     allowed: bool
     code: int
     rule_ids: tuple[str, ...] = ()
+    denied_rule_ids: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     messages: tuple[str, ...] = field(default=())
 
@@ -326,12 +328,14 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
         [render_warning(f) for f in verdict.warnings] + [render_warning(f, ratcheted=True) for f in ratcheted]
     )
     rule_ids = tuple(dict.fromkeys(f.rule.id for f in (*verdict.errors, *verdict.warnings, *ratcheted)))
+    denied_rule_ids = tuple(dict.fromkeys(f.rule.id for f in verdict.errors))
     response: dict[str, Any] = {"uid": request.uid, "allowed": True}
     code = 200
     messages: tuple[str, ...] = ()
     if crashed_rule is not None:
         code = 500
         rule_ids = (*rule_ids, crashed_rule)
+        denied_rule_ids = (*denied_rule_ids, crashed_rule)
         message = (
             f"internal error in gardener-webhook rule {crashed_rule} while validating {request.kind.kind} "
             f'"{request.name}"; details are logged under uid {request.uid}'
@@ -361,6 +365,7 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
         allowed=bool(response["allowed"]),
         code=code,
         rule_ids=rule_ids,
+        denied_rule_ids=denied_rule_ids,
         warnings=tuple(warnings),
         messages=messages,
     )

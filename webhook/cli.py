@@ -1,4 +1,4 @@
-"""`gardener-webhook` sub-commands: serve, review (DESIGN.md §4).
+"""`gardener-webhook` sub-commands: serve, review, skew (DESIGN.md §4).
 
 The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
 plain objects into the AdmissionReview the API server would send, and calls the same `admission.judge`
@@ -8,6 +8,8 @@ as the server. Exit status of `review`: 0 all allowed, 1 any denied, 2 usage or 
 from __future__ import annotations
 
 import argparse
+import functools
+import ipaddress
 import json
 import sys
 import uuid
@@ -23,7 +25,17 @@ from webhook.cluster.view import ClusterView
 from webhook.documents import DocumentError, iter_objects, load_documents
 from webhook.models.base import parse_rfc3339
 from webhook.settings import ConfigError, Settings, load_settings
+from webhook.skew import (
+    COMPONENT_NAMES,
+    Component,
+    Instance,
+    UnknownComponent,
+    check_state,
+    parse_component,
+    plan_upgrade,
+)
 from webhook.validators import ALL_RULES
+from webhook.versions import InvalidVersion, Version, parse_version
 
 EXIT_OK, EXIT_DENIED, EXIT_USAGE = 0, 1, 2
 
@@ -185,8 +197,10 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     view: ClusterView
     if args.kubeconfig is not None or args.in_cluster:
         view = _live_view(args.kubeconfig, settings)
+        factory = functools.partial(_live_view, args.kubeconfig, settings)  # one view per --workers process
     else:
         view = _view(args.context)
+        factory = functools.partial(_view, list(args.context))
     options = ServeOptions(
         host=args.host,
         port=args.port,
@@ -194,8 +208,89 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         health_host=args.health_host,
         health_port=args.health_port,
         workers=args.workers,
+        tls_min_version=args.tls_min_version,
+        client_ca=args.client_ca,
+        client_cns=tuple(args.client_cn),
+        drain_seconds=args.drain_seconds,
+        shutdown_timeout_seconds=args.shutdown_timeout_seconds,
+        cert_poll_seconds=args.cert_poll_seconds,
     )
-    return run_server(options, settings=settings, view=view, out=out)
+    return run_server(options, settings=settings, view=view, out=out, view_factory=factory)
+
+
+def cmd_certs(args: argparse.Namespace, out: TextIO) -> int:
+    """`certs`: write a CA and serving certificate for the webhook's Service; print the base64 caBundle."""
+    from webhook.certs import CertsError, run_certs
+
+    try:
+        return run_certs(
+            dns_names=args.dns,
+            ips=args.ip,
+            out_dir=args.out,
+            days=args.days,
+            ca_days=args.ca_days,
+            patch=args.webhook_config_patch,
+            cluster=args.cluster,
+            now=datetime.now(UTC),
+            out=out,
+            err=sys.stderr,
+        )
+    except CertsError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IP address") from None
+
+
+def _skew_version(argument: str, text: str) -> Version:
+    try:
+        return parse_version(text)
+    except InvalidVersion:
+        raise UsageError(f"{argument}: {text!r} is not a version (e.g. 1.32.4 or v1.110.0)") from None
+
+
+def _skew_component(argument: str) -> tuple[Component, str]:
+    name, sep, value = argument.partition("=")
+    if not sep:
+        raise UsageError(f"{argument}: expected COMPONENT=VERSION")
+    try:
+        return parse_component(name), value
+    except UnknownComponent:
+        raise UsageError(f"{argument}: unknown component {name!r} (known: {', '.join(COMPONENT_NAMES)})") from None
+
+
+def cmd_skew(args: argparse.Namespace, out: TextIO) -> int:
+    """`skew`: check component versions against the skew policies (seed 001, 002); exit 1 on any violation."""
+    installed: list[Instance] = []
+    for argument in args.components:
+        component, text = _skew_component(argument)
+        installed.append(Instance(component, _skew_version(argument, text)))
+    if args.upgrade is not None:
+        component, fromto = _skew_component(args.upgrade)
+        old, sep, new = fromto.partition(":")
+        if not sep:
+            raise UsageError(f"--upgrade {args.upgrade}: expected COMPONENT=FROM:TO")
+        upgrade = (component, _skew_version(args.upgrade, old), _skew_version(args.upgrade, new))
+        violations = plan_upgrade(installed, *upgrade)
+        what = f"upgrading {component} from {upgrade[1]} to {upgrade[2]}"
+    elif installed:
+        violations = check_state(installed)
+        what = "components" if len(installed) != 1 else "component"
+        what = f"{len(installed)} {what}"
+    else:
+        raise UsageError("give at least one COMPONENT=VERSION or --upgrade")
+    for violation in violations:
+        out.write(f"{violation.policy_id}: {violation.message}\n  source: {violation.source}\n")
+    if not violations:
+        out.write(f"OK: no version skew violation ({what})\n")
+        return EXIT_OK
+    count = len(violations)
+    out.write(f"{count} violation{'s' if count != 1 else ''} ({what})\n")
+    return EXIT_DENIED
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -230,7 +325,39 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
     serve.add_argument("--health-host", default="127.0.0.1", help="address of the health/metrics listener")
     serve.add_argument("--health-port", type=int, default=8080, help="plain-HTTP port for /healthz, /readyz, /metrics")
+    serve.add_argument("--tls-min-version", choices=("1.2", "1.3"), default="1.2", help="lowest TLS version (default 1.2)")
+    serve.add_argument(
+        "--client-ca", type=Path, metavar="FILE", help="require client certificates signed by a CA in this PEM bundle"
+    )
+    serve.add_argument(
+        "--client-cn",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="allowed common name of a client certificate (repeatable; needs --client-ca; others get 403)",
+    )
+    serve.add_argument(
+        "--drain-seconds", type=float, default=5.0, help="after SIGTERM, keep answering this long with /readyz false (5)"
+    )
+    serve.add_argument(
+        "--shutdown-timeout-seconds", type=float, default=15.0, help="then wait this long for running requests (15)"
+    )
+    serve.add_argument(
+        "--cert-poll-seconds", type=float, default=2.0, help="how often tls.crt/tls.key are checked for changes (2)"
+    )
     serve.set_defaults(func=cmd_serve)
+
+    certs = sub.add_parser("certs", help="write a CA and a serving certificate; print the base64 caBundle")
+    certs.add_argument("--dns", action="append", default=[], metavar="NAME", help="DNS name of the serving certificate (repeatable)")
+    certs.add_argument("--ip", action="append", default=[], type=_ip_address, metavar="IP", help="IP address of the serving certificate (repeatable)")
+    certs.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for tls.crt, tls.key, ca.crt, ca.key")
+    certs.add_argument("--days", type=int, default=365, help="validity of the serving certificate in days (365)")
+    certs.add_argument("--ca-days", type=int, default=3650, help="validity of a new CA in days (3650)")
+    certs.add_argument(
+        "--webhook-config-patch", type=Path, metavar="FILE", help="also write a patch setting the caBundle of every webhook"
+    )
+    certs.add_argument("--cluster", choices=("garden", "seed"), default="garden", help="whose webhooks the patch names (garden)")
+    certs.set_defaults(func=cmd_certs)
 
     review = sub.add_parser("review", help="judge manifests offline exactly as the server would")
     review.add_argument("files", type=Path, nargs="+", metavar="FILE", help="YAML/JSON objects or AdmissionReviews ('-' = stdin)")
@@ -241,6 +368,22 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--now", help="fix the clock for date rules (RFC 3339)")
     review.add_argument("--output", choices=("text", "json"), default="text")
     review.set_defaults(func=cmd_review)
+
+    skew = sub.add_parser(
+        "skew",
+        help="check component versions against the Kubernetes and Gardener version skew policies",
+        description="Check a set of component versions against the version skew policies of Kubernetes (seed 001) "
+        "and Gardener (seed 002). Exit status: 0 no violation, 1 any violation, 2 unusable input.",
+    )
+    skew.add_argument(
+        "components", nargs="*", metavar="COMPONENT=VERSION",
+        help=f"a running component (repeat a name for HA instances or nodes); components: {', '.join(COMPONENT_NAMES)}",
+    )  # fmt: skip
+    skew.add_argument(
+        "--upgrade", metavar="COMPONENT=FROM:TO",
+        help="check upgrading one instance: no downgrade or skipped minor, the upgrade order, and the state after it",
+    )  # fmt: skip
+    skew.set_defaults(func=cmd_skew)
     return parser
 
 

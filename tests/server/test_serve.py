@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -37,7 +38,7 @@ class Served:
         self.stderr_path = cwd / "stderr.txt"
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0"],
+                [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0", "--drain-seconds", "0"],
                 cwd=cwd,
                 stdout=out,
                 stderr=err,
@@ -154,11 +155,19 @@ def test_sigint_also_stops_cleanly(serve: type[Served]) -> None:
 # ------------------------------------------------------------------------------------------- refusals
 
 
-def test_more_than_one_worker_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (ServeOptions(workers=0), "--workers must be between 1 and 64"),
+        (ServeOptions(client_cns=("kube-apiserver",)), "--client-cn needs --client-ca"),
+        (ServeOptions(tls_min_version="1.1"), "--tls-min-version must be one of 1.2, 1.3"),
+    ],
+)
+def test_unusable_options_are_refused(tmp_path: Path, options: ServeOptions, message: str) -> None:
     out, err = io.StringIO(), io.StringIO()
-    options = ServeOptions(workers=2, certs_root=tmp_path / "certs")
+    options = dataclasses.replace(options, certs_root=tmp_path / "certs")
     assert run_server(options, settings=DEFAULT_SETTINGS, view=EMPTY_VIEW, out=out, err=err) == 2
-    assert err.getvalue() == "gardener-webhook serve: --workers > 1 is not supported yet (run more replicas instead)\n"
+    assert err.getvalue().startswith(f"gardener-webhook serve: {message}")
     assert out.getvalue() == ""
     assert not (tmp_path / "certs").exists()
 

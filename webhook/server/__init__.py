@@ -1,9 +1,10 @@
 """The HTTP side of the webhook: the TLS admission app, the health/metrics app, certificates, `serve`.
 
 Modules: `app` (create_app, POST /validate), `probes` (/healthz, /readyz, /metrics), `metrics`
-(Prometheus counters in a per-app registry), `tls` (self-signed material, --cert-dir, SSLContext),
-`logs` (JSON log lines), `serve` (ServeOptions, run_server). The server knows HTTP, not Gardener:
-`admission.judge` decides every request.
+(Prometheus metrics in a per-app registry), `tls` (self-signed material, `certs` material, --cert-dir,
+SSLContext), `certwatch` (certificate hot reload), `deadline` (the ?timeout= cut-off), `logs` (JSON log
+lines), `serve` (ServeOptions, run_server, drain), `workers` (--workers N). The server knows HTTP, not
+Gardener: `admission.judge` decides every request.
 """
 
 from __future__ import annotations

@@ -8,20 +8,27 @@ Transport checks run first, cheapest first (DESIGN.md §2, as controller-runtime
      `client_max_size` while reading a chunked body. aiohttp drains the unread body after answering,
      so the client reads the 413 instead of a reset connection.
   3. A body that is not a usable AdmissionReview v1 (`BadReview`) → 400 with a short text reason.
+Before all of them, with `client_cns` set (`serve --client-cn`), a client certificate whose common name is
+not in the allow-list gets 403 (the TLS layer already refused clients without a certificate from the
+client CA): such a request is never read, let alone judged.
 Everything else is 200 with the AdmissionReview from `Outcome.review`. A failure outside the validators
 (which `judge` already turns into denials) never escapes as HTTP 500: it becomes a 200 denial with
 status.code 500 when the request uid is known, else 400.
-`?timeout=10s` (the kube-apiserver's deadline, Go duration or plain seconds) is parsed leniently; `judge`
-runs inline on the event loop (pure Python, about a millisecond), so it is not cut off, but an answer later
-than the deadline is logged as a warning.
+`?timeout=10s` (the kube-apiserver's deadline, Go duration or plain seconds) bounds the work: `judge` runs
+inline on the event loop under a `Deadline` of 90 % of the timeout, counted from receipt (the rest is left
+for the answer to travel back). Past it, judging is cut off and the request is denied, fail closed like the
+webhook's `failurePolicy: Fail`, with status.code 504 and reason `Timeout` (the Kubernetes status for
+"could not be completed within the given time"; clients may retry); the outcome label is `timeout`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import time
+from collections.abc import AsyncIterator, Iterable
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -30,6 +37,7 @@ from prometheus_client import CollectorRegistry
 
 from webhook.admission import API_VERSION, BadReview, Outcome, judge
 from webhook.cluster.view import ClusterView
+from webhook.server.deadline import Deadline, DeadlineExceeded
 from webhook.server.metrics import Metrics, RequestOutcome
 from webhook.settings import Settings
 
@@ -40,11 +48,48 @@ DEFAULT_TIMEOUT_SECONDS: Final = 10.0  # admissionregistration.k8s.io/v1 default
 MAX_TIMEOUT_SECONDS: Final = 30.0  # the API server caps webhook timeouts at 30 s
 _DURATION: Final = re.compile(r"(?P<value>\d+(?:\.\d+)?|\.\d+)(?P<unit>ms|s|m|h)?")
 _UNIT_SECONDS: Final = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+TIMEOUT_SHARE: Final = 0.9  # of the request's timeout spent judging at most; the rest is for the answer
 
 SETTINGS = web.AppKey("settings", Settings)
 VIEW = web.AppKey("view", ClusterView)  # type: ignore[type-abstract]
 METRICS = web.AppKey("metrics", Metrics)
 MAX_BODY = web.AppKey("max_body_bytes", int)
+CLIENT_CNS = web.AppKey("client_cns", frozenset[str])
+DEADLINE = web.AppKey("deadline", Deadline)
+
+
+class InFlight:
+    """Requests whose handler runs (from the parsed headers on, body still arriving or not).
+
+    `serve` waits for them to finish before it lets aiohttp shut down: aiohttp stops reading from every
+    connection the moment its shutdown starts, so a request whose body is still arriving would otherwise
+    never finish (it would be cancelled after the shutdown timeout).
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def enter(self) -> None:
+        self.count += 1
+        self._idle.clear()
+
+    def leave(self) -> None:
+        self.count -= 1
+        if self.count == 0:
+            self._idle.set()
+
+    async def wait_idle(self, seconds: float) -> bool:
+        """Wait until no request runs, at most seconds; True when idle."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), seconds)
+        except TimeoutError:
+            return False
+        return True
+
+
+IN_FLIGHT = web.AppKey("in_flight", InFlight)
 
 
 def create_app(
@@ -53,17 +98,33 @@ def create_app(
     *,
     registry: CollectorRegistry | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
+    client_cns: Iterable[str] = (),
 ) -> web.Application:
     """The admission app (serve it over TLS). registry: where the metrics go (a new one when None);
-    max_body_bytes: request body limit in bytes (413 beyond). Raises ValueError if registry already holds
-    this app's metrics."""
+    max_body_bytes: request body limit in bytes (413 beyond); client_cns: common names a client certificate
+    may carry (empty: any certificate the TLS layer accepted, or none). Raises ValueError if registry already
+    holds this app's metrics."""
     app = web.Application(client_max_size=max_body_bytes)
     app[SETTINGS] = settings
     app[VIEW] = view
     app[METRICS] = Metrics.create(registry if registry is not None else CollectorRegistry())
     app[MAX_BODY] = max_body_bytes
+    app[CLIENT_CNS] = frozenset(client_cns)
+    app[DEADLINE] = Deadline()
+    app[IN_FLIGHT] = InFlight()
     app.router.add_post("/validate", handle_validate)
+    app.cleanup_ctx.append(_deadline_handler)
     return app
+
+
+async def _deadline_handler(app: web.Application) -> AsyncIterator[None]:
+    """Install the request-timeout signal handler while the app runs (restored afterwards)."""
+    deadline = app[DEADLINE]
+    deadline.install()
+    try:
+        yield
+    finally:
+        deadline.uninstall()
 
 
 def parse_timeout(text: str | None) -> float:
@@ -83,12 +144,42 @@ def parse_timeout(text: str | None) -> float:
     return min(seconds, MAX_TIMEOUT_SECONDS)
 
 
+def peer_common_name(request: web.Request) -> str | None:
+    """The subject common name of the client certificate the TLS layer verified; None without one."""
+    transport = request.transport
+    peer = transport.get_extra_info("peercert") if transport is not None else None
+    if not peer:
+        return None
+    for rdn in peer.get("subject", ()):
+        for key, value in rdn:
+            if key == "commonName":
+                return str(value)
+    return None
+
+
 async def handle_validate(request: web.Request) -> web.Response:
-    """Judge one AdmissionReview; statuses: 200 (any decision), 400, 413, 415 (never 500)."""
+    """Judge one AdmissionReview; statuses: 200 (any decision), 400, 403, 413, 415 (never 500)."""
+    metrics, in_flight = request.app[METRICS], request.app[IN_FLIGHT]
+    metrics.in_flight.inc()
+    in_flight.enter()
+    try:
+        return await _validate(request)
+    finally:
+        in_flight.leave()
+        metrics.in_flight.dec()
+
+
+async def _validate(request: web.Request) -> web.Response:
     started = time.perf_counter()
     now = datetime.now(UTC)  # the request's clock, fixed at receipt (STYLE R8)
     app = request.app
     timeout_seconds = parse_timeout(request.query.get("timeout"))
+    allowed_names = app[CLIENT_CNS]
+    if allowed_names:
+        name = peer_common_name(request)
+        if name not in allowed_names:
+            reason = "client certificate common name is not allowed"
+            return _reject(request, started, 403, RequestOutcome.FORBIDDEN, reason, client=name or "")
     if request.content_type != "application/json":
         reason = "Content-Type must be application/json"
         return _reject(request, started, 415, RequestOutcome.UNSUPPORTED_MEDIA_TYPE, reason)
@@ -100,16 +191,29 @@ async def handle_validate(request: web.Request) -> web.Response:
         body = await request.read()
     except web.HTTPRequestEntityTooLarge:
         return _reject(request, started, 413, RequestOutcome.TOO_LARGE, too_large)
+    budget = TIMEOUT_SHARE * timeout_seconds - (time.perf_counter() - started)
     try:
-        outcome = judge(body, view=app[VIEW], settings=app[SETTINGS], now=now)
+        with app[DEADLINE].limit(budget):
+            outcome = judge(body, view=app[VIEW], settings=app[SETTINGS], now=now)
         payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
     except BadReview as exc:
         return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))
+    except DeadlineExceeded:
+        return _timed_out(request, started, body, timeout_seconds)
     except Exception:  # noqa: BLE001 - anything outside the validators must still answer (DESIGN.md §2)
         return _internal_error(request, started, body)
     decision = _decision(outcome)
     seconds = time.perf_counter() - started
-    app[METRICS].observe(kind=outcome.kind, operation=outcome.operation, outcome=decision, seconds=seconds)
+    denied = outcome.denied_rule_ids
+    app[METRICS].observe(
+        kind=outcome.kind,
+        operation=outcome.operation,
+        outcome=decision,
+        seconds=seconds,
+        denied_rules=denied,
+        warned_rules=[rule for rule in outcome.rule_ids if rule not in denied],
+        warnings=len(outcome.warnings),
+    )
     _log_outcome(outcome, decision, seconds, timeout_seconds)
     return web.Response(body=payload, content_type="application/json")
 
@@ -146,14 +250,42 @@ def _log_outcome(outcome: Outcome, decision: RequestOutcome, seconds: float, tim
         )
 
 
-def _reject(request: web.Request, started: float, status: int, outcome: RequestOutcome, reason: str) -> web.Response:
-    """A transport-level rejection: plain-text reason, counted with empty kind/operation, logged."""
+def _reject(
+    request: web.Request, started: float, status: int, outcome: RequestOutcome, reason: str, **log: str
+) -> web.Response:
+    """A transport-level rejection: plain-text reason, counted with empty kind/operation, logged (with log)."""
     seconds = time.perf_counter() - started
-    request.app[METRICS].observe(kind="", operation="", outcome=outcome, seconds=seconds)
+    request.app[METRICS].observe(kind="", operation="", outcome=outcome, seconds=seconds, code=status)
     duration_ms = round(seconds * 1000, 3)
-    fields = {"decision": outcome.value, "http_status": status, "reason": reason, "duration_ms": duration_ms}
+    fields = {"decision": outcome.value, "http_status": status, "reason": reason, "duration_ms": duration_ms, **log}
     logger.warning("admission request rejected", extra=fields)
     return web.Response(status=status, text=reason)
+
+
+def _denial(uid: str, message: str, reason: str, code: int) -> dict[str, Any]:
+    """A review that denies with a Kubernetes Status of the given reason and code."""
+    status = {"metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
+    return {"apiVersion": API_VERSION, "kind": "AdmissionReview", "response": {"uid": uid, "allowed": False, "status": status}}
+
+
+def _timed_out(request: web.Request, started: float, body: bytes, timeout_seconds: float) -> web.Response:
+    """Deny a request that could not be judged within its timeout: status.code 504, reason Timeout (fail closed).
+
+    Without a readable uid there is nothing to answer to: 400, as for any body that cannot be judged.
+    """
+    uid, kind, operation = _peek(body)
+    seconds = time.perf_counter() - started
+    fields = {"uid": uid, "kind": kind, "operation": operation, "timeout_s": timeout_seconds}
+    logger.error("judging cut off at the request's timeout; denied", extra={**fields, "duration_ms": round(seconds * 1000, 3)})
+    if not uid:
+        return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, "request could not be judged")
+    what = kind or "the object"
+    message = (
+        f"gardener-webhook could not judge {what} within the request's timeout of {timeout_seconds:g}s; "
+        f"details are logged under uid {uid}"
+    )
+    request.app[METRICS].observe(kind=kind, operation=operation, outcome=RequestOutcome.TIMEOUT, seconds=seconds)
+    return web.json_response(_denial(uid, message, "Timeout", 504))
 
 
 def _peek(body: bytes) -> tuple[str, str, str]:
@@ -175,15 +307,6 @@ def _internal_error(request: web.Request, started: float, body: bytes) -> web.Re
         return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, "request could not be judged")
     what = kind or "the object"
     message = f"internal error in gardener-webhook while judging {what}; details are logged under uid {uid}"
-    review = {
-        "apiVersion": API_VERSION,
-        "kind": "AdmissionReview",
-        "response": {
-            "uid": uid,
-            "allowed": False,
-            "status": {"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500},
-        },
-    }
     seconds = time.perf_counter() - started
     request.app[METRICS].observe(kind=kind, operation=operation, outcome=RequestOutcome.ERROR, seconds=seconds)
-    return web.json_response(review)
+    return web.json_response(_denial(uid, message, "InternalError", 500))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Final, TextIO
@@ -22,7 +22,14 @@ _STANDARD_ATTRIBUTES: Final = frozenset(vars(logging.makeLogRecord({}))) | {"mes
 
 
 class JsonFormatter(logging.Formatter):
-    """Formats a record as one JSON object; values that are not JSON types are written with str()."""
+    """Formats a record as one JSON object; values that are not JSON types are written with str().
+
+    fields: added to every line (a worker's index), before the record's own `extra=` fields.
+    """
+
+    def __init__(self, fields: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        self.fields = dict(fields or {})
 
     def format(self, record: logging.LogRecord) -> str:
         created = datetime.fromtimestamp(record.created, UTC)
@@ -31,6 +38,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
+            **self.fields,
         }
         for key, value in vars(record).items():
             if key not in _STANDARD_ATTRIBUTES and not key.startswith("_"):
@@ -41,13 +49,15 @@ class JsonFormatter(logging.Formatter):
 
 
 @contextmanager
-def json_logging(stream: TextIO | None = None, level: int = logging.INFO) -> Iterator[logging.Handler]:
-    """While active, send every record at level or above to stream (default stderr) as JSON.
+def json_logging(
+    stream: TextIO | None = None, level: int = logging.INFO, fields: Mapping[str, Any] | None = None
+) -> Iterator[logging.Handler]:
+    """While active, send every record at level or above to stream (default stderr) as JSON (plus fields).
 
     Installs one handler on the root logger and restores the root logger's level and handlers on exit.
     """
     handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(JsonFormatter())
+    handler.setFormatter(JsonFormatter(fields))
     root = logging.getLogger()
     previous_level = root.level
     root.addHandler(handler)

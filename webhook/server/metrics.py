@@ -1,11 +1,22 @@
-"""Prometheus metrics of the admission endpoint, kept in a per-app CollectorRegistry (never the global one).
+"""Prometheus metrics of the webhook, kept in a per-app CollectorRegistry (never the global one).
 
+At parity with controller-runtime's webhook metrics (pkg/webhook/internal/metrics: latency histogram,
+requests by HTTP code, requests in flight), plus what is particular to this webhook:
 - `gardener_webhook_requests_total{kind, operation, outcome}`: every `POST /validate`, outcome one of
   `RequestOutcome`. Requests rejected before the review was read carry kind="" and operation="".
 - `gardener_webhook_request_duration_seconds{kind}`: time from receipt to the response being ready
-  (seconds; TLS and network time excluded).
+  (seconds, in millisecond-scale buckets; TLS and network time excluded).
+- `gardener_webhook_http_requests_total{code}`: every `POST /validate` by the HTTP status code answered.
+- `gardener_webhook_requests_in_flight`: requests being answered right now.
+- `gardener_webhook_rule_decisions_total{rule, mode}`: each rule that fired on a request, mode `deny` (a
+  finding that denied) or `warn` (a warning, including findings ratcheted or exempted into warnings).
+- `gardener_webhook_warnings_total{kind}`: warnings sent back (after de-duplication and truncation).
+- `gardener_webhook_certificate_reloads_total{result}`: serving certificate reloads, result `success` or
+  `failure` (a changed pair that was refused; the last good pair stays in use).
+- `gardener_webhook_certificate_expiry_seconds`: seconds until the serving certificate in use expires.
 The kind label comes from the request, so the number of distinct kinds is capped (`MAX_KIND_LABELS`);
-further kinds are counted as "other", which bounds the series a misbehaving client can create.
+further kinds are counted as "other", which bounds the series a misbehaving client can create. Rule ids
+come from the rule tables, a fixed set.
 - `gardener_webhook_cluster_objects{kind}`: objects per kind in the cluster view, read at scrape time.
 - `gardener_webhook_cluster_synced`: 1 when the cluster view is synced (its state is known), else 0.
 """
@@ -13,12 +24,12 @@ further kinds are counted as "other", which bounds the series a misbehaving clie
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
@@ -39,6 +50,8 @@ class RequestOutcome(StrEnum):
     BAD_REQUEST = "bad_request"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     TOO_LARGE = "too_large"
+    TIMEOUT = "timeout"  # not judged within the request's ?timeout=: denied with status.code 504
+    FORBIDDEN = "forbidden"  # a client certificate whose common name is not allowed: HTTP 403
 
 
 @dataclass(slots=True)
@@ -48,6 +61,10 @@ class Metrics:
     registry: CollectorRegistry
     requests: Counter
     duration: Histogram
+    codes: Counter
+    in_flight: Gauge
+    rule_decisions: Counter
+    warnings: Counter
     _kinds: set[str] = field(default_factory=set)
 
     @classmethod
@@ -66,13 +83,49 @@ class Metrics:
             buckets=DURATION_BUCKETS_SECONDS,
             registry=registry,
         )
-        return cls(registry, requests, duration)
+        codes = Counter(
+            "gardener_webhook_http_requests",
+            "POST /validate requests by the HTTP status code answered.",
+            ("code",),
+            registry=registry,
+        )
+        in_flight = Gauge(
+            "gardener_webhook_requests_in_flight", "POST /validate requests being answered.", registry=registry
+        )
+        rule_decisions = Counter(
+            "gardener_webhook_rule_decisions",
+            "Rules that fired, by rule id and mode (deny: the finding denied; warn: it became a warning).",
+            ("rule", "mode"),
+            registry=registry,
+        )
+        warnings = Counter(
+            "gardener_webhook_warnings", "Warnings sent back to the API server, by kind.", ("kind",), registry=registry
+        )
+        return cls(registry, requests, duration, codes, in_flight, rule_decisions, warnings)
 
-    def observe(self, *, kind: str, operation: str, outcome: RequestOutcome, seconds: float) -> None:
-        """Count one request and record its duration (seconds)."""
+    def observe(
+        self,
+        *,
+        kind: str,
+        operation: str,
+        outcome: RequestOutcome,
+        seconds: float,
+        code: int = 200,
+        denied_rules: Iterable[str] = (),
+        warned_rules: Iterable[str] = (),
+        warnings: int = 0,
+    ) -> None:
+        """Count one request: its outcome, duration (seconds), HTTP code, the rules that fired, warnings sent."""
         label = self._kind_label(kind)
         self.requests.labels(label, operation, outcome.value).inc()
         self.duration.labels(label).observe(seconds)
+        self.codes.labels(str(code)).inc()
+        for rule in denied_rules:
+            self.rule_decisions.labels(rule, "deny").inc()
+        for rule in warned_rules:
+            self.rule_decisions.labels(rule, "warn").inc()
+        if warnings:
+            self.warnings.labels(label).inc(warnings)
 
     def _kind_label(self, kind: str) -> str:
         if kind in self._kinds or not kind:
@@ -81,6 +134,33 @@ class Metrics:
             return OTHER_KIND
         self._kinds.add(kind)
         return kind
+
+
+@dataclass(frozen=True, slots=True)
+class CertificateMetrics:
+    """Serving certificate reloads (result: success | failure) and seconds until it expires (a gauge whose
+    value the certificate watcher computes at scrape time)."""
+
+    reloads: Counter
+    expiry: Gauge
+
+    @classmethod
+    def create(cls, registry: CollectorRegistry) -> CertificateMetrics:
+        """Register the metrics in registry; raises ValueError if they are already registered there."""
+        reloads = Counter(
+            "gardener_webhook_certificate_reloads",
+            "Serving certificate reloads by result (failure: a changed pair was refused, the last good one stays).",
+            ("result",),
+            registry=registry,
+        )
+        for result in ("success", "failure"):
+            reloads.labels(result)
+        expiry = Gauge(
+            "gardener_webhook_certificate_expiry_seconds",
+            "Seconds until the serving certificate in use expires.",
+            registry=registry,
+        )
+        return cls(reloads, expiry)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 
 It runs on its own port (default 8080) so that kubelet probes and Prometheus need no TLS client setup.
 - `GET /healthz` → 200 `ok` while the process serves HTTP at all.
-- `GET /readyz` → 200 `ok` when the TLS listener is up and the cluster view is synced, else 503 with the
-  reason in plain text.
+- `GET /readyz` → 200 `ok` when the TLS listener is up, the server is not draining and the cluster view is
+  synced, else 503 with the reason in plain text.
 - `GET /metrics` → the Prometheus text exposition of the registry shared with the admission app.
 """
 
@@ -22,10 +22,12 @@ logger = logging.getLogger(__name__)
 
 @dataclass(slots=True)
 class Readiness:
-    """What `/readyz` reports besides the view: `listening` is set by `run_server` once the TLS site is up
-    and cleared as soon as shutdown starts, so the API server stops sending requests before the port closes."""
+    """What `/readyz` reports besides the view: `listening` is set by `run_server` once the TLS site is up;
+    `draining` is set the moment SIGTERM arrives, so the Pod leaves the Service's endpoints (and the API
+    server stops sending requests) while the listener still answers."""
 
     listening: bool = False
+    draining: bool = False
 
 
 READINESS = web.AppKey("readiness", Readiness)
@@ -53,7 +55,10 @@ async def handle_healthz(request: web.Request) -> web.Response:
 async def handle_readyz(request: web.Request) -> web.Response:
     """200 `ok` when the TLS listener is up and the cluster view synced; else 503 naming what is missing."""
     missing: list[str] = []
-    if not request.app[READINESS].listening:
+    readiness = request.app[READINESS]
+    if readiness.draining:
+        missing.append("shutting down")
+    elif not readiness.listening:
         missing.append("TLS listener not up")
     if not request.app[HEALTH_VIEW].synced:
         missing.append("cluster view not synced")

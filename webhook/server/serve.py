@@ -2,22 +2,33 @@
 
 `run_server` prepares the certificates (self-signed under `certs/`, or `--cert-dir`), installs JSON logging,
 starts both listeners with `web.AppRunner` + `TCPSite` (a view with background work, the live cluster view, starts
-with the admission app and stops after it, via its cleanup_ctx), marks itself ready, and on SIGTERM or SIGINT marks
-itself not ready and lets aiohttp shut down gracefully (stop the sites, close idle keep-alive connections,
-wait for running handlers up to `shutdown_timeout_seconds`). Exit status: 0 after a signal, 2 for unusable
-options, certificates or addresses (message on the error stream).
-Source: aiohttp docs/web_advanced.rst "Graceful shutdown" and "Application runners".
+with the admission app and stops after it, via its cleanup_ctx), marks itself ready, and then serves:
+- The serving certificate is watched and reloaded when its files change (`certwatch.CertificateWatcher`).
+- On the first SIGTERM or SIGINT it turns `/readyz` false at once and keeps answering for `drain_seconds`
+  (the time the Endpoints controller and every kube-apiserver need to stop sending to this Pod); a second
+  signal ends the drain early. Then it closes the TLS listener (open connections keep working) and waits
+  up to `shutdown_timeout_seconds` for the requests in flight (`app.InFlight`): aiohttp's own shutdown
+  stops reading from every connection at once, so a request whose body is still arriving would never
+  finish. Then aiohttp shuts down gracefully: close idle keep-alive connections, wait for running
+  handlers (up to the same timeout), run the cleanup contexts. Exit 0.
+- Idle keep-alive connections are kept for `keepalive_timeout_seconds` (120 s): longer than the
+  kube-apiserver's idle-connection timeout (90 s, Go's http.Transport default it uses), so the client
+  always closes an idle connection first and never sends a request into a connection the server is closing.
+With `workers > 1` the parent process supervises that many server processes (`workers.supervise`).
+Exit status: 0 after a signal, 2 for unusable options, certificates or addresses (message on the error stream).
+Source: aiohttp docs/web_advanced.rst "Graceful shutdown" and "Application runners"; controller-runtime
+pkg/webhook/server.go (options with their defaults), pkg/certwatcher.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
-import ssl
 import sys
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO, runtime_checkable
@@ -27,17 +38,22 @@ from prometheus_client import CollectorRegistry
 
 from webhook.cluster.index import ClusterIndex
 from webhook.cluster.view import ClusterView
-from webhook.server.app import MAX_BODY_BYTES, create_app
+from webhook.server.app import IN_FLIGHT, MAX_BODY_BYTES, create_app
+from webhook.server.certwatch import DEFAULT_POLL_SECONDS, CertificateWatcher
 from webhook.server.logs import json_logging
-from webhook.server.metrics import ClusterCollector
+from webhook.server.metrics import CertificateMetrics, ClusterCollector
 from webhook.server.probes import Readiness, create_health_app
-from webhook.server.tls import TLSError, cert_dir_files, ensure_self_signed, server_context
+from webhook.server.tls import TLS_VERSIONS, TLSError, TLSOptions, cert_dir_files, ensure_self_signed, server_context
 from webhook.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 EXIT_OK: Final = 0
 EXIT_USAGE: Final = 2
+KEEPALIVE_TIMEOUT_SECONDS: Final = 120.0  # > the kube-apiserver's 90 s idle-connection timeout
+MAX_WORKERS: Final = 64
+
+ViewFactory = Callable[[], ClusterView]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +61,20 @@ class ServeOptions:
     """Options of `serve`, each with its default.
 
     host, port: TLS listener of `POST /validate` (127.0.0.1, 9443; port 0 picks a free port).
-    cert_dir: directory with tls.crt/tls.key (the Kubernetes secret layout); None → self-signed material
-      under certs_root.
+    cert_dir: directory with tls.crt/tls.key (the Kubernetes secret layout), reloaded when they change;
+      None → self-signed material under certs_root.
     health_host, health_port: plain-HTTP listener of /healthz, /readyz, /metrics (127.0.0.1, 8080).
-    workers: server processes; only 1 is supported for now.
+    workers: server processes sharing the TLS port (1; see `workers.supervise`).
     certs_root: where the self-signed CA and serving certificate live (certs/, relative to the cwd).
     max_body_bytes: request body limit (8 MiB); larger bodies get 413.
-    shutdown_timeout_seconds: how long running requests may finish after a signal (15 s).
+    tls_min_version: lowest TLS version accepted, "1.2" or "1.3" ("1.2").
+    client_ca: PEM bundle of CAs for client certificates; when set every client must present one (None).
+    client_cns: allowed common names of client certificates; empty allows any the client CA signed (()).
+    drain_seconds: how long the server keeps answering after SIGTERM with /readyz false (5 s).
+    shutdown_timeout_seconds: how long running requests may finish after the drain (15 s).
+    keepalive_timeout_seconds: idle time after which a keep-alive connection is closed (120 s).
+    cert_poll_seconds: how often the certificate files are read for changes (2 s).
+    reuse_port: bind the TLS port with SO_REUSEPORT (set for the processes of `workers > 1`).
     """
 
     host: str = "127.0.0.1"
@@ -62,7 +85,19 @@ class ServeOptions:
     workers: int = 1
     certs_root: Path = Path("certs")
     max_body_bytes: int = MAX_BODY_BYTES
+    tls_min_version: str = "1.2"
+    client_ca: Path | None = None
+    client_cns: tuple[str, ...] = ()
+    drain_seconds: float = 5.0
     shutdown_timeout_seconds: float = 15.0
+    keepalive_timeout_seconds: float = KEEPALIVE_TIMEOUT_SECONDS
+    cert_poll_seconds: float = DEFAULT_POLL_SECONDS
+    reuse_port: bool = False
+
+    @property
+    def tls(self) -> TLSOptions:
+        """The TLS settings of the listener."""
+        return TLSOptions(min_version=TLS_VERSIONS[self.tls_min_version], client_ca=self.client_ca)
 
 
 @runtime_checkable
@@ -88,50 +123,89 @@ def _run_view(view: BackgroundView) -> Callable[[web.Application], AsyncIterator
     return run
 
 
-class _ServeError(Exception):
+class ServeError(Exception):
     """An option, certificate or address that makes serving impossible; message for the operator (exit 2)."""
 
 
+
 def run_server(
-    options: ServeOptions, *, settings: Settings, view: ClusterView, out: TextIO, err: TextIO | None = None
+    options: ServeOptions,
+    *,
+    settings: Settings,
+    view: ClusterView,
+    out: TextIO,
+    err: TextIO | None = None,
+    view_factory: ViewFactory | None = None,
 ) -> int:
     """Serve until SIGTERM/SIGINT; returns the exit status (0 stopped by a signal, 2 unusable setup).
 
     out: where the CA bundle path and the listening URLs are printed; err: where setup errors go (stderr).
-    Logs go to stderr as JSON lines while the server runs.
+    view_factory: builds the cluster view of each worker process when `options.workers > 1` (it is pickled
+    into the workers; default: a copy of `view`). Logs go to stderr as JSON lines while the server runs.
     """
     errors = err or sys.stderr
     with json_logging():
         try:
-            context = _prepare(options, out)
-            asyncio.run(_serve(options, settings=settings, view=view, context=context, out=out))
-        except _ServeError as exc:
+            _check(options)
+            cert, key = _prepare(options, out)
+            if options.workers > 1:
+                from webhook.server.workers import supervise
+
+                factory = view_factory or functools.partial(_same, view)
+                worker_options = replace(options, cert_dir=cert.parent)
+                return supervise(worker_options, settings=settings, view_factory=factory, out=out)
+            asyncio.run(_serve(options, settings=settings, view=view, cert=cert, key=key, out=out))
+        except ServeError as exc:
             errors.write(f"gardener-webhook serve: {exc}\n")
             return EXIT_USAGE
     return EXIT_OK
 
 
-def _prepare(options: ServeOptions, out: TextIO) -> ssl.SSLContext:
-    """Check the options and build the SSLContext (self-signed material is created or reused here)."""
-    if options.workers > 1:
-        raise _ServeError("--workers > 1 is not supported yet (run more replicas instead)")
-    if options.workers < 1:
-        raise _ServeError("--workers must be at least 1")
+def _same(view: ClusterView) -> ClusterView:
+    return view
+
+
+def _check(options: ServeOptions) -> None:
+    if not 1 <= options.workers <= MAX_WORKERS:
+        raise ServeError(f"--workers must be between 1 and {MAX_WORKERS}")
+    if options.tls_min_version not in TLS_VERSIONS:
+        raise ServeError(f"--tls-min-version must be one of {', '.join(sorted(TLS_VERSIONS))}")
+    if options.client_cns and options.client_ca is None:
+        raise ServeError("--client-cn needs --client-ca (names are only known from verified client certificates)")
+    if options.client_ca is not None and not options.client_ca.is_file():
+        raise ServeError(f"--client-ca {options.client_ca}: not found")
+    if options.drain_seconds < 0 or options.shutdown_timeout_seconds < 0 or options.cert_poll_seconds <= 0:
+        raise ServeError("--drain-seconds must not be negative")
+
+
+def _prepare(options: ServeOptions, out: TextIO) -> tuple[Path, Path]:
+    """Check the certificate files (self-signed material is created or reused here): (tls.crt, tls.key).
+
+    The pair is loaded once here as the listener will load it, so a broken pair fails before any listener.
+    """
     try:
         if options.cert_dir is not None:
-            return server_context(*cert_dir_files(options.cert_dir))
+            cert, key = cert_dir_files(options.cert_dir)
+            server_context(cert, key, options.tls)
+            return cert, key
         material = ensure_self_signed(options.certs_root, now=datetime.now(UTC))
-        context = server_context(material.cert, material.key)
+        server_context(material.cert, material.key, options.tls)
     except TLSError as exc:
-        raise _ServeError(str(exc)) from None
+        raise ServeError(str(exc)) from None
     state = "created" if material.created else "reusing"
     out.write(f"CA bundle: {material.ca_cert.resolve()} ({state}; register it as the webhook's caBundle)\n")
     out.flush()
-    return context
+    return material.cert, material.key
 
 
 async def _serve(
-    options: ServeOptions, *, settings: Settings, view: ClusterView, context: ssl.SSLContext, out: TextIO
+    options: ServeOptions,
+    *,
+    settings: Settings,
+    view: ClusterView,
+    cert: Path,
+    key: Path,
+    out: TextIO,
 ) -> None:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -140,30 +214,63 @@ async def _serve(
         loop.add_signal_handler(sig, stop.set)
     registry = CollectorRegistry()
     readiness = Readiness()
-    app = create_app(settings, view, registry=registry, max_body_bytes=options.max_body_bytes)
+    app = create_app(
+        settings, view, registry=registry, max_body_bytes=options.max_body_bytes, client_cns=options.client_cns
+    )
+    try:
+        watcher = CertificateWatcher(
+            cert,
+            key,
+            build=functools.partial(server_context, options=options.tls),
+            extra=(options.client_ca,) if options.client_ca is not None else (),
+            poll_seconds=options.cert_poll_seconds,
+            metrics=CertificateMetrics.create(registry),
+        )
+    except TLSError as exc:
+        raise ServeError(str(exc)) from None
+    app.cleanup_ctx.append(watcher.cleanup_ctx())
     if isinstance(view, BackgroundView):
         app.cleanup_ctx.append(_run_view(view))
     if isinstance(view, ClusterIndex):
         registry.register(ClusterCollector(synced=lambda: view.synced, counts=view.counts))
     health = create_health_app(view, registry=registry, readiness=readiness)
     # access_log=None: the admission handler writes its own JSON line per request.
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=options.shutdown_timeout_seconds)
+    runner = web.AppRunner(
+        app,
+        access_log=None,
+        shutdown_timeout=options.shutdown_timeout_seconds,
+        keepalive_timeout=options.keepalive_timeout_seconds,
+    )
     health_runner = web.AppRunner(health, access_log=None, shutdown_timeout=options.shutdown_timeout_seconds)
     await health_runner.setup()
     await runner.setup()
     try:
         await _start(web.TCPSite(health_runner, options.health_host, options.health_port), "health")
-        await _start(web.TCPSite(runner, options.host, options.port, ssl_context=context), "TLS")
+        tls_site = web.TCPSite(
+            runner, options.host, options.port, ssl_context=watcher.context, reuse_port=options.reuse_port or None
+        )
+        await _start(tls_site, "TLS")
         readiness.listening = True
-        validate_url = _url("https", runner.addresses[0]) + "/validate"
-        health_url = _url("http", health_runner.addresses[0])
+        validate_url = url("https", runner.addresses[0]) + "/validate"
+        health_url = url("http", health_runner.addresses[0])
         out.write(f"Listening on {validate_url}\n")
         out.write(f"Health and metrics on {health_url} (/healthz, /readyz, /metrics)\n")
         out.flush()
         logger.info("serving", extra={"url": validate_url, "health_url": health_url})
         await stop.wait()
-        logger.info("signal received, shutting down")
-        readiness.listening = False
+        readiness.draining = True
+        logger.info("signal received, draining", extra={"drain_seconds": options.drain_seconds})
+        stop.clear()
+        try:
+            await asyncio.wait_for(stop.wait(), options.drain_seconds)
+            logger.info("second signal received, drain ended early")
+        except TimeoutError:
+            pass
+        await tls_site.stop()  # no new connections; the open ones keep working
+        in_flight = app[IN_FLIGHT]
+        logger.info("shutting down", extra={"in_flight": in_flight.count, "timeout_s": options.shutdown_timeout_seconds})
+        if not await in_flight.wait_idle(options.shutdown_timeout_seconds):
+            logger.warning("requests still in flight at the shutdown timeout", extra={"in_flight": in_flight.count})
     finally:
         await runner.cleanup()
         await health_runner.cleanup()
@@ -176,10 +283,10 @@ async def _start(site: web.TCPSite, what: str) -> None:
     try:
         await site.start()
     except OSError as exc:
-        raise _ServeError(f"cannot listen on {site.name} ({what}): {exc.strerror or exc}") from None
+        raise ServeError(f"cannot listen on {site.name} ({what}): {exc.strerror or exc}") from None
 
 
-def _url(scheme: str, address: Any) -> str:
+def url(scheme: str, address: Any) -> str:
     """URL of a bound socket address: (host, port) or the IPv6 (host, port, flow, scope) tuple."""
     host, port = address[0], address[1]
     return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"

@@ -6,7 +6,9 @@ afterwards, so the CA bundle an operator registered stays valid across restarts.
 re-issued only when it is missing, unparsable, not issued by `ca.crt`, missing a SAN, or expires within
 30 days; the CA is kept for that re-issue when its key is still there and it has 90 days left.
 With `--cert-dir`, `cert_dir_files(dir)` names `tls.crt`/`tls.key` (the Kubernetes secret layout).
-`server_context` builds the SSLContext: server side, TLS 1.2 minimum, ECDHE with AEAD ciphers only.
+`server_context` builds the SSLContext: server side, TLS 1.2 minimum (1.3 selectable), ECDHE with AEAD
+ciphers only, and, with a client CA, client certificates required (`TLSOptions`).
+`issue_certificates` makes the CA and serving pair of `gardener-webhook certs` for any DNS names and IPs.
 Keys are ECDSA P-256: fast to make, fast handshakes, accepted by the kube-apiserver.
 Source: controller-runtime pkg/webhook/server.go (option defaults, tls.crt/tls.key), DESIGN.md §4.
 """
@@ -17,10 +19,11 @@ import ipaddress
 import logging
 import os
 import ssl
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeAlias
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
@@ -30,13 +33,15 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 logger = logging.getLogger(__name__)
 
+IPAddress: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
+
 CA_CERT: Final = "ca.crt"
 CA_KEY: Final = "ca.key"
 TLS_CERT: Final = "tls.crt"
 TLS_KEY: Final = "tls.key"
 
 SERVING_DNS_NAMES: Final = ("localhost",)
-SERVING_IPS: Final = (ipaddress.ip_address("127.0.0.1"),)
+SERVING_IPS: Final[tuple[IPAddress, ...]] = (ipaddress.ip_address("127.0.0.1"),)
 SERVING_VALIDITY: Final = timedelta(days=365)
 SERVING_RENEW_BEFORE: Final = timedelta(days=30)
 CA_VALIDITY: Final = timedelta(days=3650)
@@ -47,6 +52,20 @@ CERT_FILE_MODE: Final = 0o644
 
 # TLS 1.3 suites are not affected by set_ciphers; for TLS 1.2 allow forward-secret AEAD suites only.
 CIPHERS: Final = "ECDHE+AESGCM:ECDHE+CHACHA20"
+TLS_VERSIONS: Final = {"1.2": ssl.TLSVersion.TLSv1_2, "1.3": ssl.TLSVersion.TLSv1_3}
+
+
+@dataclass(frozen=True, slots=True)
+class TLSOptions:
+    """How the server side of TLS is set up, each with its default.
+
+    min_version: lowest protocol version accepted (TLS 1.2; `--tls-min-version 1.3`).
+    client_ca: PEM bundle of the CAs whose client certificates are accepted; when set, every client must
+      present one (the kube-apiserver's webhook client certificate); None: no client certificates asked for.
+    """
+
+    min_version: ssl.TLSVersion = ssl.TLSVersion.TLSv1_2
+    client_ca: Path | None = None
 
 
 class TLSError(Exception):
@@ -80,13 +99,14 @@ def cert_dir_files(cert_dir: Path) -> tuple[Path, Path]:
 # ------------------------------------------------------------------------------------------------ SSLContext
 
 
-def server_context(cert: Path, key: Path) -> ssl.SSLContext:
-    """Server-side SSLContext serving cert/key (PEM); TLS 1.2 minimum, ECDHE+AEAD ciphers.
+def server_context(cert: Path, key: Path, options: TLSOptions = TLSOptions()) -> ssl.SSLContext:
+    """Server-side SSLContext serving cert/key (PEM) as options say; ECDHE+AEAD ciphers for TLS 1.2.
 
-    Raises TLSError when a file is missing or the pair cannot be loaded (bad PEM, key does not match).
+    Raises TLSError when a file is missing or the pair cannot be loaded (bad PEM, key does not match), or
+    the client CA bundle cannot be loaded.
     """
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.minimum_version = options.min_version
     context.set_ciphers(CIPHERS)
     context.options |= ssl.OP_NO_COMPRESSION | ssl.OP_CIPHER_SERVER_PREFERENCE
     for path in (cert, key):
@@ -95,9 +115,26 @@ def server_context(cert: Path, key: Path) -> ssl.SSLContext:
     try:
         context.load_cert_chain(cert, key)
     except (ssl.SSLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc)
-        raise TLSError(f"cannot load certificate {cert} with key {key}: {reason}") from None
+        raise TLSError(f"cannot load certificate {cert} with key {key}: {_reason(exc)}") from None
+    if options.client_ca is not None:
+        try:
+            context.load_verify_locations(cafile=options.client_ca)
+        except (ssl.SSLError, OSError, ValueError) as exc:
+            raise TLSError(f"cannot load client CA bundle {options.client_ca}: {_reason(exc)}") from None
+        context.verify_mode = ssl.CERT_REQUIRED
     return context
+
+
+def _reason(exc: BaseException) -> str:
+    return str(getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc)
+
+
+def certificate_not_after(pem: bytes) -> datetime | None:
+    """Expiry (aware UTC) of the first certificate in pem; None when pem holds no parsable certificate."""
+    try:
+        return x509.load_pem_x509_certificate(pem).not_valid_after_utc
+    except ValueError:
+        return None
 
 
 # ------------------------------------------------------------------------------------------ self-signed
@@ -131,6 +168,56 @@ def ensure_self_signed(root: Path, *, now: datetime) -> SelfSigned:
     return SelfSigned(paths.ca_cert, paths.cert, paths.key, created=True)
 
 
+@dataclass(frozen=True, slots=True)
+class Issued:
+    """What `issue_certificates` wrote: paths, whether the CA in the directory was reused, and the expiries."""
+
+    ca_cert: Path
+    ca_key: Path
+    cert: Path
+    key: Path
+    ca_reused: bool
+    not_after: datetime
+    ca_not_after: datetime
+
+
+def issue_certificates(
+    out: Path,
+    *,
+    dns_names: Sequence[str],
+    ips: Sequence[IPAddress] = (),
+    validity: timedelta,
+    ca_validity: timedelta,
+    now: datetime,
+) -> Issued:
+    """Write a serving pair for dns_names/ips (tls.crt, tls.key) and its CA (ca.crt, ca.key) into out.
+
+    A CA already in out (ca.crt + matching ca.key) is reused while it outlives the new serving certificate,
+    so a re-issue keeps the caBundle the API server trusts; otherwise a new CA valid for ca_validity is made.
+    validity, ca_validity: positive durations; now: aware UTC. Keys are written 0600, certificates 0644,
+    each file atomically. Raises TLSError when out cannot be written; ValueError without any name or IP.
+    """
+    if not dns_names and not ips:
+        raise ValueError("a serving certificate needs at least one DNS name or IP address")
+    paths = Issued(out / CA_CERT, out / CA_KEY, out / TLS_CERT, out / TLS_KEY, False, now, now)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        ca = _load_ca(out, now, keep_for=validity)
+        reused = ca is not None
+        if ca is None:
+            ca = _new_ca(now, ca_validity, "gardener-webhook CA")
+            _write(paths.ca_key, _key_pem(ca[1]), KEY_FILE_MODE)
+            _write(paths.ca_cert, ca[0].public_bytes(serialization.Encoding.PEM), CERT_FILE_MODE)
+        cert, key = _new_serving(ca[0], ca[1], now, dns_names=dns_names, ips=ips, validity=validity)
+        _write(paths.key, _key_pem(key), KEY_FILE_MODE)
+        _write(paths.cert, cert.public_bytes(serialization.Encoding.PEM), CERT_FILE_MODE)
+    except OSError as exc:
+        raise TLSError(f"cannot write certificates under {out}: {exc.strerror or exc}") from None
+    return Issued(
+        paths.ca_cert, paths.ca_key, paths.cert, paths.key, reused, cert.not_valid_after_utc, ca[0].not_valid_after_utc
+    )
+
+
 def _serving_is_usable(paths: SelfSigned, now: datetime) -> bool:
     """True when tls.crt/tls.key parse, match, are issued by ca.crt, carry our SANs and last 30 more days."""
     try:
@@ -155,8 +242,10 @@ def _serving_is_usable(paths: SelfSigned, now: datetime) -> bool:
     )
 
 
-def _load_ca(root: Path, now: datetime) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None:
-    """The existing CA pair when it parses, matches and has 90 days left; else None (make a new one)."""
+def _load_ca(
+    root: Path, now: datetime, *, keep_for: timedelta = CA_RENEW_BEFORE
+) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey] | None:
+    """The existing CA pair when it parses, matches and is valid for keep_for more (90 days); else None."""
     try:
         cert = x509.load_pem_x509_certificate((root / CA_CERT).read_bytes())
         key = serialization.load_pem_private_key((root / CA_KEY).read_bytes(), password=None)
@@ -164,7 +253,7 @@ def _load_ca(root: Path, now: datetime) -> tuple[x509.Certificate, ec.EllipticCu
         return None
     if not isinstance(key, ec.EllipticCurvePrivateKey) or not _same_public_key(cert, key):
         return None
-    if cert.not_valid_after_utc - now < CA_RENEW_BEFORE:
+    if cert.not_valid_after_utc - now < keep_for:
         return None
     return cert, key
 
@@ -177,9 +266,11 @@ def _same_public_key(cert: x509.Certificate, key: object) -> bool:
     return bool(cert.public_key().public_bytes(*spki) == public().public_bytes(*spki))
 
 
-def _new_ca(now: datetime) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+def _new_ca(
+    now: datetime, validity: timedelta = CA_VALIDITY, common_name: str = "gardener-webhook self-signed CA"
+) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "gardener-webhook self-signed CA")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     cert = (
         x509.CertificateBuilder()
         .subject_name(name)
@@ -187,7 +278,7 @@ def _new_ca(now: datetime) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - BACKDATE)
-        .not_valid_after(now + CA_VALIDITY)
+        .not_valid_after(now + validity)
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(
             x509.KeyUsage(
@@ -203,16 +294,23 @@ def _new_ca(now: datetime) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey
 
 
 def _new_serving(
-    ca_cert: x509.Certificate, ca_key: ec.EllipticCurvePrivateKey, now: datetime
+    ca_cert: x509.Certificate,
+    ca_key: ec.EllipticCurvePrivateKey,
+    now: datetime,
+    *,
+    dns_names: Sequence[str] = SERVING_DNS_NAMES,
+    ips: Sequence[IPAddress] = SERVING_IPS,
+    validity: timedelta = SERVING_VALIDITY,
 ) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
     key = ec.generate_private_key(ec.SECP256R1())
-    not_after = min(now + SERVING_VALIDITY, ca_cert.not_valid_after_utc)
-    sans: list[x509.GeneralName] = [x509.DNSName(n) for n in SERVING_DNS_NAMES]
-    sans += [x509.IPAddress(ip) for ip in SERVING_IPS]
+    not_after = min(now + validity, ca_cert.not_valid_after_utc)
+    sans: list[x509.GeneralName] = [x509.DNSName(n) for n in dns_names]
+    sans += [x509.IPAddress(ip) for ip in ips]
+    subject = dns_names[0] if dns_names else str(ips[0])
     ca_ski = ca_cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
     cert = (
         x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, SERVING_DNS_NAMES[0])]))
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
         .issuer_name(ca_cert.subject)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())

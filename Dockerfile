@@ -1,0 +1,34 @@
+# gardener-webhook container image. Built with: docker build -t gardener-webhook:0.1.0 .
+# Two stages: the build stage installs the pinned, hash-checked dependencies of requirements.lock and the
+# package into a virtualenv; the runtime stage copies only that virtualenv onto the same slim base.
+# The image never writes to its own filesystem at run time (the Deployment mounts it read-only): byte code
+# is compiled at build time and PYTHONDONTWRITEBYTECODE stops any later attempt, logs go to stderr, and
+# the serving certificate is read from --cert-dir (a Secret volume), never generated under certs/.
+ARG PYTHON_IMAGE=python:3.11.13-slim-bookworm
+
+FROM ${PYTHON_IMAGE} AS build
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1
+RUN python -m venv /opt/gardener-webhook
+WORKDIR /src
+COPY requirements.lock ./
+RUN /opt/gardener-webhook/bin/pip install --require-hashes --no-deps -r requirements.lock
+COPY pyproject.toml README.md ./
+COPY webhook ./webhook
+RUN /opt/gardener-webhook/bin/pip install --no-deps --no-build-isolation . \
+    && /opt/gardener-webhook/bin/python -m compileall -q /opt/gardener-webhook/lib
+
+FROM ${PYTHON_IMAGE}
+LABEL org.opencontainers.image.title="gardener-webhook" \
+      org.opencontainers.image.description="Validating admission webhook for Gardener landscapes" \
+      org.opencontainers.image.licenses="Apache-2.0"
+COPY --from=build /opt/gardener-webhook /opt/gardener-webhook
+ENV PATH=/opt/gardener-webhook/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+WORKDIR /
+USER 65532:65532
+EXPOSE 9443 8080
+ENTRYPOINT ["gardener-webhook", "serve"]
+CMD ["--cert-dir=/etc/gardener-webhook/tls", "--host=0.0.0.0", "--health-host=0.0.0.0"]
