@@ -84,6 +84,7 @@ class Outcome:
     review: the AdmissionReview to send back (JSON-ready dict). code: HTTP-like status of the decision
     (200 allowed, 422/403 denied, 500 internal error). rule_ids: every rule that fired (denials and warnings);
     denied_rule_ids: those of them whose findings denied (the rest only warned).
+    entries: every finding as (rule id, "deny" | "warn" | "ratcheted", rendered text), unsanitised (for audit).
     """
 
     review: dict[str, Any]
@@ -99,6 +100,7 @@ class Outcome:
     code: int
     rule_ids: tuple[str, ...] = ()
     denied_rule_ids: tuple[str, ...] = ()
+    entries: tuple[tuple[str, str, str], ...] = ()
     warnings: tuple[str, ...] = ()
     messages: tuple[str, ...] = field(default=())
 
@@ -366,6 +368,12 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
         code=code,
         rule_ids=rule_ids,
         denied_rule_ids=denied_rule_ids,
+        entries=(
+            *((f.rule.id, "deny", render_line(f)) for f in verdict.errors),
+            *((f.rule.id, "warn", render_warning(f)) for f in verdict.warnings),
+            *((f.rule.id, "ratcheted", render_line(f)) for f in ratcheted),
+            *(((crashed_rule, "deny", messages[0]),) if crashed_rule is not None else ()),
+        ),
         warnings=tuple(warnings),
         messages=messages,
     )
