@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import traceback
 import unicodedata
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -37,6 +38,30 @@ MAX_WARNINGS: Final = 20
 MAX_WARNING_CHARS: Final = 120
 RULES_ANNOTATION: Final = "gardener-webhook/rules"
 RATCHETED_PREFIX: Final = "unchanged, not enforced: "
+
+
+def make_review(obj: dict[str, Any], operation: str, old: dict[str, Any] | None) -> dict[str, Any]:
+    """The AdmissionReview the API server would send for `obj` (DELETE: `obj` becomes the oldObject).
+
+    obj, old: raw objects (parsed JSON). The request is marked dryRun (no side effects), which is judged
+    exactly like a real request; the uid is random. Used by `review` and `audit`.
+    """
+    group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
+    kind = str(obj.get("kind", ""))
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    request: dict[str, Any] = {
+        "uid": str(uuid.uuid4()),
+        "kind": {"group": group, "version": version, "kind": kind},
+        "resource": {"group": group, "version": version, "resource": kind.lower() + "s"},
+        "name": str(meta.get("name", "")),
+        "namespace": str(meta.get("namespace", "") or ""),
+        "operation": operation,
+        "userInfo": {"username": "gardener-webhook-review"},
+        "object": None if operation == "DELETE" else obj,
+        "oldObject": obj if operation == "DELETE" else old,
+        "dryRun": True,
+    }
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
 
 
 class BadReview(ValueError):

@@ -8,18 +8,18 @@ as the server. Exit status of `review`: 0 all allowed, 1 any denied, 2 usage or 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import ipaddress
 import json
 import sys
-import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from webhook import __version__
-from webhook.admission import BadReview, Outcome, judge
+from webhook.admission import BadReview, Outcome, judge, make_review
 from webhook.cluster.static import ContextError, StaticView
 from webhook.cluster.view import ClusterView
 from webhook.documents import DocumentError, iter_objects, load_documents
@@ -84,26 +84,6 @@ def _read(path: Path) -> list[Any]:
         raise UsageError(str(exc)) from None
 
 
-def wrap(obj: dict[str, Any], operation: str, old: dict[str, Any] | None) -> dict[str, Any]:
-    """The AdmissionReview the API server would send for `obj` (DELETE: `obj` becomes the oldObject)."""
-    group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
-    kind = str(obj.get("kind", ""))
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    request: dict[str, Any] = {
-        "uid": str(uuid.uuid4()),
-        "kind": {"group": group, "version": version, "kind": kind},
-        "resource": {"group": group, "version": version, "resource": kind.lower() + "s"},
-        "name": str(meta.get("name", "")),
-        "namespace": str(meta.get("namespace", "") or ""),
-        "operation": operation,
-        "userInfo": {"username": "gardener-webhook-review"},
-        "object": None if operation == "DELETE" else obj,
-        "oldObject": obj if operation == "DELETE" else old,
-        "dryRun": True,
-    }
-    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
-
-
 def _reviews(files: Sequence[Path], operation: str, old: Path | None) -> list[dict[str, Any]]:
     olds: list[dict[str, Any]] = []
     if old is not None:
@@ -122,7 +102,7 @@ def _reviews(files: Sequence[Path], operation: str, old: Path | None) -> list[di
                     previous = _match_old(obj, olds)
                     if previous is None:
                         raise UsageError(f"{path}: UPDATE needs --old FILE holding the stored {obj.get('kind')}")
-                reviews.append(wrap(obj, operation, previous))
+                reviews.append(make_review(obj, operation, previous))
     return reviews
 
 
@@ -216,6 +196,47 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         cert_poll_seconds=args.cert_poll_seconds,
     )
     return run_server(options, settings=settings, view=view, out=out, view_factory=factory)
+
+
+def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
+    """`audit`: judge every stored object as if re-applied and as if created today; report by rule.
+
+    Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input.
+    """
+    from webhook.audit import audit_objects, audit_view
+
+    settings = _settings(args.config)
+    now = _parse_now(args.now)
+    if args.kubeconfig is not None or args.in_cluster:
+        report = asyncio.run(_audit_live(args, settings, now, audit_view))
+    else:
+        if not args.context:
+            raise UsageError("give the objects to audit with --context FILE, or a cluster with --kubeconfig/--in-cluster")
+        objects: list[Any] = []
+        for path in args.context:
+            objects.extend(o for d in _read(path) for o in iter_objects(d))
+        report = audit_objects(objects, view=_view(args.context), settings=settings, now=now)
+    if args.output == "json":
+        json.dump(report.to_json(), out, indent=2)
+        out.write("\n")
+    else:
+        out.write(report.to_text())
+    return EXIT_DENIED if report.denied else EXIT_OK
+
+
+async def _audit_live(args: argparse.Namespace, settings: Settings, now: datetime, audit_view: Any) -> Any:
+    """Start a live view, wait (at most --sync-timeout seconds) until it has listed every kind, audit, stop."""
+    view: Any = _live_view(args.kubeconfig, settings)
+    await view.start()
+    try:
+        deadline = asyncio.get_running_loop().time() + args.sync_timeout
+        while not view.synced:
+            if asyncio.get_running_loop().time() > deadline:
+                raise UsageError(f"the cluster view did not sync within {args.sync_timeout:g} s")
+            await asyncio.sleep(0.05)
+        return audit_view(view, settings=settings, now=now)
+    finally:
+        await view.stop()
 
 
 def cmd_certs(args: argparse.Namespace, out: TextIO) -> int:
@@ -368,6 +389,19 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--now", help="fix the clock for date rules (RFC 3339)")
     review.add_argument("--output", choices=("text", "json"), default="text")
     review.set_defaults(func=cmd_review)
+
+    audit = sub.add_parser(
+        "audit", help="judge every stored object as if re-applied and as if created today; report by rule"
+    )
+    audit_source = audit.add_mutually_exclusive_group()
+    audit_source.add_argument("--context", type=Path, action="append", default=[], help="objects to audit (repeatable)")
+    audit_source.add_argument("--kubeconfig", type=Path, help="audit the cluster of this kubeconfig's current context")
+    audit_source.add_argument("--in-cluster", action="store_true", help="audit the cluster this Pod runs in")
+    audit.add_argument("--config", type=Path, help="configuration file (YAML)")
+    audit.add_argument("--now", help="judge as of this time (RFC 3339); default: now")
+    audit.add_argument("--output", choices=("text", "json"), default="text")
+    audit.add_argument("--sync-timeout", type=float, default=60.0, help="seconds to wait for a live view (60)")
+    audit.set_defaults(func=cmd_audit)
 
     skew = sub.add_parser(
         "skew",

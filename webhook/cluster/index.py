@@ -17,7 +17,7 @@ other ConfigMap is ignored). Versions are extracted once per event, never per qu
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -321,6 +321,18 @@ class ClusterIndex:
     def seeds_with_gardenlet_versions(self) -> Sequence[ComponentVersion]:
         versions = self._gardenlets
         return tuple(ComponentVersion(name, versions[name]) for name in sorted(versions) if versions[name])
+
+    def objects(self) -> Iterator[CloudProfile | NamespacedCloudProfile | Shoot]:
+        """Every stored CloudProfile, NamespacedCloudProfile and Shoot, in that order, each kind by key (for audit).
+
+        Deployments, Seeds and the gardener-info ConfigMap are kept only as the versions they carry.
+        """
+        for name in sorted(self._cloud_profiles):
+            yield self._cloud_profiles[name]
+        for key in sorted(self._namespaced):
+            yield self._namespaced[key]
+        for key in sorted(self._shoots):
+            yield self._shoots[key]
 
     def counts(self) -> dict[str, int]:
         """Number of objects per kind (for metrics and logs); Deployments and ConfigMaps count only tracked ones."""

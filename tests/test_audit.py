@@ -1,0 +1,105 @@
+"""`gardener-webhook audit`: every stored object judged re-applied and created today, grouped by rule."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.builders import NOW, PAST, SOON, cloud_profile_dict, versions
+from tests.cluster.fake_apiserver import (
+    FakeApiServer,
+    cloud_profile_obj,
+    gardener_deployment_obj,
+    seed_obj,
+    write_kubeconfig,
+)
+from webhook.audit import audit_objects
+from webhook.cli import main
+from webhook.cluster.static import StaticView
+from webhook.settings import Settings
+
+NOW_TEXT = "2026-11-21T12:00:00Z"
+
+
+def landscape() -> list[dict[str, Any]]:
+    """A CloudProfile with an expired older version, one expiring soon and a minor gap; a Shoot on it."""
+    profile = cloud_profile_dict(
+        kubernetes=versions("1.33.2", {"version": "1.32.5", "expirationDate": SOON}, {"version": "1.30.1", "expirationDate": PAST})
+    )
+    return [profile]
+
+
+def test_report_groups_findings_by_rule_and_situation() -> None:
+    objects = landscape()
+    report = audit_objects(objects, view=StaticView.from_objects(objects), settings=Settings(), now=NOW)
+    assert report.counts == {"CloudProfile": 1}
+    assert report.denied
+    rules = report.by_rule()
+    assert list(rules) == ["CP-EXP-001", "CP-WARN-002", "CP-WARN-003"]
+    assert [(e.mode, e.when, e.object_ref) for e in rules["CP-EXP-001"]] == [("deny", "created today", "CloudProfile/local")]
+    assert [(e.mode, e.when) for e in rules["CP-WARN-002"]] == [("warn", "re-applied")]
+    assert rules["CP-WARN-003"][0].message.endswith("clusters on 1.30 cannot be force-updated to 1.32")
+
+
+def test_clean_landscape_is_not_denied() -> None:
+    objects = [cloud_profile_dict()]
+    report = audit_objects(objects, view=StaticView.from_objects(objects), settings=Settings(), now=NOW)
+    assert (report.denied, report.entries, report.counts) == (False, (), {"CloudProfile": 1})
+
+
+def test_gardenlets_out_of_skew_are_reported_as_landscape_findings() -> None:
+    objects = [gardener_deployment_obj("apiserver", "v1.40.2"), seed_obj("aws-eu1", "v1.37.5"), seed_obj("gcp-us1", "v1.39.0")]
+    report = audit_objects(objects, view=StaticView.from_objects(objects), settings=Settings(), now=NOW)
+    [entry] = report.entries
+    assert (entry.rule, entry.mode, entry.when, entry.object_ref) == ("VS-GL-001", "deny", "landscape", "Seed/aws-eu1")
+    assert "1.37" in entry.message and "1.40" in entry.message
+
+
+def _write(tmp_path: Path, objects: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "landscape.yaml"
+    path.write_text(yaml.safe_dump_all(objects))
+    return path
+
+
+def test_cli_text_and_json(tmp_path: Path) -> None:
+    path = _write(tmp_path, landscape())
+    out = io.StringIO()
+    assert main(["audit", "--context", str(path), "--now", NOW_TEXT], out=out) == 1
+    text = out.getvalue().splitlines()
+    assert text[0] == f"audit at {NOW_TEXT}: 1 CloudProfile; 1 denials, 2 warnings"
+    assert text[1] == "CP-EXP-001 (1 object)"
+    assert text[2].startswith("  DENY CloudProfile/local (created today): spec.kubernetes.versions[2].expirationDate: Forbidden:")
+    out = io.StringIO()
+    assert main(["audit", "--context", str(path), "--now", NOW_TEXT, "--output", "json"], out=out) == 1
+    data = json.loads(out.getvalue())
+    assert (data["now"], data["objects"], data["denied"]) == (NOW_TEXT, {"CloudProfile": 1}, True)
+    assert [g["rule"] for g in data["rules"]] == ["CP-EXP-001", "CP-WARN-002", "CP-WARN-003"]
+    assert set(data["rules"][0]["entries"][0]) == {"rule", "mode", "when", "kind", "namespace", "name", "message"}
+
+
+def test_cli_clean_landscape_exits_0_and_missing_source_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--context", str(_write(tmp_path, [cloud_profile_dict()])), "--now", NOW_TEXT], out=io.StringIO()) == 0
+    assert main(["audit"], out=io.StringIO()) == 2
+    assert "--context" in capsys.readouterr().err
+
+
+async def test_cli_audits_a_live_cluster(aiohttp_server: Any, tmp_path: Path) -> None:
+    fake = FakeApiServer()
+    fake.put(cloud_profile_obj("local"))
+    fake.put(gardener_deployment_obj("apiserver", "v1.40.0"))
+    fake.put(seed_obj("old-seed", "v1.36.1"))
+    server = await aiohttp_server(fake.app())
+    kubeconfig = write_kubeconfig(tmp_path, str(server.make_url("")).rstrip("/"))
+    out = io.StringIO()
+    argv = ["audit", "--kubeconfig", str(kubeconfig), "--now", NOW_TEXT, "--output", "json", "--sync-timeout", "10"]
+    code = await asyncio.to_thread(main, argv, out)
+    data = json.loads(out.getvalue())
+    assert code == 1
+    assert data["objects"] == {"CloudProfile": 1}
+    assert [(g["rule"], [e["name"] for e in g["entries"]]) for g in data["rules"]] == [("VS-GL-001", ["old-seed"])]

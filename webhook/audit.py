@@ -1,0 +1,173 @@
+"""`gardener-webhook audit`: what the landscape's stored objects would meet today.
+
+Every stored object of a kind with a validator is judged twice through `admission.judge`, exactly as the server
+would judge it: as if it were re-applied unchanged (UPDATE with itself: what an operator's next `kubectl apply`
+or a controller's next write meets, warnings included) and as if it were created today (CREATE: every rule,
+every version judged by today's clock, so expired versions, minor gaps and pre-existing defects show). The
+landscape's Gardener component versions known to the cluster view (control-plane Deployments, the gardenlet
+each Seed reports) are checked against the skew policies too. The report groups entries by rule id.
+Source: issue 6 item 9; DESIGN.md §4 `audit`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Final, Literal
+
+from webhook.admission import judge, make_review
+from webhook.cluster.view import ClusterView
+from webhook.models.base import format_rfc3339
+from webhook.settings import Settings
+from webhook.skew import Component, Instance, check_state
+from webhook.validators import REGISTRY
+from webhook.versions import find_version
+
+When = Literal["re-applied", "created today", "landscape"]
+Mode = Literal["deny", "warn"]
+
+# Deployment role label -> the component the skew policies name (seed 002).
+_COMPONENT_OF_ROLE: Final[Mapping[str, Component]] = {
+    "apiserver": Component.GARDENER_APISERVER,
+    "controller-manager": Component.GARDENER_CONTROLLER_MANAGER,
+    "scheduler": Component.GARDENER_SCHEDULER,
+    "admission-controller": Component.GARDENER_ADMISSION_CONTROLLER,
+    "operator": Component.GARDENER_OPERATOR,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One finding about one object: which rule, deny or warn, in which situation, and the message."""
+
+    rule: str
+    mode: Mode
+    when: When
+    kind: str
+    namespace: str
+    name: str
+    message: str
+
+    @property
+    def object_ref(self) -> str:
+        ref = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return f"{self.kind}/{ref}"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """Everything audit found. counts: objects judged per kind; entries in judging order."""
+
+    now: datetime
+    counts: Mapping[str, int]
+    entries: tuple[AuditEntry, ...] = field(default=())
+
+    @property
+    def denied(self) -> bool:
+        """Whether anything would be denied (today's create, a re-apply, or the landscape's skew)."""
+        return any(e.mode == "deny" for e in self.entries)
+
+    def by_rule(self) -> dict[str, list[AuditEntry]]:
+        """Entries grouped by rule id, rules sorted; each group keeps the judging order."""
+        groups: dict[str, list[AuditEntry]] = {}
+        for entry in self.entries:
+            groups.setdefault(entry.rule, []).append(entry)
+        return {rule: groups[rule] for rule in sorted(groups)}
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON-ready data (the `--output json` contract)."""
+        return {
+            "now": format_rfc3339(self.now),
+            "objects": dict(self.counts),
+            "denied": self.denied,
+            "rules": [
+                {"rule": rule, "entries": [asdict(e) for e in entries]} for rule, entries in self.by_rule().items()
+            ],
+        }
+
+    def to_text(self) -> str:
+        """The report for people: a summary line, then per rule its objects, situations and messages."""
+        judged = ", ".join(f"{n} {kind}" for kind, n in sorted(self.counts.items())) or "no objects"
+        denials = sum(1 for e in self.entries if e.mode == "deny")
+        warnings = len(self.entries) - denials
+        lines = [f"audit at {format_rfc3339(self.now)}: {judged}; {denials} denials, {warnings} warnings"]
+        for rule, entries in self.by_rule().items():
+            objects = len({e.object_ref for e in entries})
+            lines.append(f"{rule} ({objects} object{'s' if objects != 1 else ''})")
+            for e in entries:
+                lines.append(f"  {e.mode.upper():4} {e.object_ref} ({e.when}): {e.message}")
+        return "\n".join(lines) + "\n"
+
+
+def _judge(raw: dict[str, Any], operation: str, view: ClusterView, settings: Settings, now: datetime) -> Any:
+    body = json.dumps(make_review(raw, operation, raw if operation == "UPDATE" else None)).encode("utf-8")
+    return judge(body, view=view, settings=settings, now=now)
+
+
+def audit_objects(
+    objects: Iterable[dict[str, Any]], *, view: ClusterView, settings: Settings, now: datetime
+) -> AuditReport:
+    """Judge each raw object (parsed JSON) re-applied and created today, plus the landscape's component skew.
+
+    Objects of kinds without a validator are skipped. now: aware UTC. Never raises for bad objects: they
+    become OBJ-DECODE-001 entries like any other finding.
+    """
+    counts: dict[str, int] = {}
+    entries: list[AuditEntry] = []
+    for raw in objects:
+        if not isinstance(raw, dict):
+            continue
+        group = str(raw.get("apiVersion", "")).rpartition("/")[0]
+        kind = str(raw.get("kind", ""))
+        if (group, kind) not in REGISTRY:
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+        ident = (kind, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        reapplied = _judge(raw, "UPDATE", view, settings, now)
+        for rule, mode, text in reapplied.entries:
+            if mode in ("deny", "warn"):
+                entries.append(AuditEntry(rule, mode, "re-applied", *ident, text))
+        created = _judge(raw, "CREATE", view, settings, now)
+        for rule, mode, text in created.entries:
+            if mode == "deny":
+                entries.append(AuditEntry(rule, "deny", "created today", *ident, text))
+    entries.extend(landscape_entries(view))
+    return AuditReport(now, counts, tuple(entries))
+
+
+def landscape_entries(view: ClusterView) -> list[AuditEntry]:
+    """Skew violations among the Gardener components the view knows (seed 002): Deployments and Seeds."""
+    instances: list[tuple[Instance, str, str]] = []
+    for role, component in _COMPONENT_OF_ROLE.items():
+        for entry in view.gardener_component_versions(role):
+            version = find_version(entry.version)
+            if version is not None:
+                instances.append((Instance(component, version, entry.name), "Deployment", f"garden/{entry.name}"))
+    if not any(i.component is Component.GARDENER_APISERVER for i, _, _ in instances):
+        for text in view.gardener_apiserver_versions():  # gardener-info ConfigMap when no Deployment is known
+            version = find_version(text)
+            if version is not None:
+                instances.append((Instance(Component.GARDENER_APISERVER, version, "gardener-info"), "ConfigMap",
+                                  "gardener-system-public/gardener-info"))
+    for entry in view.seeds_with_gardenlet_versions():
+        version = find_version(entry.version)
+        if version is not None:
+            instances.append((Instance(Component.GARDENLET, version, entry.name), "Seed", entry.name))
+    where = {id(i): (kind, ref) for i, kind, ref in instances}
+    found: list[AuditEntry] = []
+    for violation in check_state([i for i, _, _ in instances]):
+        kind, ref = where.get(id(violation.subject), ("", violation.subject.name))
+        namespace, _, name = ref.rpartition("/")
+        found.append(AuditEntry(violation.policy_id, "deny", "landscape", kind, namespace, name, violation.message))
+    return found
+
+
+def audit_view(view: Any, *, settings: Settings, now: datetime) -> AuditReport:
+    """Audit the objects a cluster view holds (its CloudProfiles, NamespacedCloudProfiles and Shoots)."""
+    raws: Sequence[dict[str, Any]] = [
+        obj.model_dump(mode="json", by_alias=True, exclude_none=True) for obj in view.objects()
+    ]
+    return audit_objects(raws, view=view, settings=settings, now=now)
