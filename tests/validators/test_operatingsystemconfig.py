@@ -453,6 +453,11 @@ CGR = ("OSC-CGR-001", "spec.criConfig.cgroupDriver", INV)
         pytest.param("cgroupfs", [kubelet_file("systemd", b64=False)], [CGR], id="OSC-CGR-001-plain-differs"),
         pytest.param("systemd", [kubelet_file("cgroupfs", as_json=True)], [CGR], id="OSC-CGR-001-json-differs"),
         pytest.param("systemd", [kubelet_file(None)], [], id="OSC-CGR-001-kubelet-unset"),
+        # Found by fuzzing: base64 data with non-ASCII characters cannot be decoded, so the file is not read.
+        pytest.param(
+            "systemd", [{"path": KUBELET_PATH, "content": {"inline": {"encoding": "b64", "data": "\bèÈvÄ"}}}], [],
+            id="OSC-CGR-001-b64-not-ascii-not-read",
+        ),
         pytest.param(None, [kubelet_file("cgroupfs")], [], id="OSC-CGR-001-cri-unset"),
         # An unsupported CRI value is OSC-CRI-001's finding and is not compared.
         pytest.param(

@@ -18,7 +18,6 @@ pkg/component/extensions/crds/assets/crd-extensions.gardener.cloud_operatingsyst
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -232,11 +231,10 @@ def _validate_unit_keys(units: Sequence[Unit], path: FieldPath) -> list[Finding]
         if unit.name is None:
             findings.append(OSC_CRD_004.required(path.index(i).child("name"), ""))
         for j, drop_in in enumerate(unit.drop_ins):
-            drop_path = path.index(i).child("dropIns").index(j)
             if drop_in.content is None:
-                findings.append(OSC_CRD_004.required(drop_path.child("content"), ""))
+                findings.append(OSC_CRD_004.required(path.index(i).child("dropIns").index(j).child("content"), ""))
             if drop_in.name is None:
-                findings.append(OSC_CRD_004.required(drop_path.child("name"), ""))
+                findings.append(OSC_CRD_004.required(path.index(i).child("dropIns").index(j).child("name"), ""))
     return findings
 
 
@@ -252,19 +250,15 @@ def _validate_file_keys(files: Sequence[File], path: FieldPath) -> list[Finding]
             findings.append(OSC_CRD_004.required(idx.child("path"), ""))
         if file.content is None:
             continue
-        content = idx.child("content")
         ref, inline, image = file.content.secret_ref, file.content.inline, file.content.image_ref
-        keys: list[tuple[FieldPath, str | None]] = []
+        keys: list[tuple[tuple[str, str], str | None]] = []  # (names below content, value); paths only for findings
         if image is not None:
-            keys += [(content.child("imageRef", "filePathInImage"), image.file_path_in_image)]
-            keys += [(content.child("imageRef", "image"), image.image)]
+            keys += [(("imageRef", "filePathInImage"), image.file_path_in_image), (("imageRef", "image"), image.image)]
         if inline is not None:
-            keys += [(content.child("inline", "data"), inline.data)]
-            keys += [(content.child("inline", "encoding"), inline.encoding)]
+            keys += [(("inline", "data"), inline.data), (("inline", "encoding"), inline.encoding)]
         if ref is not None:
-            keys += [(content.child("secretRef", "dataKey"), ref.data_key)]
-            keys += [(content.child("secretRef", "name"), ref.name)]
-        findings.extend(OSC_CRD_004.required(p, "") for p, value in keys if value is None)
+            keys += [(("secretRef", "dataKey"), ref.data_key), (("secretRef", "name"), ref.name)]
+        findings.extend(OSC_CRD_004.required(idx.child("content", *names), "") for names, value in keys if value is None)
     return findings
 
 
@@ -414,19 +408,17 @@ def _validate_units(units: Sequence[Unit], paths: set[str], path: FieldPath) -> 
     """Names and drop-ins not empty; every `filePaths` entry names a file of spec.files/status.extensionFiles."""
     findings: list[Finding] = []
     for i, unit in enumerate(units):
-        idx = path.index(i)
         if unit.name == "":
-            findings.append(OSC_UNIT_001.required(idx.child("name"), _REQUIRED))
+            findings.append(OSC_UNIT_001.required(path.index(i).child("name"), _REQUIRED))
         for j, drop_in in enumerate(unit.drop_ins):
-            drop_path = idx.child("dropIns").index(j)
             if drop_in.name == "":
-                findings.append(OSC_UNIT_001.required(drop_path.child("name"), _REQUIRED))
+                findings.append(OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("name"), _REQUIRED))
             if drop_in.content == "":
-                findings.append(OSC_UNIT_001.required(drop_path.child("content"), _REQUIRED))
+                findings.append(OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("content"), _REQUIRED))
         for k, file_path in enumerate(unit.file_paths):
             if file_path not in paths:
                 detail = "'filePath' requires a matching 'path' in 'spec.files'"
-                findings.append(OSC_UNIT_001.invalid(idx.child("filePaths").index(k), file_path, detail))
+                findings.append(OSC_UNIT_001.invalid(path.index(i).child("filePaths").index(k), file_path, detail))
     return findings
 
 
@@ -555,7 +547,7 @@ def _inline_text(encoding: str, data: str) -> str | None:
         return None
     try:
         return base64.b64decode(data.replace("\n", "").replace("\r", ""), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:  # binascii.Error, UnicodeDecodeError, and non-ASCII data (which b64decode refuses up front)
         return None
 
 

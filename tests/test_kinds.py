@@ -1,0 +1,118 @@
+"""webhook/kinds.py: `share_entries`, the UPDATE fast path that decodes the stored object's unchanged list entries once.
+
+The contract is that it changes nothing but the cost: decoding the shared raw object gives the same model (or the
+same OBJ-DECODE-001 findings) as decoding the stored object alone, and `judge` answers every review the same with
+and without it. Hypothesis mutates realistic (Namespaced)CloudProfiles (tests/strategies.py) into pairs of new and
+stored objects.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import webhook.admission
+from tests.builders import NOW, review_bytes
+from tests.strategies import BASES, CLUSTER, mutated
+from webhook.admission import BadReview, judge
+from webhook.kinds import decode, share_entries
+from webhook.settings import Settings
+from webhook.validators import REGISTRY
+
+SHARING_KINDS = sorted(kind for (_, kind), entry in REGISTRY.items() if entry.shared_lists)
+
+
+def test_cloud_profiles_share_entries() -> None:
+    assert SHARING_KINDS == ["CloudProfile", "NamespacedCloudProfile"]
+
+
+def _entry(kind: str) -> Any:
+    return next(entry for (_, k), entry in REGISTRY.items() if k == kind)
+
+
+def test_unchanged_entries_are_the_new_objects_models_and_the_input_is_untouched() -> None:
+    entry = _entry("CloudProfile")
+    new = BASES["CloudProfile"]()
+    old = copy.deepcopy(new)
+    old["spec"]["machineTypes"][1]["cpu"] = "4"  # one changed entry
+    new["spec"]["kubernetes"]["versions"].insert(0, {"version": "1.34.0"})  # a shifted list
+    before = copy.deepcopy(old)
+    decoded_new = decode(entry.model, new)
+    shared = share_entries(old, new, decoded_new, entry.shared_lists)
+    assert old == before
+    decoded_old = decode(entry.model, shared)
+    assert decoded_old == decode(entry.model, before)
+    assert decoded_old.spec.kubernetes.versions[0] is decoded_new.spec.kubernetes.versions[1]
+    assert decoded_old.spec.machine_types[0] is decoded_new.spec.machine_types[0]
+    assert decoded_old.spec.machine_types[1] is not decoded_new.spec.machine_types[1]
+
+
+@pytest.mark.parametrize(
+    ("new_value", "old_value"),
+    [
+        pytest.param(1, 1.0, id="int-and-float"),
+        pytest.param(True, 1, id="bool-and-int"),
+        pytest.param(0.0, -0.0, id="zero-and-negative-zero"),
+    ],
+)
+def test_equal_but_differently_typed_values_are_not_shared(new_value: object, old_value: object) -> None:
+    entry = _entry("CloudProfile")
+    new = BASES["CloudProfile"]()
+    old = copy.deepcopy(new)
+    new["spec"]["machineTypes"][1]["cpu"] = new_value
+    old["spec"]["machineTypes"][1]["cpu"] = old_value
+    decoded_new = decode(entry.model, new)
+    shared = share_entries(old, new, decoded_new, entry.shared_lists)
+    assert shared["spec"]["machineTypes"][1] == {**old["spec"]["machineTypes"][1]}
+    assert isinstance(shared["spec"]["machineTypes"][1], dict)
+    assert repr(decode(entry.model, shared)) == repr(decode(entry.model, old))
+
+
+@pytest.mark.parametrize("kind", SHARING_KINDS)
+@given(data=st.data())
+def test_sharing_decodes_the_stored_object_as_decoding_it_alone(kind: str, data: st.DataObject) -> None:
+    entry = _entry(kind)
+    base = BASES[kind]()
+    new = data.draw(mutated(base), label="new")
+    old = data.draw(mutated(new), label="old")
+    decoded_new = decode(entry.model, new)
+    if isinstance(decoded_new, list):
+        return  # admission shares only from a new object that decoded
+    alone = decode(entry.model, copy.deepcopy(old))
+    shared = decode(entry.model, share_entries(old, new, decoded_new, entry.shared_lists))
+    assert repr(shared) == repr(alone)
+
+
+def _update_review(kind: str, base: dict[str, Any], new: object, old: object) -> bytes:
+    """An UPDATE review of `kind` (group, version and name from the unmutated base) for any new and old JSON."""
+    src = {**base, "metadata": base["metadata"]}
+    review = json.loads(review_bytes(src, src, operation="UPDATE"))
+    review["request"]["object"], review["request"]["oldObject"] = new, old
+    return json.dumps(review).encode()
+
+
+@pytest.mark.parametrize("kind", SHARING_KINDS)
+@given(data=st.data())
+def test_judge_answers_the_same_with_and_without_sharing(kind: str, data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = BASES[kind]()
+    new = data.draw(mutated(base), label="new")
+    old = data.draw(mutated(new), label="old")
+    body = _update_review(kind, base, new, old)
+    with_sharing = _answer(body)
+    with monkeypatch.context() as patch:
+        patch.setattr(webhook.admission, "share_entries", lambda raw_old, *_: raw_old)
+        without = _answer(body)
+    assert with_sharing == without
+
+
+def _answer(body: bytes) -> str:
+    """The review judge answers (JSON), or the BadReview reason."""
+    try:
+        return json.dumps(judge(body, view=CLUSTER, settings=Settings(), now=NOW).review)
+    except BadReview as exc:
+        return f"BadReview: {exc}"
