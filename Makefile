@@ -4,7 +4,7 @@ VENV   := .venv
 STAMP  := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
 ARGS   ?=
 
-.PHONY: run test lint lock clean bench
+.PHONY: run test lint lock clean bench fuzz
 
 $(STAMP): requirements-dev.lock pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -20,7 +20,13 @@ test: $(STAMP)
 	$(VENV)/bin/python -m pytest $(ARGS)
 	$(VENV)/bin/lint-imports
 
+# Only the hypothesis tests (pytest -m hypothesis), with many random examples each (a few minutes).
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(VENV)/bin/python -m pytest -m hypothesis $(ARGS)
+
+# gardener-webhook against a bare aiohttp TLS server, then the in-use check at 10 000 Shoots (under 5 minutes).
 bench: $(STAMP)
+	$(VENV)/bin/python bench/run.py $(ARGS)
 	$(VENV)/bin/python bench/inuse.py
 
 # Re-pin every dependency (needs pip-tools; the result is committed).

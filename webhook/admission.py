@@ -26,7 +26,7 @@ from pydantic.alias_generators import to_camel
 
 from webhook.cluster.view import ClusterView
 from webhook.field import ErrorType, Finding, Mode, Verdict, render_value, rule_of_code
-from webhook.kinds import AdmissionRequest, KindValidator, Operation, UserInfo, decode
+from webhook.kinds import AdmissionRequest, KindValidator, Operation, UserInfo, decode, share_entries
 from webhook.policy import apply_policy
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
@@ -232,14 +232,30 @@ def _crash_rule(tb: TracebackType | None) -> str:
     return "unknown"
 
 
-def _decode_one(entry: KindValidator[Any], raw: object) -> tuple[Any, list[Finding]]:
-    """Decode and default one object; (None, findings) when its shape is wrong, (None, []) when absent."""
+def _decode_one(entry: KindValidator[Any], raw: object) -> tuple[Any, Any, list[Finding]]:
+    """Decode and default one object: (defaulted, decoded, []); (None, None, findings) when its shape is wrong,
+    (None, None, []) when absent."""
     if raw is None:
-        return None, []
+        return None, None, []
     decoded = decode(entry.model, raw)
     if isinstance(decoded, list):
-        return None, decoded
-    return entry.prepare(decoded), []
+        return None, None, decoded
+    return entry.prepare(decoded), decoded, []
+
+
+def _decode_pair(
+    entry: KindValidator[Any], raw_new: object, raw_old: object
+) -> tuple[Any, list[Finding], Any, list[Finding]]:
+    """Decode and default the object and the stored object: (new, new findings, old, old findings).
+
+    The stored object reuses the new object's decoded list entries that it holds unchanged (`shared_lists`): the
+    same models as decoding it alone, for a fraction of the cost on a typical UPDATE.
+    """
+    new, decoded_new, new_errors = _decode_one(entry, raw_new)
+    if entry.shared_lists and decoded_new is not None and raw_old is not None:
+        raw_old = share_entries(raw_old, raw_new, decoded_new, entry.shared_lists)
+    old, _, old_errors = _decode_one(entry, raw_old)
+    return new, new_errors, old, old_errors
 
 
 def _crashed(request: _Request, exc: BaseException) -> _Judged:
@@ -267,8 +283,7 @@ def run_validator(
     if fn is None or request.sub_resource:
         return _Judged(Verdict())
     try:
-        new, new_errors = _decode_one(entry, request.object)
-        old, old_errors = _decode_one(entry, request.old_object)
+        new, new_errors, old, old_errors = _decode_pair(entry, request.object, request.old_object)
         if new_errors:
             return _Judged(Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None)
         if operation is Operation.UPDATE and old is None:

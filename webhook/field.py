@@ -26,13 +26,20 @@ class FieldPath:
 
     segments: tuple[str, ...] = ()
 
+    # child() and index() run for every list entry a validator visits: they build the new path without the
+    # frozen dataclass __init__ (object.__new__ plus the slot's setter, both C), about twice as fast.
     def child(self, *names: str) -> FieldPath:
         """Return this path extended by one or more field names."""
-        return FieldPath(self.segments + names)
+        path = _new_path(FieldPath)
+        _set_segments(path, self.segments + names)
+        return path
 
     def index(self, i: int | str) -> FieldPath:
         """Return this path extended by a list index or a map key (``labels[app]``)."""
-        return FieldPath(self.segments + (f"[{i}]",))
+        path = _new_path(FieldPath)
+        segment = _INDEXES[i] if type(i) is int and 0 <= i < _CACHED_INDEXES else f"[{i}]"
+        _set_segments(path, (*self.segments, segment))
+        return path
 
     def __str__(self) -> str:
         return "".join(s if s.startswith("[") else "." + s for s in self.segments).removeprefix(".")
@@ -45,6 +52,11 @@ class FieldPath:
             path = path.index(part) if isinstance(part, int) else path.child(part)
         return path
 
+
+_new_path: Final = object.__new__
+_set_segments: Final = FieldPath.segments.__set__  # type: ignore[attr-defined]  # the slot descriptor
+_CACHED_INDEXES: Final = 1024
+_INDEXES: Final = tuple(f"[{i}]" for i in range(_CACHED_INDEXES))
 
 ROOT: Final = FieldPath()
 METADATA: Final = ROOT.child("metadata")

@@ -7,7 +7,8 @@ findings of rule OBJ-DECODE-001, reported like the API server's own decoding err
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import marshal
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -69,6 +70,9 @@ class KindValidator(Generic[T]):
     model: pydantic model the object is decoded into. prepare: v1beta1 defaulting applied after decoding
     (idempotent, so objects the API server already defaulted are unchanged). create/update/delete: entry
     functions; None means the operation is allowed without judgement. rules: every rule the module emits.
+    shared_lists: raw paths (API spelling, `*` for every entry of a list) of lists of models whose entries an
+    UPDATE's stored object decodes by reusing the new object's equal entries (`share_entries`); only for models
+    whose decoding does not depend on anything but the entry itself.
     """
 
     group: str
@@ -79,6 +83,7 @@ class KindValidator(Generic[T]):
     update: ValidateFn | None = None
     delete: ValidateFn | None = None
     prepare: Callable[[T], T] = lambda obj: obj
+    shared_lists: tuple[tuple[str, ...], ...] = ()
 
     def entry(self, operation: Operation) -> ValidateFn | None:
         """Entry function for `operation`, or None when the operation is not judged."""
@@ -162,6 +167,74 @@ def decode(model: type[T], raw: object, base: FieldPath = ROOT) -> T | list[Find
             detail = _DETAILS.get(err["type"], "has the wrong type")
             findings.append(OBJ_DECODE_001.invalid(path, _shown(err.get("input")), detail))
         return findings
+
+
+def share_entries(
+    raw_old: object, raw_new: object, decoded_new: BaseModel, lists: tuple[tuple[str, ...], ...]
+) -> object:
+    """`raw_old` with every list entry equal to an entry of `raw_new` replaced by that entry's decoded model.
+
+    lists: raw paths of lists of models (`KindValidator.shared_lists`); decoded_new: `raw_new` decoded without
+    errors. Decoding the result gives the same model as decoding `raw_old` (pydantic takes a model instance where
+    its model is expected, unchanged), but builds only the entries that differ: an UPDATE usually changes a few
+    entries of long lists (versions, machine types). Entries are equal when their parsed JSON values are the same,
+    types and key order included (`1`, `1.0` and `true` differ, and so do `0.0` and `-0.0`), so equal entries mean
+    equal models. `raw_old` itself is not changed: the dicts and lists on the paths are copied. Never raises.
+    """
+    result = raw_old
+    for path in lists:
+        known: dict[bytes, Any] = {}
+        for raw_list, models in _lists_at(raw_new, decoded_new, path):
+            for raw_entry, model in zip(raw_list, models, strict=True):
+                if isinstance(raw_entry, dict):
+                    known.setdefault(_json_key(raw_entry), model)
+        if known:
+            result = _replace_at(result, path, known)
+    return result
+
+
+def _json_key(value: object) -> bytes:
+    """Bytes that are equal exactly when two parsed JSON values are (types, key order, -0.0 included)."""
+    return marshal.dumps(value, 2)  # version 2: no back-references, whose presence depends on reference counts
+
+
+def _lists_at(raw: object, model: object, path: tuple[str, ...]) -> Iterator[tuple[list[Any], Sequence[Any]]]:
+    """(raw list, decoded list) pairs at `path` below raw and its decoded model."""
+    if not path:
+        if isinstance(raw, list) and isinstance(model, list | tuple) and len(raw) == len(model):
+            yield raw, model
+        return
+    key, rest = path[0], path[1:]
+    if key == "*":
+        if isinstance(raw, list) and isinstance(model, list | tuple) and len(raw) == len(model):
+            for raw_item, model_item in zip(raw, model, strict=True):
+                yield from _lists_at(raw_item, model_item, rest)
+        return
+    if isinstance(raw, dict) and isinstance(model, BaseModel) and key in raw:
+        yield from _lists_at(raw[key], _field(model, key), rest)
+
+
+def _field(model: BaseModel, alias: str) -> object:
+    for name, info in type(model).model_fields.items():
+        if (info.alias or name) == alias:
+            return getattr(model, name)
+    return None
+
+
+def _replace_at(raw: object, path: tuple[str, ...], known: Mapping[bytes, Any]) -> object:
+    """A copy of raw in which the dict entries of the lists at `path` found in `known` are its models."""
+    if not path:
+        if not isinstance(raw, list):
+            return raw
+        return [known.get(_json_key(item), item) if isinstance(item, dict) else item for item in raw]
+    key, rest = path[0], path[1:]
+    if key == "*":
+        if not isinstance(raw, list):
+            return raw
+        return [_replace_at(item, rest, known) if isinstance(item, dict) else item for item in raw]
+    if not isinstance(raw, dict) or key not in raw:
+        return raw
+    return {**raw, key: _replace_at(raw[key], rest, known)}
 
 
 _UNION_TAGS: Final = frozenset({"str", "int", "float", "bool", "none", "function-plain[parse_rfc3339()]"})

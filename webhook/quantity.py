@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Final
 
 QUANTITY_FORMAT: Final = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
@@ -27,6 +28,13 @@ def parse_quantity(value: str | int | float) -> Decimal:
     """
     if isinstance(value, bool):
         raise InvalidQuantity("quantities must be strings or numbers")
+    return _parse_quantity(value)
+
+
+# Remembered (bounded; typed, so that 1 and 1.0 stay apart): every machine type of a profile has three quantities,
+# mostly the same few strings, on every request. Decimal values are immutable; InvalidQuantity is raised anew.
+@lru_cache(maxsize=4096, typed=True)
+def _parse_quantity(value: str | int | float) -> Decimal:
     text = value if isinstance(value, str) else repr(value)
     m = _QUANTITY.match(text)
     if m is None:

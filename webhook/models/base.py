@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Annotated, Any, Final, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
@@ -43,7 +44,16 @@ def parse_rfc3339(value: Any) -> datetime | None:
         return None
     if isinstance(value, datetime):  # already decoded (tests, model_copy)
         return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if not isinstance(value, str) or not _RFC3339.match(value):
+    if not isinstance(value, str):
+        raise PydanticCustomError("rfc3339", "must be an RFC 3339 date-time")
+    return _parse_rfc3339_text(value)
+
+
+# Remembered (bounded): a profile repeats a handful of expiration dates over hundreds of versions, on every request.
+# datetimes are immutable; the error is raised anew for each bad value (lru_cache keeps only results).
+@lru_cache(maxsize=4096)
+def _parse_rfc3339_text(value: str) -> datetime:
+    if not _RFC3339.match(value):
         raise PydanticCustomError("rfc3339", "must be an RFC 3339 date-time")
     try:
         return datetime.fromisoformat(value.replace("z", "Z").replace("t", "T")).astimezone(UTC)

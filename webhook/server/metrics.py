@@ -27,7 +27,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily
@@ -66,6 +66,9 @@ class Metrics:
     rule_decisions: Counter
     warnings: Counter
     _kinds: set[str] = field(default_factory=set)
+    # (metric, label values) -> child. `labels()` validates and locks on every call; a child, once made, is kept by
+    # prometheus_client for good, so it is looked up once. Bounded like the label values (kinds capped, rules fixed).
+    _children: dict[tuple[object, ...], Any] = field(default_factory=dict)
 
     @classmethod
     def create(cls, registry: CollectorRegistry) -> Metrics:
@@ -117,15 +120,23 @@ class Metrics:
     ) -> None:
         """Count one request: its outcome, duration (seconds), HTTP code, the rules that fired, warnings sent."""
         label = self._kind_label(kind)
-        self.requests.labels(label, operation, outcome.value).inc()
-        self.duration.labels(label).observe(seconds)
-        self.codes.labels(str(code)).inc()
+        self._child(self.requests, label, operation, outcome.value).inc()
+        self._child(self.duration, label).observe(seconds)
+        self._child(self.codes, str(code)).inc()
         for rule in denied_rules:
-            self.rule_decisions.labels(rule, "deny").inc()
+            self._child(self.rule_decisions, rule, "deny").inc()
         for rule in warned_rules:
-            self.rule_decisions.labels(rule, "warn").inc()
+            self._child(self.rule_decisions, rule, "warn").inc()
         if warnings:
-            self.warnings.labels(label).inc(warnings)
+            self._child(self.warnings, label).inc(warnings)
+
+    def _child(self, metric: Counter | Histogram, *values: str) -> Any:
+        """metric.labels(*values), made once."""
+        key = (metric, *values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child
 
     def _kind_label(self, kind: str) -> str:
         if kind in self._kinds or not kind:

@@ -290,8 +290,8 @@ def _validate_not_turned_unavailable(
         before = old_by_version.get(version.version)
         if (
             before is not None
-            and current_classification(before, ctx.now) != Classification.UNAVAILABLE
             and current_classification(version, ctx.now) == Classification.UNAVAILABLE
+            and current_classification(before, ctx.now) != Classification.UNAVAILABLE
         ):
             findings.append(
                 CP_LC_007.forbidden(path.index(i), "a version cannot be turned unavailable if it was already moved into a later lifecycle stage")
@@ -763,6 +763,16 @@ def _listing(keys: Iterable[ObjectKey]) -> str:
     return f"[{shown}]" + (f" and {more} more" if more > 0 else "")
 
 
+# Lists of a CloudProfile whose unchanged entries an UPDATE's stored object takes from the new object (kinds.share_entries).
+SHARED_LISTS: Final = (
+    ("spec", "kubernetes", "versions"),
+    ("spec", "machineImages", "*", "versions"),
+    ("spec", "machineTypes"),
+    ("spec", "volumeTypes"),
+    ("spec", "regions"),
+)
+
+
 def prepare(profile: CloudProfile) -> CloudProfile:
     """v1beta1 defaulting before judgement (gardener-rules.md §0.3)."""
     return default_cloud_profile(profile)
@@ -777,6 +787,7 @@ KIND: Final = KindValidator(
     update=validate_update,
     delete=validate_delete,
     prepare=prepare,
+    shared_lists=SHARED_LISTS,
 )
 
 __all__ = [

@@ -285,8 +285,9 @@ def validate_kubernetes_versions(
     """Format (CP-K8S-002), duplicates (CP-K8S-003) and per-version rules; path: spec.kubernetes."""
     findings: list[Finding] = []
     seen: set[str] = set()
+    versions_path = path.child("versions")
     for i, version in enumerate(versions):
-        idx = path.child("versions").index(i)
+        idx = versions_path.index(i)
         if not is_kubernetes_version_format(version.version):
             findings.append(
                 CP_K8S_002.invalid(idx, version.version, r"all Kubernetes versions must match the regex ^([0-9]+\.){2}[0-9]+$")
@@ -430,8 +431,9 @@ def validate_machine_image(
         )
     if image.update_strategy is not None and image.update_strategy not in UPDATE_STRATEGIES:
         findings.append(CP_MI_005.unsupported(path.child("updateStrategy"), image.update_strategy, UPDATE_STRATEGIES))
+    versions_path = path.child("versions")
     for j, version in enumerate(image.versions):
-        findings.extend(validate_machine_image_version(image, version, capabilities, seen_versions, path.child("versions").index(j)))
+        findings.extend(validate_machine_image_version(image, version, capabilities, seen_versions, versions_path.index(j)))
     return findings
 
 
@@ -551,18 +553,20 @@ def validate_cri(cris: Sequence[CRI], path: FieldPath) -> list[Finding]:
     findings: list[Finding] = []
     seen: set[str] = set()
     for k, cri in enumerate(cris):
-        cri_path = path.index(k)
+        # Paths are built only for findings: this runs for every version of every machine image.
         if cri.name in seen:
-            findings.append(CP_CRI_003.duplicate(cri_path, cri.name))
+            findings.append(CP_CRI_003.duplicate(path.index(k), cri.name))
         seen.add(cri.name)
         if cri.name not in CRI_NAMES:
-            findings.append(CP_CRI_002.unsupported(cri_path.child("name"), cri.name, CRI_NAMES))
+            findings.append(CP_CRI_002.unsupported(path.index(k).child("name"), cri.name, CRI_NAMES))
         seen_types: set[str] = set()
         for m, runtime in enumerate(cri.container_runtimes):
-            type_path = cri_path.child("containerRuntimes").index(m).child("type")
-            findings.extend(_qualified_name(CP_CRI_004, runtime.type, "container runtime type", type_path))
-            if runtime.type in seen_types:
-                findings.append(CP_CRI_004.duplicate(type_path, runtime.type))
+            repeated = runtime.type in seen_types
+            if repeated or unprefixed_qualified_name_errors(runtime.type):
+                type_path = path.index(k).child("containerRuntimes").index(m).child("type")
+                findings.extend(_qualified_name(CP_CRI_004, runtime.type, "container runtime type", type_path))
+                if repeated:
+                    findings.append(CP_CRI_004.duplicate(type_path, runtime.type))
             seen_types.add(runtime.type)
     return findings
 
@@ -580,7 +584,7 @@ def validate_image_additional_config(
     for j, version in enumerate(image.versions):
         version_path = versions_path.index(j)
         findings.extend(validate_cri(version.cri, version_path.child("cri")))
-        if version_path in supported:
+        if supported and version_path in supported:
             findings.append(supported[version_path])
         findings.extend(validate_expirable_version(version, ctx, version_path))
         if not capabilities:
@@ -818,13 +822,14 @@ def warn_versions(
     what = f'version "{{v}}" of machine image "{image}"' if image else 'Kubernetes version "{v}"'
     horizon = ctx.now.timestamp() + expiry_warning_days * 86400
     for i, entry in enumerate(versions):
-        label = what.format(v=entry.version)
         if entry.classification == Classification.DEPRECATED and entry.expiration_date is None and not entry.lifecycle:
+            label = what.format(v=entry.version)
             findings.append(
                 CP_WARN_001.required(path.index(i).child("expirationDate"), f"deprecated {label} should set an expiration date")
             )
         date = entry.expiration_date
         if date is not None and ctx.now < date and date.timestamp() <= horizon:
+            label = what.format(v=entry.version)
             days = int((date - ctx.now).total_seconds() // 86400)
             findings.append(
                 CP_WARN_002.forbidden(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Final
 
 from webhook.field import FieldPath, Finding, Rule
@@ -83,12 +84,19 @@ def qualified_name_errors(value: str) -> list[str]:
 
 def unprefixed_qualified_name_errors(value: str) -> list[str]:
     """Qualified-name messages, plus a prefix is not allowed (gardener utils.go validateUnprefixedQualifiedName)."""
+    return list(_unprefixed_qualified_name_errors(value))
+
+
+# A pure function of one string, asked for every machine type, volume type and container runtime of every image
+# version on every request, mostly for the same few names: remembered (bounded), as versions.parse_version is.
+@lru_cache(maxsize=4096)
+def _unprefixed_qualified_name_errors(value: str) -> tuple[str, ...]:
     errors = qualified_name_errors(value)
     if errors:
-        return errors
+        return tuple(errors)
     if "/" in value:
-        return [f"name '{value}' must not contain a prefix"]
-    return []
+        return (f"name '{value}' must not contain a prefix",)
+    return ()
 
 
 def go_list(messages: Sequence[str]) -> str:

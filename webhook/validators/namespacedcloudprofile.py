@@ -850,6 +850,17 @@ KIND: Final = KindValidator(
     update=validate_update,
     delete=validate_delete,
     prepare=prepare,
+    shared_lists=(
+        ("spec", "kubernetes", "versions"),
+        ("spec", "machineImages", "*", "versions"),
+        ("spec", "machineTypes"),
+        ("spec", "volumeTypes"),
+        ("status", "cloudProfileSpec", "kubernetes", "versions"),
+        ("status", "cloudProfileSpec", "machineImages", "*", "versions"),
+        ("status", "cloudProfileSpec", "machineTypes"),
+        ("status", "cloudProfileSpec", "volumeTypes"),
+        ("status", "cloudProfileSpec", "regions"),
+    ),
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_delete", "validate_update"]

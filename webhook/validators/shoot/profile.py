@@ -22,6 +22,7 @@ from webhook.models.core import (
     CloudProfileSpec,
     ExpirableVersion,
     MachineImageVersion,
+    MachineType,
     Region,
     Shoot,
     ShootMachine,
@@ -292,21 +293,22 @@ def _validate_machine_type(
     worker, old = pool.worker, pool.old
     if worker.machine.type == old.machine.type and worker.machine.architecture == old.machine.architecture:
         return []
-    present = False
-    supported: set[str] = set()
-    arch_ok = usable = in_zones = False
-    for machine_type in spec.machine_types:
+
+    def fits(machine_type: MachineType) -> tuple[bool, bool, bool]:
+        """(architecture, usable, available in the pool's zones) of one machine type."""
         t_arch = common.machine_type_architecture(machine_type, capabilities) == pool.architecture
-        t_usable = bool(machine_type.usable)
         t_zones = not _unavailable_in_a_zone(spec.regions, region, worker.zones, machine_type.name, volume=False)
-        if t_arch and t_usable and t_zones:
-            supported.add(machine_type.name)
-        if machine_type.name == worker.machine.type:
-            present, arch_ok, usable, in_zones = True, t_arch, t_usable, t_zones
-    if not present:
-        return [SH_ADM_MT_001.unsupported(path, worker.machine.type, sorted(supported))]
-    if arch_ok and usable and in_zones:
+        return t_arch, bool(machine_type.usable), t_zones
+
+    # The pool's own type first (the last entry of that name counts, as in Gardener's loop); the list of supported
+    # types is only needed for a finding.
+    match = next((t for t in reversed(spec.machine_types) if t.name == worker.machine.type), None)
+    if match is not None and all(fits(match)):
         return []
+    supported = {t.name for t in spec.machine_types if all(fits(t))}
+    if match is None:
+        return [SH_ADM_MT_001.unsupported(path, worker.machine.type, sorted(supported))]
+    arch_ok, usable, in_zones = fits(match)
     detail = f"machine type {_quote(worker.machine.type)} "
     if not usable:
         detail += "is unusable, "
@@ -331,49 +333,53 @@ def _validate_machine_image(
     image, old_image = worker.machine.image, old.machine.image
     if image == old_image and worker.machine.architecture == old.machine.architecture:
         return []
-    in_place = is_in_place(worker)
-    old_version = (old_image.version or "") if old_image is not None else ""
-    listed: set[str] = set()
-    active: set[str] = set()
-    arch_ok: set[str] = set()
-    in_place_ok: set[str] = set()
-    for machine_image in spec.machine_images:
-        if image is not None and image.name != machine_image.name:
-            continue
-        for version in machine_image.versions:
-            label = f"{machine_image.name}:{version.version}"
-            listed.add(label)
-            classification = current_classification(version, now)
-            if is_active(classification):
-                active.add(label)
-            elif (
-                not pool.active_only
-                and classification == Classification.EXPIRED
-                and not _lower(version.version, old_version)
-            ):
-                active.add(label)  # force updates of existing pools may move to an expired, not lower version
-            if common.supports_architecture(version, capabilities, pool.architecture):
-                arch_ok.add(label)
-            if in_place and version.in_place_updates is not None and version.in_place_updates.supported:
-                minimum = version.in_place_updates.min_version_for_update
-                if pool.active_only or (minimum is not None and image is not None and _at_most(minimum, old_version)):
-                    in_place_ok.add(label)
-    valid = active & arch_ok
-    if in_place:
-        valid &= in_place_ok
     if image is None or not image.version:
         return []  # an image that stayed incomplete is reported by SHM-005
+    in_place = is_in_place(worker)
+    old_version = (old_image.version or "") if old_image is not None else ""
+
+    def qualities(version: MachineImageVersion) -> tuple[bool, bool, bool]:
+        """(active, runs on the pool's architecture, in-place update possible) of one image version."""
+        classification = current_classification(version, now)
+        active = is_active(classification) or (
+            # force updates of existing pools may move to an expired, not lower version
+            not pool.active_only
+            and classification == Classification.EXPIRED
+            and not _lower(version.version, old_version)
+        )
+        arch_ok = common.supports_architecture(version, capabilities, pool.architecture)
+        in_place_ok = False
+        if in_place and version.in_place_updates is not None and version.in_place_updates.supported:
+            minimum = version.in_place_updates.min_version_for_update
+            in_place_ok = pool.active_only or (minimum is not None and _at_most(minimum, old_version))
+        return active, arch_ok, in_place_ok
+
+    versions = [(m, v) for m in spec.machine_images if m.name == image.name for v in m.versions]
+    # The pool's own version first (any entry of that label that qualifies counts); the list of valid versions is
+    # only needed for a finding.
     label = f"{image.name}:{image.version}"
-    if label not in listed:
-        return [SH_ADM_IMG_001.unsupported(path.child("image", "version"), image.version, sorted(valid))]
-    if label in arch_ok and label in active and (not in_place or label in in_place_ok):
+    own = [qualities(v) for _, v in versions if v.version == image.version]
+    listed = bool(own)
+    active = any(q[0] for q in own)
+    arch_ok = any(q[1] for q in own)
+    in_place_ok = any(q[2] for q in own)
+    if listed and arch_ok and active and (not in_place or in_place_ok):
         return []
+    # Per label, each quality holds when any entry of that label has it (entries may repeat a version).
+    by_label: dict[str, list[bool]] = {}
+    for machine_image, version in versions:
+        seen = by_label.setdefault(f"{machine_image.name}:{version.version}", [False, False, False])
+        for k, quality in enumerate(qualities(version)):
+            seen[k] = seen[k] or quality
+    valid = {key for key, (ok, arch, in_place_able) in by_label.items() if ok and arch and (not in_place or in_place_able)}
+    if not listed:
+        return [SH_ADM_IMG_001.unsupported(path.child("image", "version"), image.version, sorted(valid))]
     detail = f"machine image version '{label}' "
-    if label not in arch_ok:
+    if not arch_ok:
         detail += f"does not support CPU architecture {_quote(pool.architecture)}, "
-    if label not in active:
+    if not active:
         detail += "is expired, "
-    if in_place and label not in in_place_ok:
+    if in_place and not in_place_ok:
         if pool.active_only:
             detail += "does not support in-place updates, "
         else:

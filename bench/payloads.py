@@ -1,0 +1,330 @@
+"""Realistic AdmissionReviews for `bench/run.py` (make bench): what a Gardener landscape sends every day.
+
+- `cloud_profile_update()`: a GitOps re-apply of a provider CloudProfile that adds one Kubernetes patch and one
+  image version and deprecates their predecessors; 35 Kubernetes versions (7 minors x 5 patches), 4 machine images
+  x 50 versions (with CRI, architectures and update strategies), 60 machine types, 3 regions x 3 zones, sent with
+  its old object and the metadata the API server adds (uid, resourceVersion, managedFields).
+- `shoot_create()`: a Shoot with 5 worker pools (3 images, 2 architectures, zones, volumes) against that profile.
+- `osc_create()`: an OperatingSystemConfig (reconcile) with 20 units and 20 files, kubelet config included.
+- `bad_inputs()`: the bad-input load mix: denied objects and malformed bodies (400/415 at the HTTP layer).
+`context_objects()` is the static cluster view the server is started with: the stored (old) profile and a few
+Shoots on it. Every payload is judged once by `check()` before the load starts, so the figures are for the
+answers they are meant to be (allowed, denied, 400).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import UTC, datetime
+from typing import Any, Final
+
+API: Final = "core.gardener.cloud/v1beta1"
+PROFILE: Final = "aws-eu"
+MINORS: Final = range(27, 34)  # 1.27 .. 1.33
+IMAGES: Final = ("gardenlinux", "ubuntu", "suse-chost", "flatcar")
+NOW: Final = datetime(2026, 3, 1, tzinfo=UTC)  # the profile's dates are relative to this; the server uses the real clock
+FAR: Final = "2031-12-31T23:59:59Z"  # expirationDate of deprecated versions: in the future for any run
+
+
+def _meta(name: str, namespace: str = "", generation: int = 17) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "name": name,
+        "uid": "4f5e9c1e-8b9a-4c65-9a0e-0d2f1c6b7a31",
+        "resourceVersion": "981237645",
+        "generation": generation,
+        "creationTimestamp": "2023-04-11T08:15:02Z",
+        "labels": {"provider.extensions.gardener.cloud/aws": "true", "landscape": "live"},
+        "annotations": {"gardener.cloud/owner": "platform-team@example.com"},
+        "managedFields": [
+            {
+                "manager": "flux",
+                "operation": "Apply",
+                "apiVersion": API,
+                "time": "2026-02-27T09:00:00Z",
+                "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {"f:labels": {"f:landscape": {}}}, "f:spec": {"f:kubernetes": {}, "f:type": {}}},
+            }
+        ],
+    }
+    if namespace:
+        meta["namespace"] = namespace
+    return meta
+
+
+def _kubernetes_versions(newest_patch: int) -> list[dict[str, Any]]:
+    """7 minors x 5 patches, newest first; per minor the newest patch is supported and the rest deprecated."""
+    out: list[dict[str, Any]] = []
+    for minor in reversed(MINORS):
+        top = newest_patch if minor == MINORS[-1] else 4
+        for patch in range(top, top - 5, -1):
+            entry: dict[str, Any] = {"version": f"1.{minor}.{patch}"}
+            if minor == MINORS[-1] and patch == top:
+                entry["classification"] = "preview"
+            elif patch == top or (minor == MINORS[-1] and patch == top - 1):
+                entry["classification"] = "supported"
+            else:
+                entry["classification"] = "deprecated"
+                entry["expirationDate"] = FAR
+            out.append(entry)
+    return out
+
+
+def _image_versions(name: str, newest: int) -> list[dict[str, Any]]:
+    """50 versions major.minor.0, newest first: 10 majors x 5 minors; the newest of each major is supported."""
+    out: list[dict[str, Any]] = []
+    base = {"gardenlinux": 1440, "ubuntu": 20, "suse-chost": 15, "flatcar": 3800}[name]
+    for i in range(newest, newest - 50, -1):
+        major, minor = base + i // 5, i % 5
+        entry: dict[str, Any] = {
+            "version": f"{major}.{minor}.0",
+            "cri": [{"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}],
+            "architectures": ["amd64", "arm64"],
+        }
+        if i == newest or minor == 4:
+            entry["classification"] = "supported"
+        else:
+            entry["classification"] = "deprecated"
+            entry["expirationDate"] = FAR
+        if name == "flatcar":
+            entry["kubeletVersionConstraint"] = ">= 1.27"
+        out.append(entry)
+    return out
+
+
+def _machine_types() -> list[dict[str, Any]]:
+    """60 machine types: 6 families x 10 sizes, a third of them arm64."""
+    out: list[dict[str, Any]] = []
+    for family in ("m5", "m6g", "c5", "c6g", "r5", "r6g"):
+        arm = family.endswith("g")
+        for size in range(10):
+            cpu = 2 ** (size % 6 + 1)
+            out.append(
+                {
+                    "name": f"{family}.x{size}large",
+                    "cpu": str(cpu),
+                    "gpu": "0",
+                    "memory": f"{cpu * 4}Gi",
+                    "usable": True,
+                    "architecture": "arm64" if arm else "amd64",
+                    "storage": {"class": "standard", "type": "gp3", "minSize": "20Gi"} if size == 0 else None,
+                }
+            )
+    for entry in out:
+        if entry["storage"] is None:
+            del entry["storage"]
+    return out
+
+
+def cloud_profile(*, newest_patch: int = 4, newest_image: int = 49) -> dict[str, Any]:
+    """The provider CloudProfile; newer arguments model the next GitOps revision."""
+    return {
+        "apiVersion": API,
+        "kind": "CloudProfile",
+        "metadata": _meta(PROFILE),
+        "spec": {
+            "type": "aws",
+            "providerConfig": {"apiVersion": "aws.provider.extensions.gardener.cloud/v1alpha1", "kind": "CloudProfileConfig"},
+            "kubernetes": {"versions": _kubernetes_versions(newest_patch)},
+            "machineImages": [
+                {"name": name, "updateStrategy": "minor" if name == "flatcar" else "major", "versions": _image_versions(name, newest_image)}
+                for name in IMAGES
+            ],
+            "machineTypes": _machine_types(),
+            "volumeTypes": [{"name": "gp3", "class": "standard", "usable": True}, {"name": "io1", "class": "premium", "usable": True}],
+            "regions": [
+                {"name": region, "zones": [{"name": f"{region}{z}"} for z in "abc"], "labels": {"seed.gardener.cloud/eu-access": "true"}}
+                for region in ("eu-central-1", "eu-west-1", "eu-north-1")
+            ],
+            "seedSelector": {"matchLabels": {"environment": "live"}},
+            "bastion": {"machineImage": {"name": "gardenlinux"}, "machineType": {"name": "m5.x1large"}},
+            "limits": {"maxNodesTotal": 1000},
+        },
+    }
+
+
+def shoot(name: str = "webshop", *, namespace: str = "garden-shop") -> dict[str, Any]:
+    """A Shoot with 5 worker pools on the profile's supported versions."""
+    pools = [
+        ("system", "m5.x2large", "gardenlinux", "1449.4.0", "amd64"),
+        ("web", "c5.x3large", "gardenlinux", "1449.4.0", "amd64"),
+        ("batch", "c6g.x3large", "ubuntu", "29.4.0", "arm64"),
+        ("memory", "r5.x4large", "suse-chost", "24.4.0", "amd64"),
+        ("edge", "m6g.x2large", "flatcar", "3809.4.0", "arm64"),
+    ]
+    workers = [
+        {
+            "name": pool,
+            "machine": {"type": mtype, "image": {"name": image, "version": version}, "architecture": arch},
+            "minimum": 2,
+            "maximum": 10,
+            "maxSurge": 1,
+            "maxUnavailable": 0,
+            "cri": {"name": "containerd"},
+            "volume": {"type": "gp3", "size": "50Gi"},
+            "zones": ["eu-central-1a", "eu-central-1b", "eu-central-1c"],
+            "labels": {"pool": pool},
+        }
+        for pool, mtype, image, version, arch in pools
+    ]
+    return {
+        "apiVersion": API,
+        "kind": "Shoot",
+        "metadata": _meta(name, namespace, generation=1),
+        "spec": {
+            "cloudProfile": {"kind": "CloudProfile", "name": PROFILE},
+            "credentialsBindingName": "aws-credentials",
+            "region": "eu-central-1",
+            "purpose": "production",
+            "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
+            "kubernetes": {"version": "1.32.4", "kubeAPIServer": {"enableAnonymousAuthentication": False}},
+            "maintenance": {"autoUpdate": {"kubernetesVersion": True, "machineImageVersion": True}},
+            "provider": {"type": "aws", "workers": workers},
+        },
+    }
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def osc(name: str = "pool-web-original", *, namespace: str = "shoot--shop--webshop") -> dict[str, Any]:
+    """A reconcile OperatingSystemConfig with 20 units (with drop-ins) and 20 files, the kubelet config among them."""
+    kubelet = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nmaxPods: 110\n"
+    files: list[dict[str, Any]] = [
+        {"path": "/var/lib/kubelet/config/kubelet", "permissions": 0o600, "content": {"inline": {"encoding": "b64", "data": _b64(kubelet)}}},
+        {
+            "path": "/opt/bin/kubelet",
+            "permissions": 0o755,
+            "content": {"imageRef": {"image": "europe-docker.pkg.dev/gardener-project/releases/hyperkube:v1.32.4", "filePathInImage": "/kubelet"}},
+        },
+    ]
+    for i in range(18):
+        if i % 3 == 0:
+            content: dict[str, Any] = {"secretRef": {"name": f"cloud-config-{i}", "dataKey": "content"}}
+        else:
+            content = {"inline": {"encoding": "b64", "data": _b64(f"# generated file {i}\nkey{i} = value\n" * 8)}}
+        files.append({"path": f"/etc/gardener/conf.d/{i:02}-settings.conf", "permissions": 0o644, "content": content})
+    units: list[dict[str, Any]] = [
+        {
+            "name": "kubelet.service",
+            "command": "start",
+            "enable": True,
+            "content": "[Unit]\nDescription=kubelet\n[Service]\nExecStart=/opt/bin/kubelet\n",
+            "filePaths": ["/var/lib/kubelet/config/kubelet", "/opt/bin/kubelet"],
+        }
+    ]
+    for i in range(19):
+        units.append(
+            {
+                "name": f"gardener-task-{i:02}.service",
+                "command": "restart",
+                "enable": True,
+                "content": f"[Unit]\nDescription=task {i}\n[Service]\nExecStart=/opt/bin/task {i}\n",
+                "dropIns": [{"name": "10-env.conf", "content": "[Service]\nEnvironment=A=B\n"}],
+                "filePaths": [f"/etc/gardener/conf.d/{i % 18:02}-settings.conf"],
+            }
+        )
+    return {
+        "apiVersion": "extensions.gardener.cloud/v1alpha1",
+        "kind": "OperatingSystemConfig",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"worker.gardener.cloud/pool": "web"}},
+        "spec": {
+            "type": "gardenlinux",
+            "purpose": "reconcile",
+            "criConfig": {
+                "name": "containerd",
+                "cgroupDriver": "systemd",
+                "containerd": {
+                    "sandboxImage": "registry.k8s.io/pause:3.10",
+                    "registries": [
+                        {
+                            "upstream": "docker.io",
+                            "server": "https://registry-1.docker.io",
+                            "hosts": [{"url": "https://mirror.example.com", "capabilities": ["pull", "resolve"]}],
+                        }
+                    ],
+                },
+            },
+            "units": units,
+            "files": files,
+        },
+    }
+
+
+def review(obj: dict[str, Any] | None, old: dict[str, Any] | None, operation: str, *, uid: str = "bench") -> bytes:
+    """An AdmissionReview v1 request as the API server sends it."""
+    src = obj if obj is not None else old
+    assert src is not None
+    group, _, version = src["apiVersion"].rpartition("/")
+    meta = src["metadata"]
+    request = {
+        "uid": uid,
+        "kind": {"group": group, "version": version, "kind": src["kind"]},
+        "resource": {"group": group, "version": version, "resource": src["kind"].lower() + "s"},
+        "requestKind": {"group": group, "version": version, "kind": src["kind"]},
+        "name": meta.get("name", ""),
+        "namespace": meta.get("namespace", ""),
+        "operation": operation,
+        "userInfo": {"username": "system:serviceaccount:flux-system:kustomize-controller", "groups": ["system:serviceaccounts"]},
+        "object": obj,
+        "oldObject": old,
+        "dryRun": False,
+        "options": {"apiVersion": "meta.k8s.io/v1", "kind": "UpdateOptions" if operation == "UPDATE" else "CreateOptions"},
+    }
+    return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
+
+
+def cloud_profile_update() -> bytes:
+    """The CloudProfile UPDATE: one new Kubernetes patch (1.33.5) and one new image version per image."""
+    old = cloud_profile()
+    new = cloud_profile(newest_patch=5, newest_image=50)
+    new["metadata"]["generation"] = old["metadata"]["generation"] + 1
+    return review(new, old, "UPDATE")
+
+
+def shoot_create() -> bytes:
+    return review(shoot(), None, "CREATE")
+
+
+def osc_create() -> bytes:
+    return review(osc(), None, "CREATE")
+
+
+PAYLOADS: Final = {"CloudProfile UPDATE": cloud_profile_update, "Shoot CREATE": shoot_create, "OSC CREATE": osc_create}
+
+
+def context_objects() -> list[dict[str, Any]]:
+    """The static cluster view: the stored profile and 50 Shoots on it (none on a version the update removes)."""
+    objects: list[dict[str, Any]] = [cloud_profile()]
+    for i in range(50):
+        objects.append(shoot(f"shoot-{i:02}", namespace=f"garden-p{i % 10}"))
+    return objects
+
+
+def bad_inputs() -> list[tuple[str, bytes, str]]:
+    """(name, body, content type) of the bad-input mix: denied objects and malformed requests."""
+    denied_profile = cloud_profile(newest_patch=5)
+    denied_profile["spec"]["kubernetes"]["versions"].append({"version": "1.33.2"})  # duplicate
+    denied_profile["spec"]["machineImages"][0]["versions"][0]["version"] = "1..2"
+    denied_shoot = shoot()
+    denied_shoot["spec"]["kubernetes"]["version"] = "1.40.0"
+    denied_shoot["spec"]["provider"]["workers"][0]["machine"]["type"] = "no-such-type"
+    wrong_types = shoot()
+    wrong_types["spec"]["provider"]["workers"] = {"not": "a list"}
+    wrong_types["spec"]["kubernetes"] = 99999999999999999999
+    denied_osc = osc()
+    denied_osc["spec"]["files"].append(denied_osc["spec"]["files"][0])  # duplicate path
+    good = shoot_create()
+    deep = b"[" * 5000 + b"]" * 5000
+    return [
+        ("denied CloudProfile", review(denied_profile, cloud_profile(), "UPDATE"), "application/json"),
+        ("denied Shoot", review(denied_shoot, None, "CREATE"), "application/json"),
+        ("wrong types", review(wrong_types, None, "CREATE"), "application/json"),
+        ("denied OSC", review(denied_osc, None, "CREATE"), "application/json"),
+        ("not JSON", b'{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionRe', "application/json"),
+        ("not a review", b'{"hello": "world"}', "application/json"),
+        ("no uid", json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {}}).encode(), "application/json"),
+        ("wrong content type", good, "text/plain"),
+        ("deeply nested", b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":' + deep + b"}", "application/json"),
+    ]

@@ -1,0 +1,324 @@
+"""`make bench`: gardener-webhook against the ceiling of its stack, with realistic AdmissionReviews (DESIGN.md §7).
+
+Run: `.venv/bin/python bench/run.py [--seconds 5] [--bad-seconds 20] [--client auto|wrk|aiohttp]`. Not a test: it
+prints tables and exits 0 (1 when the bad-input load saw a connection error, a 5xx or a malformed answer).
+
+On 127.0.0.1 it starts (a) `gardener-webhook serve` with one worker and a static cluster view (`--context`: the
+stored CloudProfile and 50 Shoots, bench/payloads.py) and (b) bench/ceiling.py, a bare aiohttp TLS server that
+parses the body and always answers allow. Both use one certificate made for the run. With two or more cores the
+servers run on the first core and the load generator on the second (os.sched_setaffinity, no root needed).
+Load: `wrk` (1 thread, keep-alive connections) when installed, else `--client-processes` aiohttp client
+processes. Phases:
+1. Throughput: per payload, each server in turn, 1 s warm-up then `--seconds` of closed-loop load: requests/s,
+   p50/p99 latency, server CPU seconds per 1 000 requests, and the ratio gardener-webhook / ceiling.
+2. Fixed rate: the same payloads at half the ceiling's requests/s (open loop, aiohttp clients): p50/p99.
+3. Workers: `serve --workers 2` (both cores, shared with the load generator) against the 1-worker figure.
+4. Bad input: a fresh 1-worker server gets a weighted mix of valid, denied and malformed requests for
+   `--bad-seconds`; every answer is checked (200 with a well-formed AdmissionReview and no status.code 500, or
+   400/413/415); connection errors, 5xx and RSS before/after are reported.
+Server CPU is read from /proc (utime + stime of the server process and its children).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+sys.path.insert(1, str(ROOT))
+
+import load  # noqa: E402
+import payloads  # noqa: E402
+
+from webhook.server.tls import issue_certificates  # noqa: E402
+
+LISTENING = re.compile(r"^Listening on (https://127\.0\.0\.1:\d+/validate)", re.MULTILINE)
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+# ---------------------------------------------------------------------------------------------- processes
+
+
+class Server:
+    """A server subprocess (pinned to `cpus`), started and waited for until it prints its URL."""
+
+    def __init__(self, name: str, command: Sequence[str], workdir: Path, cpus: set[int] | None) -> None:
+        self.name = name
+        self.out = workdir / f"{name}.out"
+        self.err = workdir / f"{name}.err"
+        with self.out.open("wb") as out, self.err.open("wb") as err:
+            self.process = subprocess.Popen(
+                list(command), cwd=workdir, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+            )
+        deadline = time.monotonic() + 60
+        while True:
+            match = LISTENING.search(self.out.read_text())
+            if match:
+                self.url = match[1]
+                break
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{name} did not start:\n{self.out.read_text()}\n{self.err.read_text()[-3000:]}")
+            time.sleep(0.05)
+        time.sleep(0.3 if "--workers" not in command else 2.0)  # every worker listening
+
+    def pids(self) -> list[int]:
+        """The server process and its descendants (the worker processes of `--workers N`)."""
+        found = [self.process.pid]
+        for pid in found:
+            for task in Path(f"/proc/{pid}/task").glob("*/children"):
+                try:
+                    found.extend(int(p) for p in task.read_text().split())
+                except OSError:
+                    continue
+        return found
+
+    def cpu_seconds(self) -> float:
+        total = 0.0
+        for pid in self.pids():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+        return total
+
+    def rss_mib(self) -> float:
+        total = 0.0
+        for pid in self.pids():
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+            if match:
+                total += int(match[1]) / 1024
+        return total
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+# ------------------------------------------------------------------------------------------------- running
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, workdir: Path) -> None:
+        self.args = args
+        self.workdir = workdir
+        cpus = sorted(os.sched_getaffinity(0))
+        self.server_cpus = {cpus[0]} if len(cpus) >= 2 else None
+        self.client_cpus = {cpus[1]} if len(cpus) >= 2 else None
+        self.cores = len(cpus)
+        self.use_wrk = args.client == "wrk" or (args.client == "auto" and load.wrk_path() is not None)
+        if args.client == "wrk" and load.wrk_path() is None:
+            raise SystemExit("--client wrk: wrk is not installed")
+        now = datetime.now(UTC)
+        issued = issue_certificates(
+            workdir / "certs", dns_names=["localhost"], ips=[__import__("ipaddress").ip_address("127.0.0.1")],
+            validity=timedelta(days=2), ca_validity=timedelta(days=3), now=now,
+        )
+        self.ca = str(issued.ca_cert)
+        self.context = workdir / "context.json"
+        self.context.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": payloads.context_objects()}))
+        self.bodies = {name: make() for name, make in payloads.PAYLOADS.items()}
+
+    def webhook(self, workers: int = 1, cpus: set[int] | None = None) -> Server:
+        command = [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0", "--drain-seconds", "0",
+                   "--cert-dir", str(self.workdir / "certs"), "--context", str(self.context)]
+        if workers > 1:
+            command += ["--workers", str(workers)]
+        return Server(f"webhook-{workers}", command, self.workdir, cpus)
+
+    def ceiling(self) -> Server:
+        command = [sys.executable, str(BENCH / "ceiling.py"), "--port", "0", "--cert-dir", str(self.workdir / "certs")]
+        return Server("ceiling", command, self.workdir, self.server_cpus)
+
+    def closed(self, server: Server, body: bytes, seconds: float, cpus: set[int] | None) -> tuple[load.Result, float]:
+        """(result, server CPU seconds) of one closed-loop run."""
+        connections = self.args.connections
+        if self.use_wrk:
+            load.run_wrk(server.url, body, connections=connections, duration=1, cpus=cpus)  # warm-up
+            before = server.cpu_seconds()
+            result = load.run_wrk(server.url, body, connections=connections, duration=seconds, cpus=cpus)
+        else:
+            kwargs = {"processes": self.args.client_processes, "connections": connections, "cpus": cpus}
+            load.closed_loop(server.url, self.ca, body, duration=1, **kwargs)
+            before = server.cpu_seconds()
+            result = load.closed_loop(server.url, self.ca, body, duration=seconds, **kwargs)
+        return result, server.cpu_seconds() - before
+
+    def fixed(self, server: Server, body: bytes, rate: float, seconds: float) -> tuple[load.Result, float]:
+        before = server.cpu_seconds()
+        result = load.open_loop(server.url, self.ca, body, rate=rate, processes=self.args.client_processes,
+                                connections=self.args.connections * 2, duration=seconds, cpus=self.client_cpus)
+        return result, server.cpu_seconds() - before
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f}"
+
+
+def _row(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+
+
+def _table(title: str, header: Sequence[str], rows: list[list[str]]) -> None:
+    widths = [max(len(str(r[i])) for r in [list(header), *rows]) for i in range(len(header))]
+    print(f"\n{title}")
+    print(_row(header, widths))
+    print(_row(["-" * w for w in widths], widths))
+    for r in rows:
+        print(_row(r, widths))
+
+
+def _cpu_per_1000(cpu: float, requests: int) -> str:
+    return f"{cpu / requests * 1000:.3f}" if requests else "n/a"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per run (5)")
+    parser.add_argument("--bad-seconds", type=float, default=20.0, help="seconds of bad-input load (20)")
+    parser.add_argument("--connections", type=int, default=8, help="keep-alive connections (8)")
+    parser.add_argument("--client", choices=("auto", "wrk", "aiohttp"), default="auto",
+                        help="closed-loop load generator: wrk if installed (auto), or aiohttp client processes")
+    parser.add_argument("--client-processes", type=int, default=2, help="aiohttp client processes (2)")
+    parser.add_argument("--skip", action="append", default=[], choices=("fixed", "workers", "bad"),
+                        help="leave out a phase (repeatable)")
+    args = parser.parse_args()
+    started = time.monotonic()
+    failed = False
+    with tempfile.TemporaryDirectory(prefix="gardener-webhook-bench-") as tmp:
+        bench = Bench(args, Path(tmp))
+        cpu_text = f"{bench.cores} cores, no pinning"
+        if bench.server_cpus and bench.client_cpus:
+            cpu_text = f"{bench.cores} cores, servers on CPU {min(bench.server_cpus)}, load on CPU {min(bench.client_cpus)}"
+        print(f"gardener-webhook bench: {os.uname().machine}, {cpu_text}; Python {sys.version.split()[0]}; "
+              f"load: {'wrk' if bench.use_wrk else f'aiohttp x{args.client_processes}'}, {args.connections} keep-alive connections, "
+              f"{args.seconds:g} s per run")
+        for name, body in bench.bodies.items():
+            print(f"  {name}: {len(body) / 1024:.1f} KiB")
+        ceiling, webhook = bench.ceiling(), bench.webhook(cpus=bench.server_cpus)
+        throughput: dict[tuple[str, str], tuple[load.Result, float]] = {}
+        try:
+            for name, body in bench.bodies.items():
+                for server in (ceiling, webhook):
+                    throughput[(name, server.name)] = bench.closed(server, body, args.seconds, bench.client_cpus)
+            rows = []
+            for name in bench.bodies:
+                base = throughput[(name, "ceiling")][0].rate
+                for server in (webhook, ceiling):
+                    result, cpu = throughput[(name, server.name)]
+                    label = "gardener-webhook" if server is webhook else "ceiling"
+                    ratio = f"{result.rate / base:.2f}" if server is webhook else ""
+                    rows.append([name, label, f"{result.rate:.0f}", _ms(result.percentile(0.5)), _ms(result.percentile(0.99)),
+                                 _cpu_per_1000(cpu, result.requests), ratio])
+            _table("Throughput (closed loop, one worker on one core)",
+                   ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"], rows)
+            for (name, server_name), (result, _cpu) in throughput.items():
+                if result.errors or result.statuses.get(0):
+                    print(f"  note: {name} / {server_name}: {result.errors} socket errors, {result.statuses.get(0, 0)} non-2xx")
+
+            if "fixed" not in args.skip:
+                rows = []
+                overloaded: list[str] = []
+                for name, body in bench.bodies.items():
+                    rate = throughput[(name, "ceiling")][0].rate / 2
+                    fixed = {server.name: bench.fixed(server, body, rate, args.seconds) for server in (ceiling, webhook)}
+                    base_cpu = fixed["ceiling"][1] / max(1, fixed["ceiling"][0].requests)
+                    for server in (webhook, ceiling):
+                        result, cpu = fixed[server.name]
+                        label = "gardener-webhook" if server is webhook else "ceiling"
+                        own = cpu / max(1, result.requests)
+                        ratio = f"{base_cpu / own:.2f}" if server is webhook and own else ""
+                        rows.append([name, label, f"{result.rate:.0f}", _ms(result.percentile(0.5)), _ms(result.percentile(0.99)),
+                                     _cpu_per_1000(cpu, result.requests), ratio])
+                        if result.errors or set(result.statuses) - {200}:
+                            print(f"  note: {name} / {server.name}: {result.errors} errors, statuses {dict(result.statuses)}")
+                        if result.missed:
+                            label = "gardener-webhook" if server is webhook else "ceiling"
+                            overloaded.append(f"{name} / {label}: {result.missed} of {result.missed + result.requests} requests not sent")
+                _table("Fixed rate: half the ceiling's req/s (open loop, aiohttp clients; ratio = ceiling CPU / webhook CPU)",
+                       ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"], rows)
+                for line in overloaded:
+                    print(f"  overloaded (slower than the rate; {load.MAX_BACKLOG} unanswered per client process): {line}")
+        finally:
+            ceiling.stop()
+            webhook.stop()
+
+        if "workers" not in args.skip:
+            two = bench.webhook(workers=2)
+            rows = []
+            try:
+                for name, body in bench.bodies.items():
+                    result, cpu = bench.closed(two, body, args.seconds, None)
+                    one = throughput[(name, "webhook-1")][0].rate
+                    rows.append([name, "--workers 2", f"{result.rate:.0f}", _ms(result.percentile(0.5)),
+                                 _ms(result.percentile(0.99)), _cpu_per_1000(cpu, result.requests), f"{result.rate / one:.2f}"])
+            finally:
+                two.stop()
+            _table("Workers: serve --workers 2 on both cores (load generator unpinned) vs one worker; ratio = 2 workers / 1",
+                   ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"], rows)
+
+        if "bad" not in args.skip:
+            failed = bad_input(bench, args.bad_seconds)
+    print(f"\nbench finished in {time.monotonic() - started:.0f} s")
+    return 1 if failed else 0
+
+
+def bad_input(bench: Bench, seconds: float) -> bool:
+    """Phase 4; returns True when the server broke the contract."""
+    valid = [(body, "application/json", "bench") for body in bench.bodies.values()]
+    bad = payloads.bad_inputs()
+    items: list[tuple[bytes, str, str | None]] = [*valid, *((body, ctype, None) for _, body, ctype in bad)]
+    too_large = (b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"big","object":"'
+                 + b"x" * (9 * 1024 * 1024) + b'"}}')
+    items.append((too_large, "application/json", None))
+    weights = [4] * len(valid) + [2] * len(bad) + [1]
+    server = bench.webhook(cpus=bench.server_cpus)
+    try:
+        load.mixed(server.url, bench.ca, items, weights, processes=bench.args.client_processes,
+                   connections=bench.args.connections, duration=2, cpus=bench.client_cpus)  # warm-up
+        rss_before = server.rss_mib()
+        result = load.mixed(server.url, bench.ca, items, weights, processes=bench.args.client_processes,
+                            connections=bench.args.connections, duration=seconds, cpus=bench.client_cpus)
+        rss_after = server.rss_mib()
+        alive = server.process.poll() is None
+    finally:
+        server.stop()
+    fivexx = sum(n for status, n in result.statuses.items() if status >= 500)
+    growth = (rss_after - rss_before) / rss_before * 100 if rss_before else 0.0
+    statuses = ", ".join(f"{status}: {n}" for status, n in sorted(result.statuses.items()))
+    print(f"\nBad input: {seconds:g} s of valid, denied and malformed requests "
+          f"({len(valid)} valid, {len(bad)} bad bodies, one 9 MiB body; weights {weights})")
+    print(f"  requests: {result.requests} ({result.rate:.0f}/s); HTTP statuses: {statuses}")
+    print(f"  connection errors: {result.errors}; 5xx: {fivexx}; malformed answers: {sum(result.problems.values())}"
+          + (f" {dict(result.problems)}" if result.problems else ""))
+    print(f"  server RSS: {rss_before:.1f} MiB before, {rss_after:.1f} MiB after ({growth:+.1f} %, limit +10 %); "
+          f"server {'still running' if alive else 'DIED'}")
+    return bool(result.errors or fivexx or result.problems or growth > 10 or not alive)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
