@@ -178,10 +178,11 @@ def render_line(finding: Finding) -> str:
     return f"{path}: {render_body(finding)}" if path else render_body(finding)
 
 
-def render_warning(finding: Finding, *, ratcheted: bool = False) -> str:
-    """Warning text: `<path>: <detail>` for advisory rules, the full error line for demoted denials."""
-    if ratcheted:
-        return RATCHETED_PREFIX + render_line(finding)
+def render_warning(finding: Finding) -> str:
+    """Warning text: `<path>: <detail>` for advisory rules, the full error line for demoted denials.
+
+    A ratcheted denial is its error line behind RATCHETED_PREFIX (see `_outcome`).
+    """
     if finding.rule.mode is Mode.WARN:
         path = str(finding.path)
         return f"{path}: {finding.detail}" if path else finding.detail
@@ -348,11 +349,11 @@ def judge(body: bytes, *, view: ClusterView, settings: Settings, now: datetime) 
     return _outcome(review, verdict, ratcheted, judged.crashed_rule)
 
 
-def _status(review: _Review, errors: Sequence[Finding]) -> tuple[int, dict[str, Any]]:
+def _status(review: _Review, errors: Sequence[Finding], lines: Sequence[str]) -> tuple[int, dict[str, Any]]:
+    """The denial Status; lines: the rendered `errors`, in order."""
     request = review.request
     forbidden = any(f.rule.uses_cluster for f in errors)
     code, reason = (403, "Forbidden") if forbidden else (422, "Invalid")
-    lines = [render_line(f) for f in errors]
     causes = [{"reason": f.type.reason, "message": render_body(f), "field": str(f.path)} for f in errors]
     return code, {
         "metadata": {},
@@ -366,9 +367,11 @@ def _status(review: _Review, errors: Sequence[Finding]) -> tuple[int, dict[str, 
 
 def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:
     request = review.request
-    warnings = sanitize_warnings(
-        [render_warning(f) for f in verdict.warnings] + [render_warning(f, ratcheted=True) for f in ratcheted]
-    )
+    # Each finding is rendered once; the response, `messages` and `entries` share the strings.
+    error_lines = [render_line(f) for f in verdict.errors]
+    warning_texts = [render_warning(f) for f in verdict.warnings]
+    ratcheted_lines = [render_line(f) for f in ratcheted]
+    warnings = sanitize_warnings(warning_texts + [RATCHETED_PREFIX + line for line in ratcheted_lines])
     rule_ids = tuple(dict.fromkeys(f.rule.id for f in (*verdict.errors, *verdict.warnings, *ratcheted)))
     denied_rule_ids = tuple(dict.fromkeys(f.rule.id for f in verdict.errors))
     response: dict[str, Any] = {"uid": request.uid, "allowed": True}
@@ -386,8 +389,8 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
         response["allowed"] = False
         response["status"] = {"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500}
     elif verdict.errors:
-        code, status = _status(review, verdict.errors)
-        messages = tuple(render_line(f) for f in verdict.errors)
+        code, status = _status(review, verdict.errors, error_lines)
+        messages = tuple(error_lines)
         response["allowed"] = False
         response["status"] = status
     if warnings:
@@ -409,9 +412,9 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
         rule_ids=rule_ids,
         denied_rule_ids=denied_rule_ids,
         entries=(
-            *((f.rule.id, "deny", render_line(f)) for f in verdict.errors),
-            *((f.rule.id, "warn", render_warning(f)) for f in verdict.warnings),
-            *((f.rule.id, "ratcheted", render_line(f)) for f in ratcheted),
+            *((f.rule.id, "deny", line) for f, line in zip(verdict.errors, error_lines, strict=True)),
+            *((f.rule.id, "warn", text) for f, text in zip(verdict.warnings, warning_texts, strict=True)),
+            *((f.rule.id, "ratcheted", line) for f, line in zip(ratcheted, ratcheted_lines, strict=True)),
             *(((crashed_rule, "deny", messages[0]),) if crashed_rule is not None else ()),
         ),
         warnings=tuple(warnings),
