@@ -49,6 +49,24 @@ def namespaced_cloud_profile_dict(parent: str = "local", **spec_fields: Any) -> 
     }
 
 
+def real_fixtures_of(*kinds: str) -> list[Path]:
+    """Real fixture files (sorted) holding at least one object of one of `kinds`.
+
+    Files that are not YAML (SOURCES.md, the placeholder Gardenlet) are skipped.
+    """
+    from webhook.documents import read_objects
+
+    found: list[Path] = []
+    for path in sorted(REAL_FIXTURES.iterdir()):
+        try:
+            objects = read_objects(path)
+        except ValueError:
+            continue
+        if any(isinstance(o, dict) and o.get("kind") in kinds for o in objects):
+            found.append(path)
+    return found
+
+
 def real_fixture(name: str) -> dict[str, Any]:
     """The (single-document) real manifest `name` from the shared fixtures/real folder, as raw JSON."""
     loaded = yaml.safe_load((REAL_FIXTURES / name).read_text(encoding="utf-8"))

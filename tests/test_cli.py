@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.builders import REAL_FIXTURES, cloud_profile_dict, review
+from tests.builders import REAL_FIXTURES, cloud_profile_dict, real_fixtures_of, review
 from webhook.cli import main
 from webhook.documents import read_objects
 
@@ -32,19 +32,7 @@ def write(tmp_path: Path, name: str, obj: Any) -> Path:
     return path
 
 
-def _profiles() -> list[Path]:
-    found = []
-    for path in sorted(REAL_FIXTURES.iterdir()):
-        try:
-            objects = read_objects(path)
-        except ValueError:
-            continue  # SOURCES.md, and the placeholder Gardenlet that is not YAML
-        if any(isinstance(o, dict) and o.get("kind") in ("CloudProfile", "NamespacedCloudProfile") for o in objects):
-            found.append(path)
-    return found
-
-
-@pytest.mark.parametrize("path", _profiles(), ids=lambda p: p.name[:70])
+@pytest.mark.parametrize("path", real_fixtures_of("CloudProfile", "NamespacedCloudProfile"), ids=lambda p: p.name[:70])
 def test_real_profiles_reapplied_unchanged_are_allowed(path: Path) -> None:
     code, out = run("review", "--operation", "UPDATE", "--old", path, path, "--context", LOCAL_PARENT)
     assert code == 0, out
@@ -52,7 +40,7 @@ def test_real_profiles_reapplied_unchanged_are_allowed(path: Path) -> None:
 
 
 def test_real_profiles_are_all_covered() -> None:
-    assert len(_profiles()) == 12
+    assert len(real_fixtures_of("CloudProfile", "NamespacedCloudProfile")) == 12
 
 
 def test_example_is_allowed_on_update_and_invalid_variant_denied(tmp_path: Path) -> None:

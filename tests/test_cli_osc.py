@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.builders import REAL_FIXTURES
+from tests.builders import REAL_FIXTURES, real_fixtures_of
 from tests.validators.osc_cases import REAL_OSCS, kubelet_binary, kubelet_file, osc_dict, plain_file
 from webhook.cli import main
-from webhook.documents import read_objects
 
 
 def run(*argv: str | Path) -> tuple[int, str]:
@@ -28,20 +27,8 @@ def write(tmp_path: Path, name: str, obj: Any) -> Path:
     return path
 
 
-def _oscs_in_fixtures() -> list[str]:
-    found = []
-    for path in sorted(REAL_FIXTURES.iterdir()):
-        try:
-            objects = read_objects(path)
-        except ValueError:
-            continue
-        if any(isinstance(o, dict) and o.get("kind") == "OperatingSystemConfig" for o in objects):
-            found.append(path.name)
-    return found
-
-
 def test_every_real_osc_is_covered() -> None:
-    assert _oscs_in_fixtures() == sorted(REAL_OSCS)
+    assert [p.name for p in real_fixtures_of("OperatingSystemConfig")] == sorted(REAL_OSCS)
 
 
 @pytest.mark.parametrize("name", REAL_OSCS, ids=lambda n: n.split("__")[1])

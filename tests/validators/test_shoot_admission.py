@@ -17,7 +17,7 @@ from typing import Final
 
 import pytest
 
-from tests.builders import NOW, REAL_FIXTURES, review, review_bytes
+from tests.builders import NOW, REAL_FIXTURES, real_fixtures_of, review, review_bytes
 from tests.validators.shoot_cases import VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
 from webhook.admission import Outcome, judge
 from webhook.cli import main
@@ -118,19 +118,7 @@ def test_cluster_state_unknown_follows_fail_closed() -> None:
 # ------------------------------------------------------------------------------------------------- real Shoots
 
 
-def _real_shoots() -> list[Path]:
-    found: list[Path] = []
-    for path in sorted(REAL_FIXTURES.iterdir()):
-        try:
-            objects = read_objects(path)
-        except ValueError:
-            continue  # SOURCES.md, and the placeholder Gardenlet that is not YAML
-        if any(isinstance(o, dict) and o.get("kind") == "Shoot" for o in objects):
-            found.append(path)
-    return found
-
-
-REAL_SHOOTS: Final = _real_shoots()
+REAL_SHOOTS: Final = real_fixtures_of("Shoot")
 
 
 def test_all_real_shoots_are_covered() -> None:
