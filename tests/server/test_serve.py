@@ -5,15 +5,10 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import os
 import re
 import signal
 import socket
 import ssl
-import subprocess
-import sys
-import time
-import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,52 +16,22 @@ from pathlib import Path
 import pytest
 
 from tests.builders import DEFAULT_SETTINGS, EMPTY_VIEW, cloud_profile_dict, review_bytes
+from tests.server.processes import STOP_SECONDS, ServeProcess, get, wait_for
 from webhook.server import ServeOptions, run_server
 
-STARTUP_SECONDS = 15.0
-STOP_SECONDS = 10.0
-LISTENING = re.compile(r"^Listening on (https://127\.0\.0\.1:\d+)/validate$", re.MULTILINE)
-HEALTH = re.compile(r"^Health and metrics on (http://127\.0\.0\.1:\d+) ", re.MULTILINE)
 CA_BUNDLE = re.compile(r"^CA bundle: (\S+) \((created|reusing);", re.MULTILINE)
 
 
-class Served:
-    """A running `python -m webhook serve` with its printed addresses."""
+class Served(ServeProcess):
+    """`serve` plus the CA bundle line it printed: where the CA is and whether it was created or reused."""
 
     def __init__(self, cwd: Path) -> None:
-        self.stdout_path = cwd / "stdout.txt"
-        self.stderr_path = cwd / "stderr.txt"
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0", "--drain-seconds", "0"],
-                cwd=cwd,
-                stdout=out,
-                stderr=err,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            text = self.stdout_path.read_text()
-            listening, health, bundle = LISTENING.search(text), HEALTH.search(text), CA_BUNDLE.search(text)
-            if listening and health and bundle:
-                break
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                logs = self.stderr_path.read_text()
-                pytest.fail(f"serve did not start: exit {self.process.returncode}\n{text}\n{logs}")
-            time.sleep(0.05)
-        self.url, self.health_url = listening[1], health[1]
+        super().__init__(cwd, ["--drain-seconds", "0"])
+        bundle = CA_BUNDLE.search(self.stdout_path.read_text())  # printed before the listening lines
+        if bundle is None:
+            self.stop()
+            pytest.fail(f"serve printed no CA bundle line:\n{self.stdout_path.read_text()}")
         self.ca_bundle, self.ca_state = Path(bundle[1]), bundle[2]
-
-    def stop(self) -> int | None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=STOP_SECONDS)
-            return None
 
 
 @pytest.fixture
@@ -83,24 +48,8 @@ def serve(tmp_path: Path) -> Iterator[type[Served]]:
         served.stop()
 
 
-def _get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
-
-
 def _wait_healthy(health_url: str) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            if _get(health_url + "/healthz") == (200, "ok"):
-                return
-        except OSError:
-            pass
-        time.sleep(0.05)
-    pytest.fail("/healthz never answered")
+    wait_for(health_url + "/healthz", (200, "ok"))
 
 
 def test_serve_end_to_end_and_reuse_of_certificates(serve: type[Served], tmp_path: Path) -> None:
@@ -108,7 +57,7 @@ def test_serve_end_to_end_and_reuse_of_certificates(serve: type[Served], tmp_pat
     assert first.ca_bundle == (tmp_path / "certs" / "ca.crt").resolve()
     assert first.ca_bundle.is_file() and first.ca_state == "created"
     _wait_healthy(first.health_url)
-    assert _get(first.health_url + "/readyz") == (200, "ok")
+    assert get(first.health_url + "/readyz") == (200, "ok")
 
     context = ssl.create_default_context(cafile=str(first.ca_bundle))
     for host_url in (first.url, first.url.replace("127.0.0.1", "localhost")):
@@ -123,7 +72,7 @@ def test_serve_end_to_end_and_reuse_of_certificates(serve: type[Served], tmp_pat
             answer = json.loads(resp.read())
         assert answer["response"] == {"uid": "e2e-uid", "allowed": True}
 
-    status, metrics = _get(first.health_url + "/metrics")
+    status, metrics = get(first.health_url + "/metrics")
     assert status == 200
     assert 'gardener_webhook_requests_total{kind="CloudProfile",operation="CREATE",outcome="allowed"} 2.0' in metrics
 
