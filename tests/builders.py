@@ -94,11 +94,16 @@ def namespaced_cloud_profile(raw: dict[str, Any]) -> NamespacedCloudProfile:
     return default_namespaced_cloud_profile(NamespacedCloudProfile.model_validate(raw, by_alias=True))
 
 
-def request(obj: Any, old: Any = None, *, operation: Operation | None = None, now: datetime = NOW) -> AdmissionRequest[Any]:
-    """A typed AdmissionRequest: CREATE when `old` is None, else UPDATE."""
+def request(
+    obj: Any, old: Any = None, *, operation: Operation | None = None, now: datetime = NOW, unchanged: bool = False
+) -> AdmissionRequest[Any]:
+    """A typed AdmissionRequest: CREATE when `old` is None, else UPDATE. unchanged: as admission sets it."""
     op = operation or (Operation.CREATE if old is None else Operation.UPDATE)
     meta = (obj or old).metadata
-    return AdmissionRequest(uid="test-uid", operation=op, object=obj, old_object=old, now=now, name=meta.name, namespace=meta.namespace)
+    return AdmissionRequest(
+        uid="test-uid", operation=op, object=obj, old_object=old, now=now, name=meta.name, namespace=meta.namespace,
+        unchanged=unchanged,
+    )
 
 
 def triples(verdict: Verdict, *, warnings: bool = False) -> list[tuple[str, str, ErrorType]]:

@@ -259,6 +259,13 @@ def _decode_pair(
     return new, new_errors, old, old_errors
 
 
+def _same_metadata_and_spec(new: Any, old: Any) -> bool:
+    """Gardener's no-op UPDATE test on the raw objects: equal `metadata` and `spec` (every field, modelled or not)."""
+    return isinstance(new, dict) and isinstance(old, dict) and new.get("metadata") == old.get("metadata") and (
+        new.get("spec") == old.get("spec")
+    )
+
+
 def _crashed(request: _Request, exc: BaseException) -> _Judged:
     rule = _crash_rule(exc.__traceback__)
     logger.error(
@@ -301,6 +308,7 @@ def run_validator(
             user=UserInfo(request.user_info.username, tuple(request.user_info.groups or ())),
             dry_run=bool(request.dry_run),
             sub_resource=request.sub_resource,
+            unchanged=operation is Operation.UPDATE and _same_metadata_and_spec(request.object, request.old_object),
         )
         verdict = fn(typed, view, settings)
     except Exception as exc:  # noqa: BLE001 - the one place that turns a validator crash into a denial

@@ -46,6 +46,8 @@ class AdmissionRequest(Generic[T]):
 
     object: the new object (None for DELETE); old_object: the stored object (UPDATE, DELETE), both decoded
     and defaulted. now: aware UTC, fixed once per request by the caller (server receipt time, `review --now`).
+    unchanged: an UPDATE whose raw `metadata` and `spec` equal the stored object's, every field included, modelled
+    or not (Gardener's no-op test, e.g. ShootValidator.Validate's early exit); set by admission.
     """
 
     uid: str
@@ -58,6 +60,7 @@ class AdmissionRequest(Generic[T]):
     user: UserInfo = field(default_factory=UserInfo)
     dry_run: bool = False
     sub_resource: str = ""
+    unchanged: bool = False
 
 
 ValidateFn = Callable[[AdmissionRequest[Any], ClusterView, Settings], Verdict]

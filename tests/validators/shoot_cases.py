@@ -138,7 +138,10 @@ def verdict_create(raw: dict[str, Any], *, view: StaticView = VIEW, settings: Se
 def verdict_update(
     raw: dict[str, Any], old: dict[str, Any], *, view: StaticView = VIEW, settings: Settings = SETTINGS
 ) -> Verdict:
-    return shoot_validator.validate_update(request(shoot(raw), shoot(old), operation=Operation.UPDATE), view, settings)
+    # As admission decides it: on the raw objects' metadata and spec.
+    unchanged = raw.get("metadata") == old.get("metadata") and raw.get("spec") == old.get("spec")
+    typed = request(shoot(raw), shoot(old), operation=Operation.UPDATE, unchanged=unchanged)
+    return shoot_validator.validate_update(typed, view, settings)
 
 
 def create(raw: dict[str, Any], **kwargs: Any) -> Triples:

@@ -7,12 +7,7 @@ decoding error.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping
-from typing import Any
-
-from pydantic import Field, ModelWrapValidatorHandler, PrivateAttr, model_validator
+from pydantic import Field
 
 from webhook.models.base import CapabilityMap, KubernetesObject, List, Model, Quantity, Str, StrMap, Time
 
@@ -244,30 +239,13 @@ class ShootSpec(Model):
     addons: ShootAddons | None = None
 
 
-def _fingerprint(raw: Mapping[str, Any]) -> bytes:
-    """Digest of the raw `metadata` and `spec` (every field, modelled or not): equal digests mean equal objects."""
-    text = json.dumps([raw.get("metadata"), raw.get("spec")], sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-
-
 class Shoot(KubernetesObject):
     """A Shoot: the fields the cluster view and the Shoot rules read.
 
-    Decoding also records a digest of the raw metadata and spec (`_fingerprint`), so that "is this UPDATE a no-op"
-    can be answered over the whole object, as Gardener compares the full spec and metadata, without modelling
-    every field. Objects built without decoding (model_construct, tests) have an empty digest.
+    Whether an UPDATE is a no-op is decided on the raw objects (AdmissionRequest.unchanged), not here.
     """
 
     spec: ShootSpec = ShootSpec()
-    _fingerprint: bytes = PrivateAttr(default=b"")
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _remember_fingerprint(cls, data: Any, handler: ModelWrapValidatorHandler[Shoot]) -> Shoot:
-        shoot = handler(data)
-        if isinstance(data, Mapping):
-            shoot._fingerprint = _fingerprint(data)
-        return shoot
 
     def profile_reference(self) -> CloudProfileReference | None:
         """The referenced (Namespaced)CloudProfile; legacy `cloudProfileName` and a missing kind mean CloudProfile."""
@@ -277,13 +255,3 @@ class Shoot(KubernetesObject):
         if self.spec.cloud_profile_name:
             return CloudProfileReference(kind="CloudProfile", name=self.spec.cloud_profile_name)
         return None
-
-    def same_as(self, other: Shoot) -> bool:
-        """Whether spec and metadata are identical (Gardener's no-op UPDATE test, ShootValidator.Validate).
-
-        Compares the raw digests when both objects were decoded, and the modelled fields in any case.
-        """
-        digests = self._fingerprint and other._fingerprint
-        if digests and self._fingerprint != other._fingerprint:
-            return False
-        return self.spec == other.spec and self.metadata == other.metadata

@@ -108,8 +108,7 @@ def default_shoot(shoot: Shoot) -> Shoot:
     """Return `shoot` with the v1beta1 Shoot defaults the Shoot rules read (a new object only if something changed).
 
     workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate. Other defaults
-    (maxSurge, purpose, networking, …) feed no rule and are left out. The digest of the raw object that
-    `Shoot.same_as` compares is kept (model_copy copies private attributes).
+    (maxSurge, purpose, networking, …) feed no rule and are left out.
     Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker.
     """
     provider = shoot.spec.provider

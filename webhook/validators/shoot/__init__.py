@@ -80,7 +80,7 @@ def validate_update(request: AdmissionRequest[Shoot], view: ClusterView, setting
     new, old = request.object, request.old_object
     assert new is not None and old is not None  # admission guarantees both for UPDATE
     findings = _judge(new, old, request, view, settings)
-    if new.same_as(old):
+    if request.unchanged:
         findings = [f for f in findings if f.rule.mode is Mode.WARN]
     return Verdict.of(findings)
 
