@@ -36,7 +36,11 @@ def write(tmp_path: Path, name: str, obj: Any) -> Path:
 def test_real_profiles_reapplied_unchanged_are_allowed(path: Path) -> None:
     code, out = run("review", "--operation", "UPDATE", "--old", path, path, "--context", LOCAL_PARENT)
     assert code == 0, out
-    assert out.startswith("ALLOWED ")
+    if "apiVersion: garden.sapcloud.io/" in path.read_text():
+        # Gardener's pre-1.0 API group: no API server serves it any more, so nothing judges it (issue 10).
+        assert out.startswith("SKIPPED ") and "did you mean core.gardener.cloud CloudProfile?" in out
+    else:
+        assert out.startswith("ALLOWED ")
 
 
 def test_real_profiles_are_all_covered() -> None:

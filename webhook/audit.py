@@ -17,9 +17,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal
 
+from webhook import junit
 from webhook.admission import judge, make_review
 from webhook.cluster.view import ClusterView
 from webhook.models.base import format_rfc3339
+from webhook.review import skip_reason
 from webhook.settings import Settings
 from webhook.skew import Component, Instance, check_state
 from webhook.validators import REGISTRY
@@ -63,6 +65,8 @@ class AuditReport:
     now: datetime
     counts: Mapping[str, int]
     entries: tuple[AuditEntry, ...] = field(default=())
+    skipped: tuple[tuple[str, str], ...] = field(default=())  # (Kind/namespace/name, reason) of unjudged objects
+    judged: tuple[str, ...] = field(default=())  # Kind/namespace/name of every judged object, in order
 
     @property
     def denied(self) -> bool:
@@ -82,6 +86,7 @@ class AuditReport:
             "now": format_rfc3339(self.now),
             "objects": dict(self.counts),
             "denied": self.denied,
+            "skipped": [{"object": ref, "reason": reason} for ref, reason in self.skipped],
             "rules": [
                 {"rule": rule, "entries": [asdict(e) for e in entries]} for rule, entries in self.by_rule().items()
             ],
@@ -92,13 +97,49 @@ class AuditReport:
         judged = ", ".join(f"{n} {kind}" for kind, n in sorted(self.counts.items())) or "no objects"
         denials = sum(1 for e in self.entries if e.mode == "deny")
         warnings = len(self.entries) - denials
-        lines = [f"audit at {format_rfc3339(self.now)}: {judged}; {denials} denials, {warnings} warnings"]
+        skipped = f", {len(self.skipped)} skipped" if self.skipped else ""
+        lines = [f"audit at {format_rfc3339(self.now)}: {judged}{skipped}; {denials} denials, {warnings} warnings"]
+        lines.extend(f"SKIPPED {ref} ({reason})" for ref, reason in self.skipped)
         for rule, entries in self.by_rule().items():
             objects = len({e.object_ref for e in entries})
             lines.append(f"{rule} ({objects} object{'s' if objects != 1 else ''})")
             for e in entries:
                 lines.append(f"  {e.mode.upper():4} {e.object_ref} ({e.when}): {e.message}")
         return "\n".join(lines) + "\n"
+
+
+    def to_junit(self, *, strict: bool = False) -> str:
+        """The report as JUnit XML: a suite per kind, a case per judged object (failing when anything would be
+        denied, its denials as the body; warnings in system-out), skipped objects as skipped cases (failures with
+        strict), and a `landscape` suite for the component skew."""
+        cases: dict[str, dict[str, list[AuditEntry]]] = {}
+        for kind in sorted(self.counts):
+            cases[kind] = {}
+        for ref in self.judged:
+            cases.setdefault(ref.partition("/")[0], {}).setdefault(ref, [])
+        for entry in self.entries:
+            suite = "landscape" if entry.when == "landscape" else entry.kind
+            cases.setdefault(suite, {}).setdefault(entry.object_ref, []).append(entry)
+        suites: list[junit.Suite] = []
+        for suite, objects in cases.items():
+            built: list[junit.Case] = []
+            for ref, entries in objects.items():
+                denials = [f"{e.rule} ({e.when}): {e.message}" for e in entries if e.mode == "deny"]
+                output = tuple(f"{e.rule} ({e.when}): {e.message}" for e in entries if e.mode != "deny")
+                failure = None
+                if denials:
+                    count = len(denials)
+                    failure = (f"would be denied: {count} finding{'s' if count != 1 else ''}", "DENIED", "\n".join(denials))
+                built.append(junit.Case(ref, f"audit.{suite}", failure, None, output))
+            suites.append(junit.Suite(suite, tuple(built)))
+        if self.skipped:
+            skipped_cases = tuple(
+                junit.Case(ref, "audit.skipped", (f"skipped under --strict: {reason}", "SKIPPED", reason) if strict else None,
+                           None if strict else reason)
+                for ref, reason in self.skipped
+            )  # fmt: skip
+            suites.append(junit.Suite("skipped", skipped_cases))
+        return junit.render("gardener-webhook audit", suites, now=self.now)
 
 
 def _judge(raw: dict[str, Any], operation: str, view: ClusterView, settings: Settings, now: datetime) -> Any:
@@ -111,21 +152,27 @@ def audit_objects(
 ) -> AuditReport:
     """Judge each raw object (parsed JSON) re-applied and created today, plus the landscape's component skew.
 
-    Objects of kinds without a validator are skipped. now: aware UTC. Never raises for bad objects: they
+    Objects of kinds without a validator are reported as skipped (with a "did you mean" for near misses such as
+    `Cloudprofile`), never as judged. now: aware UTC. Never raises for bad objects: they
     become OBJ-DECODE-001 entries like any other finding.
     """
     counts: dict[str, int] = {}
     entries: list[AuditEntry] = []
+    skipped: list[tuple[str, str]] = []
+    judged: list[str] = []
     for raw in objects:
         if not isinstance(raw, dict):
             continue
         group = str(raw.get("apiVersion", "")).rpartition("/")[0]
         kind = str(raw.get("kind", ""))
-        if (group, kind) not in REGISTRY:
-            continue
-        counts[kind] = counts.get(kind, 0) + 1
         meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
         ident = (kind, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        ref = "/".join(part for part in ident if part)
+        if (group, kind) not in REGISTRY:
+            skipped.append((ref, skip_reason(group, kind)))
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        judged.append(ref)
         reapplied = _judge(raw, "UPDATE", view, settings, now)
         for rule, mode, text in reapplied.entries:
             if mode in ("deny", "warn"):
@@ -135,7 +182,7 @@ def audit_objects(
             if mode == "deny":
                 entries.append(AuditEntry(rule, "deny", "created today", *ident, text))
     entries.extend(landscape_entries(view))
-    return AuditReport(now, counts, tuple(entries))
+    return AuditReport(now, counts, tuple(entries), tuple(skipped), tuple(judged))
 
 
 def landscape_entries(view: ClusterView) -> list[AuditEntry]:

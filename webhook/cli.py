@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from webhook import __version__
-from webhook.admission import BadReview, Outcome, judge, make_review
-from webhook.cluster.static import ContextError, StaticView
+from webhook.cluster.static import StaticView
 from webhook.cluster.view import ClusterView
-from webhook.documents import DocumentError, iter_objects, load_documents
+from webhook import junit
+from webhook.documents import DocumentError, Manifest, ManifestReader
 from webhook.models.base import parse_rfc3339
+from webhook.review import Result, Reviewed, ReviewInputError, build_view, display_group, review_files
 from webhook.settings import ConfigError, Settings, load_settings
 from webhook.skew import (
     COMPONENT_NAMES,
@@ -63,96 +64,91 @@ def _settings(path: Path | None) -> Settings:
         raise UsageError(f"--config: {exc}") from None
 
 
-def _view(paths: Sequence[Path]) -> StaticView:
+def _context(paths: Sequence[Path | str], reader: ManifestReader) -> tuple[list[Manifest], StaticView]:
+    """The objects of the --context paths (files, directories, "-") and the static view built from them."""
     try:
-        return StaticView.from_files(list(paths))
-    except ContextError as exc:
-        raise UsageError(f"--context: {exc}") from None
-
-
-def _read(path: Path) -> list[Any]:
-    if str(path) == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{path}: cannot read: {exc}") from None
-    try:
-        return load_documents(text, source=str(path))
+        manifests = reader.read_all(paths)
+        return manifests, build_view([], manifests)
     except DocumentError as exc:
+        raise UsageError(f"--context: {exc}") from None
+    except ReviewInputError as exc:
         raise UsageError(str(exc)) from None
 
 
-def _reviews(files: Sequence[Path], operation: str, old: Path | None) -> list[dict[str, Any]]:
-    olds: list[dict[str, Any]] = []
-    if old is not None:
-        olds = [o for d in _read(old) for o in iter_objects(d) if isinstance(o, dict)]
-    reviews: list[dict[str, Any]] = []
-    for path in files:
-        for doc in _read(path):
-            if isinstance(doc, dict) and doc.get("kind") == "AdmissionReview":
-                reviews.append(doc)
-                continue
-            for obj in iter_objects(doc):
-                if not isinstance(obj, dict):
-                    raise UsageError(f"{path}: a document is not an object")
-                previous = None
-                if operation == "UPDATE":
-                    previous = _match_old(obj, olds)
-                    if previous is None:
-                        raise UsageError(f"{path}: UPDATE needs --old FILE holding the stored {obj.get('kind')}")
-                reviews.append(make_review(obj, operation, previous))
-    return reviews
+def _view(paths: Sequence[Path | str]) -> StaticView:
+    return _context(paths, _reader())[1]
 
 
-def _match_old(obj: dict[str, Any], olds: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """The old object for `obj`: same kind and name, else the only old object given."""
-
-    def ident(o: dict[str, Any]) -> tuple[str, str, str]:
-        meta = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
-        return (str(o.get("kind")), str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-
-    same = [o for o in olds if ident(o) == ident(obj)]
-    if same:
-        return same[0]
-    return olds[0] if len(olds) == 1 else None
+def _reader() -> ManifestReader:
+    return ManifestReader(sys.stdin)
 
 
-def _print_text(outcome: Outcome, out: TextIO) -> None:
-    name = f"{outcome.namespace}/{outcome.name}" if outcome.namespace else outcome.name
-    word = "ALLOWED" if outcome.allowed else "DENIED"
-    out.write(f"{word} {outcome.kind}/{name}\n")
-    for message in outcome.messages:
+def _print_text(item: Reviewed, out: TextIO) -> None:
+    if item.outcome is None:
+        out.write(f"{item.result} {item.ref} ({item.reason})\n")
+        return
+    out.write(f"{item.result} {item.ref}\n")
+    for message in item.outcome.messages:
         out.write(f"  {message}\n")
-    for warning in outcome.warnings:
+    for warning in item.outcome.warnings:
         out.write(f"  Warning: {warning}\n")
+    for hint in item.hints:
+        out.write(f"  hint: {hint}\n")
+
+
+def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime) -> str:
+    """`review --output junit`: a suite per input file, a case per object (failures carry the denial lines)."""
+    suites: dict[str, list[junit.Case]] = {}
+    for item in results:
+        group, kind = item.group_kind
+        classname = f"{display_group(group)}.{kind}"
+        output = tuple(
+            [f"Warning: {w}" for w in (item.outcome.warnings if item.outcome else ())] + [f"hint: {h}" for h in item.hints]
+        )
+        failure = None
+        skipped = None
+        if item.result is Result.DENIED and item.outcome is not None:
+            count = len(item.outcome.messages)
+            failure = (f"denied: {count} finding{'s' if count != 1 else ''}", "DENIED", "\n".join(item.outcome.messages))
+        elif item.result is Result.SKIPPED:
+            if strict:
+                failure = (f"skipped under --strict: {item.reason}", "SKIPPED", item.reason)
+            else:
+                skipped = item.reason
+        case = junit.Case(item.ref, classname, failure, skipped, output)
+        source = "<stdin>" if item.manifest.source == "-" else item.manifest.source
+        suites.setdefault(source, []).append(case)
+    return junit.render(
+        "gardener-webhook review", [junit.Suite(name, tuple(cases)) for name, cases in suites.items()], now=now
+    )
 
 
 def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
-    """`review`: judge files offline exactly as the server would; returns the exit status."""
+    """`review`: judge files offline exactly as the server would; returns the exit status.
+
+    0: everything judged was allowed (and, with --strict, nothing was skipped); 1: something was denied, or
+    skipped under --strict; 2: usage or unreadable input.
+    """
     settings = _settings(args.config)
-    view = _view(args.context)
     now = _parse_now(args.now)
-    reviews = _reviews(args.files, args.operation, args.old)
-    if not reviews:
-        raise UsageError("no objects found in the given files")
-    results: list[dict[str, Any]] = []
-    denied = False
-    for review in reviews:
-        try:
-            outcome = judge(json.dumps(review).encode("utf-8"), view=view, settings=settings, now=now)
-        except BadReview as exc:
-            raise UsageError(f"not a usable AdmissionReview: {exc}") from None
-        denied |= not outcome.allowed
-        if args.output == "json":
-            results.append({**review, "response": outcome.response})
-        else:
-            _print_text(outcome, out)
+    try:
+        results = review_files(
+            args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
+            reader=_reader(),
+        )  # fmt: skip
+    except ReviewInputError as exc:
+        raise UsageError(str(exc)) from None
     if args.output == "json":
-        json.dump(results, out, indent=2)
+        json.dump([item.to_json() for item in results], out, indent=2)
         out.write("\n")
-    return EXIT_DENIED if denied else EXIT_OK
+    elif args.output == "junit":
+        out.write(_junit_review(results, strict=args.strict, now=now))
+    else:
+        for item in results:
+            _print_text(item, out)
+    denied = any(item.result is Result.DENIED for item in results)
+    skipped = any(item.result is Result.SKIPPED for item in results)
+    return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
 
 
 def _live_view(kubeconfig: Path | None, settings: Settings) -> ClusterView:
@@ -211,17 +207,17 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         report = asyncio.run(_audit_live(args, settings, now, audit_view))
     else:
         if not args.context:
-            raise UsageError("give the objects to audit with --context FILE, or a cluster with --kubeconfig/--in-cluster")
-        objects: list[Any] = []
-        for path in args.context:
-            objects.extend(o for d in _read(path) for o in iter_objects(d))
-        report = audit_objects(objects, view=_view(args.context), settings=settings, now=now)
+            raise UsageError("give the objects to audit with --context PATH, or a cluster with --kubeconfig/--in-cluster")
+        manifests, view = _context(args.context, _reader())
+        report = audit_objects([m.obj for m in manifests], view=view, settings=settings, now=now)
     if args.output == "json":
         json.dump(report.to_json(), out, indent=2)
         out.write("\n")
+    elif args.output == "junit":
+        out.write(report.to_junit(strict=args.strict))
     else:
         out.write(report.to_text())
-    return EXIT_DENIED if report.denied else EXIT_OK
+    return EXIT_DENIED if report.denied or (args.strict and report.skipped) else EXIT_OK
 
 
 async def _audit_live(args: argparse.Namespace, settings: Settings, now: datetime, audit_view: Any) -> Any:
@@ -380,26 +376,48 @@ def build_parser() -> argparse.ArgumentParser:
     certs.add_argument("--cluster", choices=("garden", "seed"), default="garden", help="whose webhooks the patch names (garden)")
     certs.set_defaults(func=cmd_certs)
 
-    review = sub.add_parser("review", help="judge manifests offline exactly as the server would")
-    review.add_argument("files", type=Path, nargs="+", metavar="FILE", help="YAML/JSON objects or AdmissionReviews ('-' = stdin)")
+    review = sub.add_parser(
+        "review",
+        help="judge manifests offline exactly as the server would",
+        description="Judge manifests offline exactly as the server would. Objects given together are each other's "
+        "cluster state (a Shoot and its CloudProfile in one directory are judged together). Exit status: 0 all "
+        "allowed, 1 any denied (or skipped, with --strict), 2 usage or unreadable input.",
+    )
+    review.add_argument(
+        "files", nargs="+", metavar="PATH",
+        help="YAML/JSON file or directory (recursive: *.yaml, *.yml, *.json) of objects or AdmissionReviews; '-' = stdin",
+    )  # fmt: skip
     review.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE"), default="CREATE")
-    review.add_argument("--old", type=Path, help="the stored object(s) for UPDATE")
-    review.add_argument("--context", type=Path, action="append", default=[], help="cluster snapshot file (repeatable)")
+    review.add_argument("--old", metavar="PATH", help="the stored object(s) for --operation UPDATE (file, directory or '-')")
+    review.add_argument(
+        "--context", action="append", default=[], metavar="PATH",
+        help="stored cluster objects: file, directory or '-' (repeatable; e.g. kubectl get ... -o yaml)",
+    )  # fmt: skip
     review.add_argument("--config", type=Path, help="configuration file (YAML)")
     review.add_argument("--now", help="fix the clock for date rules (RFC 3339)")
-    review.add_argument("--output", choices=("text", "json"), default="text")
+    review.add_argument("--output", choices=("text", "json", "junit"), default="text")
+    review.add_argument(
+        "--strict", action="store_true",
+        help="for CI: an object no validator judges (SKIPPED) fails the review (exit 1)",
+    )  # fmt: skip
     review.set_defaults(func=cmd_review)
 
     audit = sub.add_parser(
         "audit", help="judge every stored object as if re-applied and as if created today; report by rule"
     )
     audit_source = audit.add_mutually_exclusive_group()
-    audit_source.add_argument("--context", type=Path, action="append", default=[], help="objects to audit (repeatable)")
+    audit_source.add_argument(
+        "--context", action="append", default=[], metavar="PATH",
+        help="objects to audit: file, directory (recursive) or '-' (repeatable; e.g. kubectl get ... -A -o yaml)",
+    )  # fmt: skip
     audit_source.add_argument("--kubeconfig", type=Path, help="audit the cluster of this kubeconfig's current context")
     audit_source.add_argument("--in-cluster", action="store_true", help="audit the cluster this Pod runs in")
     audit.add_argument("--config", type=Path, help="configuration file (YAML)")
     audit.add_argument("--now", help="judge as of this time (RFC 3339); default: now")
-    audit.add_argument("--output", choices=("text", "json"), default="text")
+    audit.add_argument("--output", choices=("text", "json", "junit"), default="text")
+    audit.add_argument(
+        "--strict", action="store_true", help="for CI: an object no validator judges (SKIPPED) fails the audit (exit 1)"
+    )
     audit.add_argument("--sync-timeout", type=float, default=60.0, help="seconds to wait for a live view (60)")
     audit.set_defaults(func=cmd_audit)
 

@@ -49,20 +49,32 @@ class StaticView(ClusterIndex):
         """Build a view from parsed JSON objects; raises ContextError for a tracked object that cannot be decoded."""
         view = cls()
         for i, raw in enumerate(objects):
-            if not isinstance(raw, dict):
-                continue
-            group = str(raw.get("apiVersion", "")).rpartition("/")[0]  # "v1" is the core group ""
-            model = _TRACKED.get((group, str(raw.get("kind", ""))))
-            if model is None:
-                continue
-            try:
-                obj = model.model_validate(raw, by_alias=True)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"])
-                raise ContextError(f"{source}: object {i} ({raw.get('kind')}): {where}: {first['msg']}") from None
-            view.upsert(obj)  # type: ignore[arg-type]
+            view.add(raw, where=f"{source}: object {i}")
         return view
+
+    def add(self, raw: object, *, where: str, strict: bool = True) -> bool:
+        """Insert or replace one parsed JSON object if its kind is tracked; returns whether it was added.
+
+        where: names the object in a ContextError (e.g. `file.yaml, document 2 (line 9)`). strict: raise
+        ContextError when a tracked object cannot be decoded; when False such an object is left out (an object
+        under review that is itself malformed is denied by its validator, not refused as context).
+        """
+        if not isinstance(raw, dict):
+            return False
+        group = str(raw.get("apiVersion", "")).rpartition("/")[0]  # "v1" is the core group ""
+        model = _TRACKED.get((group, str(raw.get("kind", ""))))
+        if model is None:
+            return False
+        try:
+            obj = model.model_validate(raw, by_alias=True)
+        except ValidationError as exc:
+            if not strict:
+                return False
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise ContextError(f"{where} ({raw.get('kind')}): {loc}: {first['msg']}") from None
+        self.upsert(obj)  # type: ignore[arg-type]
+        return True
 
     @classmethod
     def from_files(cls, paths: Sequence[Path]) -> StaticView:

@@ -1,0 +1,254 @@
+"""`gardener-webhook review`: judge manifests offline, exactly as the server would, in a way CI can trust.
+
+The command a landscape team puts into the CI of the Git repository that holds its CloudProfiles and Shoots.
+Three promises make it safe as a gate:
+
+- Nothing is reported ALLOWED that was not judged. An object of a kind no validator judges is SKIPPED, with a
+  "did you mean" when its kind differs from a judged one only by case, spelling or API group (`Cloudprofile`,
+  `garden.sapcloud.io/v1beta1 CloudProfile`); `--strict` turns any skip into a failure. A document without
+  `apiVersion` or `kind` is an input error (exit 2), naming the file and document.
+- Objects given together are each other's cluster state, as with `kubectl apply -f dir/`: a Shoot and its
+  CloudProfile in one file or directory are judged together. `--context` adds stored objects; an object under
+  review replaces a context object with the same group, kind, namespace and name (it is what will be stored).
+  Two objects with the same identity among the context, or among the reviewed objects, are an input error
+  naming both places.
+- Every input is read exactly once (`-` is standard input, also when named twice).
+
+The judging itself is `admission.judge`, the server's one path from bytes to a response.
+Source: issue 10 item 3; DESIGN.md §4 `review`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Final
+
+from webhook.admission import BadReview, Outcome, judge, make_review
+from webhook.cluster.static import ContextError, StaticView
+from webhook.documents import DocumentError, Manifest, ManifestReader
+from webhook.settings import Settings
+from webhook.validators import REGISTRY
+
+ADMISSION_GROUP: Final = "admission.k8s.io"
+
+# Findings that mean "the object this one refers to is in none of the inputs": worth a hint about --context.
+_MISSING_REFERENCE_RULES: Final = frozenset({"SH-ADM-REF-001", "NCP-ADM-000"})
+# Kinds whose UPDATE/DELETE is judged against the Shoots that use them (section B).
+_PROFILE_KINDS: Final = frozenset({("core.gardener.cloud", "CloudProfile"), ("core.gardener.cloud", "NamespacedCloudProfile")})
+
+
+class ReviewInputError(ValueError):
+    """The inputs cannot be reviewed as given (CLI exit 2); the message names the file, document or flag."""
+
+
+class Result(StrEnum):
+    """What happened to one object: judged and allowed, judged and denied, or not judged at all."""
+
+    ALLOWED = "ALLOWED"
+    DENIED = "DENIED"
+    SKIPPED = "SKIPPED"
+
+
+@dataclass(frozen=True, slots=True)
+class Reviewed:
+    """One object's review. request: the AdmissionReview sent to `judge` (JSON-ready). outcome: the judgement,
+    None when skipped. reason: why it was skipped. hints: advice for the user that is not a finding."""
+
+    manifest: Manifest
+    request: dict[str, Any]
+    result: Result
+    outcome: Outcome | None = None
+    reason: str = ""
+    hints: tuple[str, ...] = field(default=())
+
+    @property
+    def ref(self) -> str:
+        """`Kind/namespace/name` of the judged object (for an AdmissionReview input: of its request)."""
+        if self.outcome is not None:
+            name = f"{self.outcome.namespace}/{self.outcome.name}" if self.outcome.namespace else self.outcome.name
+            return f"{self.outcome.kind}/{name}"
+        request = self.request.get("request") or {}
+        kind = (request.get("kind") or {}).get("kind", self.manifest.kind)
+        namespace, name = request.get("namespace") or "", request.get("name") or ""
+        return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
+
+    @property
+    def group_kind(self) -> tuple[str, str]:
+        request = self.request.get("request") or {}
+        kind = request.get("kind") or {}
+        return str(kind.get("group", "")), str(kind.get("kind", ""))
+
+    def to_json(self) -> dict[str, Any]:
+        """The `--output json` element: the AdmissionReview with its `response`; a skipped object has no response
+        (nothing judged it) and says why in `skipped`."""
+        if self.outcome is None:
+            return {**self.request, "skipped": self.reason}
+        return {**self.request, "response": self.outcome.response}
+
+
+def display_group(group: str) -> str:
+    """An API group for messages: the core group ("" in `apiVersion: v1`) is shown as `core`."""
+    return group or "core"
+
+
+def suggestion(group: str, kind: str) -> tuple[str, str] | None:
+    """The judged (group, kind) a user probably meant by an unjudged `group`/`kind`, or None.
+
+    Matches the same kind in another group (`garden.sapcloud.io` CloudProfile), the same kind in another case
+    (`Cloudprofile`), or a close spelling (`CloudProfil`); the same group is preferred.
+    """
+    judged = sorted(REGISTRY, key=lambda gk: (gk[0] != group, gk))
+    for wanted in (kind, kind.lower()):
+        for candidate in judged:
+            if candidate[1] == wanted or candidate[1].lower() == wanted:
+                return candidate
+    by_lower = {gk[1].lower(): gk for gk in judged}
+    close = difflib.get_close_matches(kind.lower(), list(by_lower), n=1, cutoff=0.8)
+    return by_lower[close[0]] if close else None
+
+
+def skip_reason(group: str, kind: str) -> str:
+    """`no validator for <group>/<kind>`, with a "did you mean" when a judged kind is close."""
+    reason = f"no validator for {display_group(group)}/{kind}"
+    meant = suggestion(group, kind)
+    if meant is not None:
+        reason += f"; did you mean {meant[0]} {meant[1]}?"
+    return reason
+
+
+def _duplicates(manifests: Sequence[Manifest], what: str) -> None:
+    """Raise ReviewInputError when two named manifests have the same identity; the message names both places."""
+    seen: dict[tuple[str, str, str, str], Manifest] = {}
+    for manifest in manifests:
+        if not manifest.name or manifest.kind == "AdmissionReview":
+            continue
+        first = seen.setdefault(manifest.identity, manifest)
+        if first is not manifest:
+            raise ReviewInputError(
+                f"{what}: {manifest.ref} ({display_group(manifest.group)}) is given twice: {first.where} and {manifest.where}"
+            )
+
+
+def build_view(targets: Sequence[Manifest], context: Sequence[Manifest]) -> StaticView:
+    """The cluster state for an offline review: the context objects, then the reviewed objects over them.
+
+    Context objects that cannot be decoded are an input error (ContextError -> ReviewInputError); reviewed
+    objects that cannot be decoded stay out of the view (their own review denies them, naming the field).
+    """
+    _duplicates(context, "--context")
+    _duplicates(targets, "reviewed objects")
+    reviewed = {m.identity for m in targets}
+    view = StaticView()
+    try:
+        for manifest in context:
+            if manifest.identity not in reviewed:
+                view.add(manifest.obj, where=manifest.where)
+    except ContextError as exc:
+        raise ReviewInputError(f"--context: {exc}") from None
+    for manifest in targets:
+        view.add(manifest.obj, where=manifest.where, strict=False)
+    return view
+
+
+def _stored(manifest: Manifest, olds: Sequence[Manifest], targets: Sequence[Manifest]) -> dict[str, Any]:
+    """The stored object (--old) for `manifest`: same group, kind, namespace and name, else an input error."""
+    for old in olds:
+        if old.identity == manifest.identity:
+            return old.obj
+    if len(olds) == 1 and len(targets) == 1:
+        raise ReviewInputError(
+            f"--old holds {olds[0].ref} ({display_group(olds[0].group)}, {olds[0].where}) but the object under review "
+            f"is {manifest.ref} ({display_group(manifest.group)}, {manifest.where}): an UPDATE compares an object "
+            "with its own stored version"
+        )
+    if not olds:
+        raise ReviewInputError(f"{manifest.where}: --operation UPDATE needs --old FILE holding the stored {manifest.ref}")
+    raise ReviewInputError(f"{manifest.where}: --old has no stored {manifest.ref} ({display_group(manifest.group)})")
+
+
+def _hints(outcome: Outcome, view: StaticView, group_kind: tuple[str, str]) -> tuple[str, ...]:
+    hints: list[str] = []
+    if _MISSING_REFERENCE_RULES.intersection(outcome.rule_ids):
+        hints.append(
+            "the referenced profile is in none of the given files: review it together with this object "
+            "(same file or directory) or pass it with --context FILE "
+            "(e.g. kubectl get cloudprofiles,namespacedcloudprofiles -A -o yaml)"
+        )
+    if group_kind in _PROFILE_KINDS and outcome.operation in ("UPDATE", "DELETE") and not view.counts()["Shoot"]:
+        hints.append(
+            "no Shoots were given, so versions in use were not checked: pass them with --context FILE "
+            "(e.g. kubectl get shoots -A -o yaml)"
+        )
+    return tuple(hints)
+
+
+def review_files(
+    files: Sequence[Path | str],
+    *,
+    operation: str,
+    old: Path | str | None,
+    context: Sequence[Path | str],
+    settings: Settings,
+    now: datetime,
+    reader: ManifestReader,
+) -> list[Reviewed]:
+    """Review every object of `files` (files, directories, "-") as `operation`; now: aware UTC.
+
+    Returns one Reviewed per object, in input order. Raises ReviewInputError for inputs that cannot be reviewed
+    as given: unreadable or non-YAML files, documents without apiVersion/kind, --old without UPDATE or not
+    matching, duplicate identities, undecodable context objects, no objects at all.
+    """
+    if old is not None and operation != "UPDATE":
+        raise ReviewInputError(f"--old is only used with --operation UPDATE (the operation is {operation})")
+    targets = _read(reader, files, "")
+    olds = _read(reader, [old], "--old: ") if old is not None else []
+    stored = _read(reader, context, "--context: ")
+    if not targets:
+        raise ReviewInputError(f"no objects found in {', '.join(str(f) for f in files)}")
+    plain = [m for m in targets if not _is_admission_review(m)]
+    view = build_view(plain, stored)
+    judged = [m for m in plain if _judged(m)]
+    results: list[Reviewed] = []
+    for manifest in targets:
+        if _is_admission_review(manifest):
+            request = manifest.obj
+        else:
+            previous = _stored(manifest, olds, judged) if operation == "UPDATE" and _judged(manifest) else None
+            request = make_review(manifest.obj, operation, previous)
+        results.append(_review_one(manifest, request, view, settings, now))
+    return results
+
+
+def _read(reader: ManifestReader, paths: Sequence[Path | str], flag: str) -> list[Manifest]:
+    try:
+        return reader.read_all(paths)
+    except DocumentError as exc:
+        raise ReviewInputError(f"{flag}{exc}") from None
+
+
+def _is_admission_review(manifest: Manifest) -> bool:
+    return manifest.kind == "AdmissionReview" and manifest.group == ADMISSION_GROUP
+
+
+def _judged(manifest: Manifest) -> bool:
+    return (manifest.group, manifest.kind) in REGISTRY
+
+
+def _review_one(manifest: Manifest, request: dict[str, Any], view: StaticView, settings: Settings, now: datetime) -> Reviewed:
+    inner = request.get("request") if isinstance(request.get("request"), dict) else {}
+    gvk = inner.get("kind") if isinstance(inner.get("kind"), dict) else {}
+    group_kind = (str(gvk.get("group", "")), str(gvk.get("kind", "")))
+    if group_kind not in REGISTRY:
+        return Reviewed(manifest, request, Result.SKIPPED, reason=skip_reason(*group_kind))
+    try:
+        outcome = judge(json.dumps(request).encode("utf-8"), view=view, settings=settings, now=now)
+    except BadReview as exc:
+        raise ReviewInputError(f"{manifest.where}: not a usable AdmissionReview: {exc}") from None
+    result = Result.ALLOWED if outcome.allowed else Result.DENIED
+    return Reviewed(manifest, request, result, outcome, hints=_hints(outcome, view, group_kind))
