@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import BadReview, judge, sanitize_warnings
+from webhook.admission import MAX_WARNING_CHARS, BadReview, judge, sanitize_warnings
 from webhook.settings import Exemptions, Settings
 
 
@@ -131,7 +131,7 @@ def test_warnings_are_sanitised() -> None:
     texts = ["a\x1b[31mred\x00", "a [31mred", "x" * 300, *[f"w{i}" for i in range(30)], "a [31mred"]
     out = sanitize_warnings(texts)
     assert out[0] == "a [31mred"
-    assert len(out[1]) == 120 and out[1].endswith("…")
+    assert len(out[1]) == MAX_WARNING_CHARS and out[1] == "x" * (MAX_WARNING_CHARS - 1) + "…"  # one long word: cut
     assert len(out) == 20 and out[-1] == "13 more warnings not shown"
     assert all(c.isprintable() for w in out for c in w)
 
@@ -142,7 +142,7 @@ def test_many_warnings_from_a_profile_are_capped() -> None:
         machineImages=[image("gl", "1.0.0")],
     )
     out = outcome(review_bytes(raw))
-    assert out.allowed and len(out.warnings) == 20 and all(len(w) <= 120 for w in out.warnings)
+    assert out.allowed and len(out.warnings) == 20 and all(len(w) <= MAX_WARNING_CHARS for w in out.warnings)
 
 
 def test_rules_escalated_by_config_are_ratcheted_too() -> None:

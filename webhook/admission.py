@@ -12,9 +12,10 @@ Contract: DESIGN.md §2–3.
 from __future__ import annotations
 
 import logging
+import re
 import traceback
-import unicodedata
 import uuid
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -34,10 +35,21 @@ from webhook.validators import REGISTRY
 logger = logging.getLogger(__name__)
 
 API_VERSION: Final = "admission.k8s.io/v1"
-MAX_WARNINGS: Final = 20
-MAX_WARNING_CHARS: Final = 120
 RULES_ANNOTATION: Final = "gardener-webhook/rules"
 RATCHETED_PREFIX: Final = "unchanged, not enforced: "
+
+# Warning limits, in characters (Unicode code points, Go's runes). The API server dedupes the warnings of a request
+# and, once they exceed 4096 runes in total (all sources: webhooks, the registry), cuts every one to 256 runes and
+# drops those that arrive after 4096 runes are written: k8s.io/apiserver pkg/endpoints/filters/warning.go,
+# recorder.AddWarning (truncateItemRunes, truncateAtTotalRunes). The AdmissionResponse.warnings API doc (k8s.io/api
+# admission/v1) says the same: "Warnings over 256 characters and large numbers of warnings may be truncated".
+# Within both, the API server never cuts ours, and drops them only if other sources used up the 4096.
+MAX_WARNING_CHARS: Final = 256
+MAX_WARNINGS_TOTAL_CHARS: Final = 4096
+# Our own cap: a reader takes in 20 warnings, not 200.
+MAX_WARNINGS: Final = 20
+# When a warning is too long, quoted values longer than this are elided first, so that the detail after them fits.
+ELIDE_VALUES_OVER_CHARS: Final = 64
 
 
 def make_review(obj: dict[str, Any], operation: str, old: dict[str, Any] | None) -> dict[str, Any]:
@@ -110,6 +122,13 @@ class Outcome:
     (200 allowed, 422/403 denied, 500 internal error). rule_ids: every rule that fired (denials and warnings);
     denied_rule_ids: those of them whose findings denied (the rest only warned).
     entries: every finding as (rule id, "deny" | "warn" | "ratcheted", rendered text), unsanitised (for audit).
+    warnings: exactly `response.warnings`: advisory findings, then ratcheted denials behind RATCHETED_PREFIX, each
+    composed to at most MAX_WARNING_CHARS characters (`compose_warning`: values whole or as a placeholder, a cut
+    text ends with "…"), distinct, at most MAX_WARNINGS entries and MAX_WARNINGS_TOTAL_CHARS characters in total,
+    the last entry possibly "N more warnings not shown" (`limit_warnings`).
+    full_warnings: the same warnings in the same order, cleaned but never shortened, distinct on the full text,
+    never capped and without a "not shown" entry (for the CLI). Neither elisions nor a cap apply, so it can hold
+    more entries than `warnings`; two long texts with the same composed form are one warning but two full ones.
     """
 
     review: dict[str, Any]
@@ -127,6 +146,7 @@ class Outcome:
     denied_rule_ids: tuple[str, ...] = ()
     entries: tuple[tuple[str, str, str], ...] = ()
     warnings: tuple[str, ...] = ()
+    full_warnings: tuple[str, ...] = ()
     messages: tuple[str, ...] = field(default=())
 
     @property
@@ -189,22 +209,153 @@ def render_warning(finding: Finding) -> str:
     return render_line(finding)
 
 
+# A quoted value in a rendered warning: a Go-style double-quoted string with backslash escapes (field.render_value,
+# `%q`), or a single-quoted value ('garden-team/prod', a regex) whose quotes do not touch a letter or digit outside:
+# an apostrophe in a word (Shoot's, owners') opens or closes nothing, and one between letters inside stays (it's).
+# Possessive (*+): a failed attempt gives nothing back, so it costs one scan of what it read.
+_QUOTE: Final = re.compile("[\"']")
+_DOUBLE_QUOTED: Final = re.compile(r'"(?:[^"\\]|\\.)*+"', re.DOTALL)
+_SINGLE_QUOTED: Final = re.compile(r"(?<!\w)'(?:[^']|(?<=\w)'(?=\w))*+'(?!\w)", re.DOTALL)
+
+
+def _quoted_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each quoted value in `text`, in order; an unclosed quote is a plain character.
+
+    Linear in len(text): once a double quote is left unclosed, no later one can close (the scan from it would
+    read the same characters in the same state), so double quotes are no longer tried.
+    """
+    spans: list[tuple[int, int]] = []
+    double = True
+    position = 0
+    while (quote := _QUOTE.search(text, position)) is not None:
+        at = quote.start()
+        if text[at] == '"':
+            found = _DOUBLE_QUOTED.match(text, at) if double else None
+            double = found is not None
+        else:
+            found = _SINGLE_QUOTED.match(text, at)
+        if found is None:
+            position = at + 1
+            continue
+        spans.append(found.span())
+        position = found.end()
+    return spans
+
+
+def clean_warning(text: str) -> str:
+    """`text` as a Warning header can carry it: each control or separator character (Unicode C*, Z*, except the
+    ASCII space; the API server drops a warning holding a control character) becomes a space, runs of spaces one.
+
+    Pure; the common clean text is returned as is after C-speed checks.
+    """
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+
+
+def clean_warnings(texts: Sequence[str]) -> list[str]:
+    """Every distinct non-empty warning, cleaned (`clean_warning`), in order; never shortened or capped."""
+    return list(dict.fromkeys(clean for clean in map(clean_warning, texts) if clean))
+
+
+def _placeholder(value: str) -> str:
+    """What stands for an elided quoted value: its quotes around `<value of N characters>` (N: between the quotes)."""
+    quote = value[0]
+    return f"{quote}<value of {len(value) - 2} characters>{quote}"
+
+
+def _enclosing(values: Sequence[tuple[int, int]], starts: Sequence[int], position: int) -> tuple[int, int] | None:
+    """The value span that `position` falls strictly inside (a cut there would split it), or None."""
+    i = bisect_left(starts, position) - 1
+    return values[i] if i >= 0 and position < values[i][1] else None
+
+
+def _cut_at(text: str, values: Sequence[tuple[int, int]], room: int) -> int:
+    """Where to cut `text` so that at most `room` characters stay, never inside one of the `values` spans (sorted).
+
+    Before the last space outside the values; without one (one long word), at `room` or the start of the value
+    that `room` falls inside.
+    """
+    starts = [start for start, _ in values]
+    space = text.rfind(" ", 0, room + 1)
+    while space > 0:
+        value = _enclosing(values, starts, space)
+        if value is None:
+            return space
+        space = text.rfind(" ", 0, value[0])
+    value = _enclosing(values, starts, room)
+    return room if value is None or value[0] == 0 else value[0]
+
+
+def compose_warning(text: str) -> str:
+    """`text` shortened to at most MAX_WARNING_CHARS characters without cutting a quoted value.
+
+    text: one cleaned warning (`clean_warning`), `<field path>: <fact>` with values quoted by `render_value` or in
+    single quotes. A text that fits is returned unchanged (the common case, one `len`). Otherwise quoted values
+    longer than ELIDE_VALUES_OVER_CHARS are replaced, longest first and only until the text fits, by a placeholder
+    `"<value of N characters>"` (N counts the characters between the quotes, as rendered); then, if still too long,
+    the text is cut before a space outside any quoted value and ends with "…". So the result is the text's
+    beginning (field path and fact first) with whole values or placeholders, in order. Units: characters (code
+    points, the API server's runes). Pure; never raises.
+    Source: k8s.io/apiserver pkg/endpoints/filters/warning.go recorder.AddWarning (truncateItemRunes = 256).
+    """
+    if len(text) <= MAX_WARNING_CHARS:
+        return text
+    spans = _quoted_spans(text)
+    excess = len(text) - MAX_WARNING_CHARS
+    elided: set[int] = set()
+    for i in sorted(range(len(spans)), key=lambda k: (spans[k][0] - spans[k][1], -spans[k][0])):
+        start, end = spans[i]
+        if excess <= 0 or end - start <= ELIDE_VALUES_OVER_CHARS:
+            break
+        elided.add(i)
+        excess -= end - start - len(_placeholder(text[start:end]))
+    if elided:
+        parts: list[str] = []
+        values: list[tuple[int, int]] = []
+        done = length = 0
+        for i, (start, end) in enumerate(spans):
+            value = _placeholder(text[start:end]) if i in elided else text[start:end]
+            parts += (text[done:start], value)
+            length += start - done
+            values.append((length, length + len(value)))
+            length += len(value)
+            done = end
+        parts.append(text[done:])
+        text, spans = "".join(parts), values
+        if len(text) <= MAX_WARNING_CHARS:
+            return text
+    return text[: _cut_at(text, spans, MAX_WARNING_CHARS - 1)] + "…"
+
+
+def _not_shown(count: int) -> str:
+    return f"{count} more warning{'s' if count != 1 else ''} not shown"
+
+
+def limit_warnings(full: Sequence[str]) -> list[str]:
+    """The response's warnings for the cleaned, distinct texts `full` (`clean_warnings`), in order.
+
+    Each is composed to fit (`compose_warning`) and de-duplicated on the composed text. At most MAX_WARNINGS
+    entries and MAX_WARNINGS_TOTAL_CHARS characters in total: when more would be needed, whole warnings are dropped
+    from the end and the last entry says how many ("7 more warnings not shown"). Pure; never raises.
+    Source: k8s.io/apiserver pkg/endpoints/filters/warning.go recorder.AddWarning (truncateAtTotalRunes = 4096).
+    """
+    composed = list(dict.fromkeys(map(compose_warning, full)))
+    if len(composed) <= MAX_WARNINGS and sum(map(len, composed)) <= MAX_WARNINGS_TOTAL_CHARS:
+        return composed
+    used = len(_not_shown(len(composed)))  # the longest "more" line this can need
+    shown: list[str] = []
+    for text in composed[: MAX_WARNINGS - 1]:
+        if used + len(text) > MAX_WARNINGS_TOTAL_CHARS:
+            break
+        shown.append(text)
+        used += len(text)
+    return [*shown, _not_shown(len(composed) - len(shown))]
+
+
 def sanitize_warnings(texts: Sequence[str]) -> list[str]:
-    """Warnings as the API server can pass them on: no control characters, ≤ 120 characters, unique, ≤ 20."""
-    out: list[str] = []
-    seen: set[str] = set()
-    for text in texts:
-        clean = "".join(" " if unicodedata.category(c)[0] in "CZ" and c != " " else c for c in text)
-        clean = " ".join(clean.split())
-        if len(clean) > MAX_WARNING_CHARS:
-            clean = clean[: MAX_WARNING_CHARS - 1] + "…"
-        if clean and clean not in seen:
-            seen.add(clean)
-            out.append(clean)
-    if len(out) > MAX_WARNINGS:
-        rest = len(out) - (MAX_WARNINGS - 1)
-        out = out[: MAX_WARNINGS - 1] + [f"{rest} more warnings not shown"]
-    return out
+    """Warnings as the API server passes them on: cleaned, distinct, composed to fit, bounded (`limit_warnings`)."""
+    return limit_warnings(clean_warnings(texts))
 
 
 # ----------------------------------------------------------------------------------------------- judging
@@ -379,7 +530,8 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
     error_lines = [render_line(f) for f in verdict.errors]
     warning_texts = [render_warning(f) for f in verdict.warnings]
     ratcheted_lines = [render_line(f) for f in ratcheted]
-    warnings = sanitize_warnings(warning_texts + [RATCHETED_PREFIX + line for line in ratcheted_lines])
+    full_warnings = clean_warnings(warning_texts + [RATCHETED_PREFIX + line for line in ratcheted_lines])
+    warnings = limit_warnings(full_warnings)
     rule_ids = tuple(dict.fromkeys(f.rule.id for f in (*verdict.errors, *verdict.warnings, *ratcheted)))
     denied_rule_ids = tuple(dict.fromkeys(f.rule.id for f in verdict.errors))
     response: dict[str, Any] = {"uid": request.uid, "allowed": True}
@@ -426,5 +578,6 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
             *(((crashed_rule, "deny", messages[0]),) if crashed_rule is not None else ()),
         ),
         warnings=tuple(warnings),
+        full_warnings=tuple(full_warnings),
         messages=messages,
     )

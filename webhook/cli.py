@@ -90,7 +90,7 @@ def _print_text(item: Reviewed, out: TextIO) -> None:
     out.write(f"{item.result} {item.ref}\n")
     for message in item.outcome.messages:
         out.write(f"  {message}\n")
-    for warning in item.outcome.warnings:
+    for warning in item.outcome.full_warnings:
         out.write(f"  Warning: {warning}\n")
     for hint in item.hints:
         out.write(f"  hint: {hint}\n")
@@ -103,7 +103,7 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime) -
         group, kind = item.group_kind
         classname = f"{display_group(group)}.{kind}"
         output = tuple(
-            [f"Warning: {w}" for w in (item.outcome.warnings if item.outcome else ())] + [f"hint: {h}" for h in item.hints]
+            [f"Warning: {w}" for w in (item.outcome.full_warnings if item.outcome else ())] + [f"hint: {h}" for h in item.hints]
         )
         failure = None
         skipped = None

@@ -11,7 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from tests.builders import cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import BadReview
+from webhook.admission import MAX_WARNING_CHARS, BadReview
 from webhook.cluster.view import ClusterView
 from webhook.field import Verdict
 from webhook.kinds import AdmissionRequest, KindValidator
@@ -92,7 +92,7 @@ async def test_warnings_are_short_plain_text(tls_client: Client) -> None:
         'deprecated Kubernetes version "1.30.1" should set an expiration date',
         "spec.kubernetes.versions: no Kubernetes 1.32 versions: clusters on 1.31 cannot be force-updated to 1.33",
     ]
-    assert all(len(w) <= 120 and w.isprintable() for w in response["warnings"])
+    assert all(len(w) <= MAX_WARNING_CHARS and w.isprintable() for w in response["warnings"])
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,10 @@
 
 For every registered kind, hypothesis (tests/strategies.py) sends AdmissionReviews whose object and oldObject carry
 arbitrary JSON. The answer must be 200 with a well-formed AdmissionReview (uid echoed, `allowed` a bool, an int
-`status.code` on denial, at most 20 warnings of at most 120 characters) or one of the documented 4xx (400, 413, 415);
-never HTTP 500, never `status.code` 500 inside a 200 (a validator crash), never 504 (judging ran out of time), never
-a hang. `make test` runs a bounded, derandomized number of examples; `make fuzz` (HYPOTHESIS_PROFILE=fuzz) many more.
+`status.code` on denial, at most 20 warnings of at most 256 characters, 4096 in all) or one of the documented
+4xx (400, 413, 415); never HTTP 500, never `status.code` 500 inside a 200 (a validator crash), never 504 (judging ran
+out of time), never a hang. `make test` runs a bounded, derandomized number of examples; `make fuzz`
+(HYPOTHESIS_PROFILE=fuzz) many more.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from prometheus_client import CollectorRegistry
 
 from tests.builders import DEFAULT_SETTINGS
 from tests.strategies import BASES, CLUSTER, any_value, reviews, to_json
+from webhook.admission import MAX_WARNING_CHARS, MAX_WARNINGS_TOTAL_CHARS
 from webhook.server import create_app
 from webhook.validators import REGISTRY
 
@@ -59,7 +61,8 @@ def check_answer(status: int, text: str, uid: str | None) -> None:
     warnings = response.get("warnings", [])
     assert isinstance(warnings, list) and len(warnings) <= 20
     for warning in warnings:
-        assert isinstance(warning, str) and 0 < len(warning) <= 120, warning
+        assert isinstance(warning, str) and 0 < len(warning) <= MAX_WARNING_CHARS, warning
+    assert sum(map(len, warnings)) <= MAX_WARNINGS_TOTAL_CHARS
 
 
 async def post(client: Client, body: bytes, content_type: str = "application/json") -> tuple[int, str]:
