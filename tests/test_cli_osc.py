@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 import yaml
@@ -98,54 +98,8 @@ def test_yaml_octal_permissions_are_read_as_modes(tmp_path: Path) -> None:
     assert run("review", write(tmp_path, "bad.yaml", text.replace("0755", "888")))[1].count("Warning: spec.files[1].permissions") == 1
 
 
-# The README's example ("Seed cluster: OperatingSystemConfigs"), byte for byte, and the output printed there.
-README_POOL_A = """\
-apiVersion: extensions.gardener.cloud/v1alpha1
-kind: OperatingSystemConfig
-metadata:
-  name: pool-a-original
-  namespace: shoot--dev--crazy
-spec:
-  type: gardenlinux
-  purpose: reconcile
-  cri:                        # the seed document's spelling; the API field is criConfig
-    name: containerd
-  criConfig:
-    name: containerd
-    cgroupDriver: systemd
-    containerd:
-      sandboxImage: registry.k8s.io/pause:3.10
-      registries:
-      - upstream: https://docker.io
-  units:
-  - name: kubelet.service
-    command: start
-    filePaths: [/var/lib/kubelet/config/kubelet]
-  files:
-  - path: /var/lib/kubelet/config/kubelet
-    permissions: 0600
-    content:
-      inline:
-        encoding: ""
-        data: |
-          apiVersion: kubelet.config.k8s.io/v1beta1
-          kind: KubeletConfiguration
-          cgroupDriver: cgroupfs
-  - path: /opt/bin/kubelet
-    permissions: 0755
-    content:
-      imageRef:
-        image: europe-docker.pkg.dev/gardener-project/releases/hyperkube:v1.33.2
-        filePathInImage: /kubelet
-  - path: /etc/sysctl.d/99-k8s.conf
-    permissions: 888
-    content:
-      inline: {encoding: "", data: "vm.max_map_count = 135217728\\n"}
-  - path: /etc/sysctl.d/99-k8s.conf
-    hostName: node-a
-    content:
-      inline: {encoding: "", data: "vm.max_map_count = 262144\\n"}
-"""
+# The README's example ("Seed cluster: OperatingSystemConfigs") and the output printed there.
+README_POOL_A: Final = Path(__file__).resolve().parents[1] / "examples" / "seed" / "operatingsystemconfig.yaml"
 README_OUTPUT = [
     "DENIED OperatingSystemConfig/shoot--dev--crazy/pool-a-original",
     "  spec.criConfig.containerd.registries[0].upstream: Invalid value: \"https://docker.io\": a lowercase RFC 1123 subdomain "
@@ -161,5 +115,5 @@ README_OUTPUT = [
 
 
 def test_readme_example(tmp_path: Path) -> None:
-    code, out = run("review", write(tmp_path, "pool-a.yaml", README_POOL_A))
+    code, out = run("review", README_POOL_A)
     assert (code, out.splitlines()) == (1, README_OUTPUT)
