@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import string
 from typing import Any
 
 import pytest
@@ -11,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.builders import EMPTY_VIEW, cloud_profile_dict, image, review_bytes, versions
 from webhook.server import Readiness, create_health_app
-from webhook.server.metrics import MAX_KIND_LABELS, OTHER_KIND, Metrics, RequestOutcome
+from webhook.server.metrics import OTHER_KIND, Metrics, RequestOutcome
 
 Client = TestClient[Any, Any]
 JSON = {"Content-Type": "application/json"}
@@ -98,14 +100,21 @@ async def test_metrics_before_any_request(app: Any, health_client: Client) -> No
     assert "# TYPE gardener_webhook_request_duration_seconds histogram" in text
 
 
-def test_kind_labels_are_capped() -> None:
+def test_label_values_come_from_closed_sets() -> None:
+    """Issue 11 item 4: random kinds and operations (as on the timeout and internal-error paths, which read them
+    from the raw body) never create series beyond the closed sets."""
     metrics = Metrics.create(CollectorRegistry())
-    for i in range(MAX_KIND_LABELS + 5):
-        metrics.observe(kind=f"Kind{i}", operation="CREATE", outcome=RequestOutcome.ALLOWED, seconds=0.001)
-    kinds = {s.labels["kind"] for s in metrics.requests.collect()[0].samples if s.name.endswith("_total")}
-    assert len(kinds) == MAX_KIND_LABELS + 1
-    assert OTHER_KIND in kinds
-    assert metrics.requests.labels(OTHER_KIND, "CREATE", "allowed")._value.get() == 5.0
+    rng = random.Random(11)
+    for _ in range(3000):
+        kind = rng.choice(["CloudProfile", "Shoot", "", "".join(rng.choices(string.ascii_letters, k=8))])
+        operation = rng.choice(["CREATE", "DELETE", "", "".join(rng.choices(string.printable, k=6))])
+        metrics.observe(kind=kind, operation=operation, outcome=rng.choice(list(RequestOutcome)), seconds=0.001)
+    samples = [s for s in metrics.requests.collect()[0].samples if s.name.endswith("_total")]
+    assert {s.labels["kind"] for s in samples} == {"CloudProfile", "Shoot", "", OTHER_KIND}
+    assert {s.labels["operation"] for s in samples} == {"CREATE", "DELETE", "", OTHER_KIND}
+    assert len(samples) <= 4 * 4 * len(RequestOutcome)
+    durations = {s.labels["kind"] for s in metrics.duration.collect()[0].samples}
+    assert durations == {"CloudProfile", "Shoot", "", OTHER_KIND}
 
 
 def test_metrics_registries_are_per_app() -> None:

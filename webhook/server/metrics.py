@@ -14,9 +14,10 @@ requests by HTTP code, requests in flight), plus what is particular to this webh
 - `gardener_webhook_certificate_reloads_total{result}`: serving certificate reloads, result `success` or
   `failure` (a changed pair that was refused; the last good pair stays in use).
 - `gardener_webhook_certificate_expiry_seconds`: seconds until the serving certificate in use expires.
-The kind label comes from the request, so the number of distinct kinds is capped (`MAX_KIND_LABELS`);
-further kinds are counted as "other", which bounds the series a misbehaving client can create. Rule ids
-come from the rule tables, a fixed set.
+Every label value comes from a closed set, so no client can create series: kind is one of the kinds a validator
+judges, "" (rejected before the review was read) or "other"; operation is CREATE, UPDATE, DELETE, CONNECT, "" or
+"other"; outcome a `RequestOutcome`; code an HTTP status the server sends; rule ids come from the rule tables (or
+the validator function a crash is attributed to), a fixed set.
 - `gardener_webhook_cluster_objects{kind}`: objects per kind in the cluster view, read at scrape time.
 - `gardener_webhook_cluster_synced`: 1 when the cluster view is synced (its state is known), else 0.
 """
@@ -33,10 +34,14 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from webhook.validators import REGISTRY
+
 logger = logging.getLogger(__name__)
 
-MAX_KIND_LABELS: Final = 64
-OTHER_KIND: Final = "other"
+OTHER: Final = "other"
+OTHER_KIND: Final = OTHER
+OPERATIONS: Final = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT", ""})
+JUDGED_KINDS: Final = frozenset(kind for _, kind in REGISTRY) | {""}
 # Validation takes around a millisecond; the default buckets (5 ms upwards) would hide the p99 target.
 DURATION_BUCKETS_SECONDS: Final = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
@@ -65,9 +70,8 @@ class Metrics:
     in_flight: Gauge
     rule_decisions: Counter
     warnings: Counter
-    _kinds: set[str] = field(default_factory=set)
     # (metric, label values) -> child. `labels()` validates and locks on every call; a child, once made, is kept by
-    # prometheus_client for good, so it is looked up once. Bounded like the label values (kinds capped, rules fixed).
+    # prometheus_client for good, so it is looked up once. Bounded like the label values (closed sets).
     _children: dict[tuple[object, ...], Any] = field(default_factory=dict)
 
     @classmethod
@@ -119,8 +123,8 @@ class Metrics:
         warnings: int = 0,
     ) -> None:
         """Count one request: its outcome, duration (seconds), HTTP code, the rules that fired, warnings sent."""
-        label = self._kind_label(kind)
-        self._child(self.requests, label, operation, outcome.value).inc()
+        label = kind if kind in JUDGED_KINDS else OTHER
+        self._child(self.requests, label, operation if operation in OPERATIONS else OTHER, outcome.value).inc()
         self._child(self.duration, label).observe(seconds)
         self._child(self.codes, str(code)).inc()
         for rule in denied_rules:
@@ -137,14 +141,6 @@ class Metrics:
         if child is None:
             child = self._children[key] = metric.labels(*values)
         return child
-
-    def _kind_label(self, kind: str) -> str:
-        if kind in self._kinds or not kind:
-            return kind
-        if len(self._kinds) >= MAX_KIND_LABELS:
-            return OTHER_KIND
-        self._kinds.add(kind)
-        return kind
 
 
 @dataclass(frozen=True, slots=True)
