@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import MAX_WARNING_CHARS, BadReview, judge, sanitize_warnings
+from webhook.admission import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, BadReview, judge, sanitize_warnings
 from webhook.settings import Exemptions, Settings
 
 
@@ -172,3 +172,27 @@ def test_a_crashing_validator_is_a_logged_500_denial(monkeypatch: pytest.MonkeyP
     assert (out.allowed, status["code"], status["reason"]) == (False, 500, "InternalError")
     assert "CP-REG-001" in status["message"] and "boom" not in status["message"] and "Traceback" not in status["message"]
     assert any(getattr(r, "uid", None) == "crash-1" and r.exc_info for r in caplog.records)
+
+
+def test_a_denial_is_bounded_while_messages_keep_every_finding() -> None:
+    """Issue 11 item 2: 600 invalid entries give 100 causes and a message ending in "… and 500 more findings"."""
+    raw = cloud_profile_dict(kubernetes=versions(*(f"1.{i}" for i in range(600))))
+    outcome = judge(review_bytes(raw), view=EMPTY_VIEW, settings=Settings(), now=NOW)
+    status = outcome.response["status"]
+    assert len(outcome.messages) == 600
+    assert len(status["details"]["causes"]) == MAX_DENIAL_CAUSES
+    assert status["message"].endswith("; … and 500 more findings")
+    assert status["message"].count("; ") == MAX_DENIAL_CAUSES
+    assert status["details"]["causes"][0]["field"] == "spec.kubernetes.versions[0]"
+
+
+def test_a_huge_value_is_elided_in_the_denial_not_cut() -> None:
+    huge = "x" * 100_000
+    raw = cloud_profile_dict(type=huge)
+    raw["spec"]["machineImages"][0]["updateStrategy"] = huge
+    outcome = judge(review_bytes(raw), view=EMPTY_VIEW, settings=Settings(), now=NOW)
+    status = outcome.response["status"]
+    assert len(json.dumps(status)) < 8 * MAX_DENIAL_LINE_CHARS
+    (cause,) = [c for c in status["details"]["causes"] if c["field"] == "spec.machineImages[0].updateStrategy"]
+    assert cause["message"].startswith('Unsupported value: "<value of 100000 characters>": supported values: ')
+    assert any(huge in m for m in outcome.messages)

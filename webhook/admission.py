@@ -48,6 +48,10 @@ MAX_WARNING_CHARS: Final = 256
 MAX_WARNINGS_TOTAL_CHARS: Final = 4096
 # Our own cap: a reader takes in 20 warnings, not 200.
 MAX_WARNINGS: Final = 20
+# A denial's Status carries at most this many causes and message lines, each at most this long (characters); the
+# rest is counted ("… and N more findings"). kubectl prints every cause: a few screens is the useful most.
+MAX_DENIAL_CAUSES: Final = 100
+MAX_DENIAL_LINE_CHARS: Final = 1024
 # When a warning is too long, quoted values longer than this are elided first, so that the detail after them fits.
 ELIDE_VALUES_OVER_CHARS: Final = 64
 
@@ -287,8 +291,8 @@ def _cut_at(text: str, values: Sequence[tuple[int, int]], room: int) -> int:
     return room if value is None or value[0] == 0 else value[0]
 
 
-def compose_warning(text: str) -> str:
-    """`text` shortened to at most MAX_WARNING_CHARS characters without cutting a quoted value.
+def compose_warning(text: str, limit: int = MAX_WARNING_CHARS) -> str:
+    """`text` shortened to at most `limit` (default MAX_WARNING_CHARS) characters without cutting a quoted value.
 
     text: one cleaned warning (`clean_warning`), `<field path>: <fact>` with values quoted by `render_value` or in
     single quotes. A text that fits is returned unchanged (the common case, one `len`). Otherwise quoted values
@@ -299,10 +303,10 @@ def compose_warning(text: str) -> str:
     points, the API server's runes). Pure; never raises.
     Source: k8s.io/apiserver pkg/endpoints/filters/warning.go recorder.AddWarning (truncateItemRunes = 256).
     """
-    if len(text) <= MAX_WARNING_CHARS:
+    if len(text) <= limit:
         return text
     spans = _quoted_spans(text)
-    excess = len(text) - MAX_WARNING_CHARS
+    excess = len(text) - limit
     elided: set[int] = set()
     for i in sorted(range(len(spans)), key=lambda k: (spans[k][0] - spans[k][1], -spans[k][0])):
         start, end = spans[i]
@@ -323,9 +327,9 @@ def compose_warning(text: str) -> str:
             done = end
         parts.append(text[done:])
         text, spans = "".join(parts), values
-        if len(text) <= MAX_WARNING_CHARS:
+        if len(text) <= limit:
             return text
-    return text[: _cut_at(text, spans, MAX_WARNING_CHARS - 1)] + "…"
+    return text[: _cut_at(text, spans, limit - 1)] + "…"
 
 
 def _not_shown(count: int) -> str:
@@ -509,15 +513,29 @@ def judge(body: bytes, *, view: ClusterView, settings: Settings, now: datetime) 
 
 
 def _status(review: _Review, errors: Sequence[Finding], lines: Sequence[str]) -> tuple[int, dict[str, Any]]:
-    """The denial Status; lines: the rendered `errors`, in order."""
+    """The denial Status; lines: the rendered `errors`, in order.
+
+    Bounded whatever the request: the first MAX_DENIAL_CAUSES findings, each line and cause message composed to
+    at most MAX_DENIAL_LINE_CHARS characters (values whole or elided, as warnings), then "… and N more findings".
+    A 6 MiB object with thousands of invalid entries gets an answer of a few hundred KiB, not one larger than
+    itself; `messages` (review, audit, logs) keep every finding in full.
+    """
     request = review.request
     forbidden = any(f.rule.uses_cluster for f in errors)
     code, reason = (403, "Forbidden") if forbidden else (422, "Invalid")
-    causes = [{"reason": f.type.reason, "message": render_body(f), "field": str(f.path)} for f in errors]
+    shown = errors[:MAX_DENIAL_CAUSES]
+    causes = [
+        {"reason": f.type.reason, "message": compose_warning(render_body(f), MAX_DENIAL_LINE_CHARS), "field": str(f.path)}
+        for f in shown
+    ]
+    message = "; ".join(compose_warning(line, MAX_DENIAL_LINE_CHARS) for line in lines[:MAX_DENIAL_CAUSES])
+    if len(errors) > len(shown):
+        more = len(errors) - len(shown)
+        message += f"; … and {more} more finding{'s' if more != 1 else ''}"
     return code, {
         "metadata": {},
         "status": "Failure",
-        "message": "; ".join(lines),
+        "message": message,
         "reason": reason,
         "details": {"name": request.name, "group": request.kind.group, "kind": request.kind.kind, "causes": causes},
         "code": code,
