@@ -14,7 +14,7 @@ RUN python -m venv /opt/gardener-webhook
 WORKDIR /src
 COPY requirements.lock ./
 RUN /opt/gardener-webhook/bin/pip install --require-hashes --no-deps -r requirements.lock
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY webhook ./webhook
 RUN /opt/gardener-webhook/bin/pip install --no-deps --no-build-isolation . \
     && /opt/gardener-webhook/bin/python -m compileall -q /opt/gardener-webhook/lib

@@ -13,8 +13,9 @@ $(STAMP): requirements-dev.lock pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $@
 
+# Self-signed material goes to ./certs of the checkout (the README's curl examples read certs/ca.crt).
 run: $(STAMP)
-	$(VENV)/bin/gardener-webhook serve $(ARGS)
+	GARDENER_WEBHOOK_STATE_DIR=$(CURDIR) $(VENV)/bin/gardener-webhook serve $(ARGS)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest $(ARGS)

@@ -12,6 +12,7 @@ import asyncio
 import functools
 import ipaddress
 import json
+import os
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -61,7 +62,7 @@ def _settings(path: Path | None) -> Settings:
     try:
         return load_settings(path, known_rules=ALL_RULES)
     except ConfigError as exc:
-        raise UsageError(f"--config: {exc}") from None
+        raise UsageError(str(exc)) from None
 
 
 def _context(paths: Sequence[Path | str], reader: ManifestReader) -> tuple[list[Manifest], StaticView]:
@@ -169,6 +170,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     """`serve`: run the TLS admission server until SIGTERM/SIGINT."""
     from webhook.server import ServeOptions, run_server
 
+    if args.cert_dir is not None and args.self_signed_dir is not None:
+        raise UsageError("--self-signed-dir is for generated certificates; it cannot be combined with --cert-dir")
     settings = _settings(args.config)
     view: ClusterView
     if args.kubeconfig is not None or args.in_cluster:
@@ -190,6 +193,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         drain_seconds=args.drain_seconds,
         shutdown_timeout_seconds=args.shutdown_timeout_seconds,
         cert_poll_seconds=args.cert_poll_seconds,
+        **({"certs_root": args.self_signed_dir} if args.self_signed_dir is not None else {}),
     )
     return run_server(options, settings=settings, view=view, out=out, view_factory=factory)
 
@@ -319,7 +323,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the TLS admission server")
     serve.add_argument("--host", default="127.0.0.1", help="address of the TLS listener (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=9443, help="TLS port (default 9443)")
-    serve.add_argument("--cert-dir", type=Path, help="directory with tls.crt and tls.key (default: self-signed under certs/)")
+    serve.add_argument(
+        "--cert-dir", type=Path, metavar="DIR",
+        help="directory with tls.crt and tls.key, reloaded when they change (default: a self-signed pair, see --self-signed-dir)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--self-signed-dir", type=Path, metavar="DIR",
+        help="without --cert-dir: where the self-signed CA and serving certificate are kept (default "
+        "$GARDENER_WEBHOOK_STATE_DIR/certs, else $XDG_STATE_HOME/gardener-webhook/certs, i.e. ~/.local/state/...)",
+    )
     # Cluster state: one source. Without any of the three the view is static and empty (no auto-detection of a
     # Pod: running in one does not by itself mean the webhook may read that cluster).
     source = serve.add_mutually_exclusive_group()
@@ -455,5 +467,19 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 def entry() -> None:
-    """Console-script wrapper that exits with `main`'s status."""
-    sys.exit(main())
+    """Console-script wrapper that exits with `main`'s status.
+
+    A reader that closes standard output early (`review … | head -1`) ends the command with one line on stderr
+    and exit 2, not a traceback; stdout is pointed at /dev/null first so the interpreter's final flush of the
+    closed pipe cannot raise again.
+    """
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        sys.stderr.write("gardener-webhook: standard output was closed before all results were written\n")
+        status = EXIT_USAGE
+    sys.exit(status)

@@ -7,6 +7,7 @@ message that names the key. Settings are built once (by the CLI) and passed down
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from webhook.field import Mode
 
@@ -91,39 +92,67 @@ class Settings(BaseSettings):
         return self.rules.get(rule_id, default)
 
 
-def _describe(error: Mapping[str, Any]) -> str:
+ENV_PREFIX = "GARDENER_WEBHOOK_"
+
+
+def _env_variable(loc: tuple[Any, ...]) -> str | None:
+    """The set environment variable that supplied the value at `loc` (or a mapping holding it), else None.
+
+    Matches pydantic-settings' lookup: prefix, nested keys joined by "__", case-insensitive.
+    """
+    present = {name.upper(): name for name in os.environ}
+    parts = [str(part).upper() for part in loc]
+    for end in range(len(parts), 0, -1):
+        name = ENV_PREFIX + "__".join(parts[:end])
+        if name in present:
+            return present[name]
+    return None
+
+
+def _describe(error: Mapping[str, Any], path: Path | None) -> str:
     loc = ".".join(to_camel(str(p)) if isinstance(p, str) and "_" in p else str(p) for p in error["loc"])
-    if error["type"] == "extra_forbidden":
-        return f"unknown configuration key {loc!r}"
-    return f"{loc}: {error['msg']}"
+    detail = f"unknown configuration key {loc!r}" if error["type"] == "extra_forbidden" else f"{loc}: {error['msg']}"
+    variable = _env_variable(tuple(error["loc"]))
+    if variable is not None:
+        return f"environment variable {variable}: {detail}"
+    return f"--config {path}: {detail}" if path is not None else detail
 
 
 def load_settings(path: Path | None, *, known_rules: Iterable[str]) -> Settings:
     """Build Settings from an optional YAML file plus the environment.
 
-    Raises ConfigError naming the key for unknown keys, wrong types, out-of-range values and rule ids
-    that no validator defines.
+    Raises ConfigError naming where the bad value came from (`environment variable GARDENER_WEBHOOK_…` or
+    `--config FILE`) and the key, for unknown keys, wrong types, out-of-range values, JSON that does not
+    decode and rule ids that no validator defines.
     """
     data: dict[str, Any] = {}
     if path is not None:
         try:
             loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"cannot read configuration file {str(path)!r}: {exc}") from None
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).replace("\n", " ")
+            raise ConfigError(f"--config {path}: cannot read configuration file: {reason}") from None
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):
-            raise ConfigError(f"configuration file {str(path)!r} must hold a mapping of keys")
+            raise ConfigError(f"--config {path}: the configuration file must hold a mapping of keys")
         for key, value in loaded.items():
             name = to_snake(str(key))
             if name not in Settings.model_fields or to_camel(name) != key:
-                raise ConfigError(f"unknown configuration key {str(key)!r}")
+                raise ConfigError(f"--config {path}: unknown configuration key {str(key)!r}")
             data[name] = value
     try:
         settings = Settings(**data)
     except ValidationError as exc:
-        raise ConfigError("; ".join(_describe(e) for e in exc.errors())) from None
+        raise ConfigError("; ".join(_describe(e, path) for e in exc.errors())) from None
+    except SettingsError as exc:
+        # pydantic-settings could not decode a complex value (JSON) from the environment.
+        field = exc.args[0].split('"')[1] if exc.args and exc.args[0].count('"') >= 2 else ""
+        variable = _env_variable((field,)) or f"{ENV_PREFIX}{field.upper()}"
+        raise ConfigError(f"environment variable {variable}: not valid JSON ({field} is a mapping or list)") from None
     unknown = sorted(set(settings.rules) - set(known_rules))
     if unknown:
-        raise ConfigError(f"rules: unknown rule id(s) {', '.join(unknown)}")
+        where = _env_variable(("rules",))
+        prefix = f"environment variable {where}: " if where else (f"--config {path}: " if path is not None else "")
+        raise ConfigError(f"{prefix}rules: unknown rule id(s) {', '.join(unknown)}")
     return settings

@@ -29,7 +29,10 @@ HEALTH = re.compile(r"^Health and metrics on (http://127\.0\.0\.1:\d+) ", re.MUL
 
 
 class ServeProcess:
-    """`python -m webhook serve --port 0 --health-port 0 ARGS…` in cwd, started and waited for."""
+    """`python -m webhook serve --port 0 --health-port 0 ARGS…` in cwd, started and waited for.
+
+    GARDENER_WEBHOOK_STATE_DIR is cwd, so self-signed material lands in cwd/certs.
+    """
 
     def __init__(self, cwd: Path, args: Sequence[str]) -> None:
         self.stdout_path = cwd / "stdout.txt"
@@ -37,7 +40,7 @@ class ServeProcess:
         command = [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0", *args]
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(
-                command, cwd=cwd, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+                command, cwd=cwd, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1", "GARDENER_WEBHOOK_STATE_DIR": str(cwd)}
             )
         deadline = time.monotonic() + STARTUP_SECONDS
         while True:

@@ -107,7 +107,7 @@ def test_sigint_also_stops_cleanly(serve: type[Served]) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (ServeOptions(workers=0), "--workers must be between 1 and 64"),
+        (ServeOptions(workers=0), "--workers 0: must be between 1 and 64"),
         (ServeOptions(client_cns=("kube-apiserver",)), "--client-cn needs --client-ca"),
         (ServeOptions(tls_min_version="1.1"), "--tls-min-version must be one of 1.2, 1.3"),
     ],

@@ -26,10 +26,11 @@ import asyncio
 import functools
 import gc
 import logging
+import math
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO, runtime_checkable
@@ -44,7 +45,15 @@ from webhook.server.certwatch import DEFAULT_POLL_SECONDS, CertificateWatcher
 from webhook.server.logs import json_logging
 from webhook.server.metrics import CertificateMetrics, ClusterCollector
 from webhook.server.probes import Readiness, create_health_app
-from webhook.server.tls import TLS_VERSIONS, TLSError, TLSOptions, cert_dir_files, ensure_self_signed, server_context
+from webhook.server.tls import (
+    TLS_VERSIONS,
+    TLSError,
+    TLSOptions,
+    cert_dir_files,
+    default_self_signed_dir,
+    ensure_self_signed,
+    server_context,
+)
 from webhook.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -53,6 +62,7 @@ EXIT_OK: Final = 0
 EXIT_USAGE: Final = 2
 KEEPALIVE_TIMEOUT_SECONDS: Final = 120.0  # > the kube-apiserver's 90 s idle-connection timeout
 MAX_WORKERS: Final = 64
+MAX_PORT: Final = 65535
 # Allocations between two collections of the youngest GC generation (CPython's default is 700). Parsing one
 # CloudProfile review allocates some 20 000 containers, nearly all freed by reference counting; at 700 the
 # collector ran dozens of times per request and took about a quarter of its time (bench/run.py).
@@ -70,7 +80,8 @@ class ServeOptions:
       None → self-signed material under certs_root.
     health_host, health_port: plain-HTTP listener of /healthz, /readyz, /metrics (127.0.0.1, 8080).
     workers: server processes sharing the TLS port (1; see `workers.supervise`).
-    certs_root: where the self-signed CA and serving certificate live (certs/, relative to the cwd).
+    certs_root: where the self-signed CA and serving certificate live (`--self-signed-dir`; default
+      `tls.default_self_signed_dir()`, a user state directory, never the working directory).
     max_body_bytes: request body limit (8 MiB); larger bodies get 413.
     tls_min_version: lowest TLS version accepted, "1.2" or "1.3" ("1.2").
     client_ca: PEM bundle of CAs for client certificates; when set every client must present one (None).
@@ -88,7 +99,7 @@ class ServeOptions:
     health_host: str = "127.0.0.1"
     health_port: int = 8080
     workers: int = 1
-    certs_root: Path = Path("certs")
+    certs_root: Path = field(default_factory=default_self_signed_dir)
     max_body_bytes: int = MAX_BODY_BYTES
     tls_min_version: str = "1.2"
     client_ca: Path | None = None
@@ -171,16 +182,27 @@ def _same(view: ClusterView) -> ClusterView:
 
 
 def _check(options: ServeOptions) -> None:
+    """Refuse options that cannot work before anything is created; raises ServeError naming the option."""
+    for flag, port in (("--port", options.port), ("--health-port", options.health_port)):
+        if not 0 <= port <= MAX_PORT:
+            raise ServeError(f"{flag} {port}: not a port number (0-{MAX_PORT}; 0 picks a free port)")
     if not 1 <= options.workers <= MAX_WORKERS:
-        raise ServeError(f"--workers must be between 1 and {MAX_WORKERS}")
+        raise ServeError(f"--workers {options.workers}: must be between 1 and {MAX_WORKERS}")
     if options.tls_min_version not in TLS_VERSIONS:
         raise ServeError(f"--tls-min-version must be one of {', '.join(sorted(TLS_VERSIONS))}")
     if options.client_cns and options.client_ca is None:
         raise ServeError("--client-cn needs --client-ca (names are only known from verified client certificates)")
     if options.client_ca is not None and not options.client_ca.is_file():
         raise ServeError(f"--client-ca {options.client_ca}: not found")
-    if options.drain_seconds < 0 or options.shutdown_timeout_seconds < 0 or options.cert_poll_seconds <= 0:
-        raise ServeError("--drain-seconds must not be negative")
+    durations = (
+        ("--drain-seconds", options.drain_seconds, 0.0),
+        ("--shutdown-timeout-seconds", options.shutdown_timeout_seconds, 0.0),
+        ("--cert-poll-seconds", options.cert_poll_seconds, None),
+    )
+    for flag, seconds, lowest in durations:
+        if not math.isfinite(seconds) or (seconds < 0 if lowest == 0.0 else seconds <= 0):
+            bound = "0 or more" if lowest == 0.0 else "more than 0"
+            raise ServeError(f"{flag} {seconds}: must be a finite number of seconds, {bound}")
 
 
 def _prepare(options: ServeOptions, out: TextIO) -> tuple[Path, Path]:

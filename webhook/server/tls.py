@@ -1,7 +1,7 @@
 """Serving certificates: self-signed material for local runs, `--cert-dir` files, and the server SSLContext.
 
 With no `--cert-dir`, `ensure_self_signed(root, now=…)` keeps a CA and a serving certificate under `root`
-(default `certs/`): `ca.crt`, `ca.key`, `tls.crt`, `tls.key`. It creates them on first start and reuses them
+(`--self-signed-dir`, default `default_self_signed_dir()`: a user state directory, never the cwd): `ca.crt`, `ca.key`, `tls.crt`, `tls.key`. It creates them on first start and reuses them
 afterwards, so the CA bundle an operator registered stays valid across restarts. The serving certificate is
 re-issued only when it is missing, unparsable, not issued by `ca.crt`, missing a SAN, or expires within
 30 days; the CA is kept for that re-issue when its key is still there and it has 90 days left.
@@ -19,7 +19,7 @@ import ipaddress
 import logging
 import os
 import ssl
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -138,6 +138,22 @@ def certificate_not_after(pem: bytes) -> datetime | None:
 
 
 # ------------------------------------------------------------------------------------------ self-signed
+
+
+STATE_DIR_VARIABLE: Final = "GARDENER_WEBHOOK_STATE_DIR"
+
+
+def default_self_signed_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where `serve` keeps self-signed material without `--self-signed-dir`: never the working directory.
+
+    `$GARDENER_WEBHOOK_STATE_DIR/certs` when that variable is set, else the XDG state directory
+    `$XDG_STATE_HOME/gardener-webhook/certs` (`~/.local/state/gardener-webhook/certs` when unset).
+    """
+    env = os.environ if environ is None else environ
+    if env.get(STATE_DIR_VARIABLE):
+        return Path(env[STATE_DIR_VARIABLE]).expanduser() / "certs"
+    state_home = env.get("XDG_STATE_HOME") or str(Path("~/.local/state").expanduser())
+    return Path(state_home).expanduser() / "gardener-webhook" / "certs"
 
 
 def ensure_self_signed(root: Path, *, now: datetime) -> SelfSigned:
