@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import pytest
 import yaml
 
 from webhook.cluster.static import StaticView
@@ -22,7 +24,16 @@ PAST: Final = "2025-01-31T23:59:59Z"
 FUTURE: Final = "2027-12-31T23:59:59Z"
 SOON: Final = "2026-12-01T00:00:00Z"  # 10 days after NOW
 EMPTY_VIEW: Final = StaticView.empty()
-REAL_FIXTURES: Final = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+# The external corpus of real manifests (not part of the repository): its tests skip with one reason when absent.
+REAL_FIXTURES_VARIABLE: Final = "GARDENER_WEBHOOK_REAL_FIXTURES"
+REAL_FIXTURES: Final = Path(
+    os.environ.get(REAL_FIXTURES_VARIABLE) or Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+)
+HAVE_REAL_FIXTURES: Final = REAL_FIXTURES.is_dir()
+REAL_FIXTURES_ABSENT: Final = (
+    f"real-manifest corpus not found at {REAL_FIXTURES} (set {REAL_FIXTURES_VARIABLE} to its folder to run these)"
+)
+requires_real_fixtures: Final = pytest.mark.skipif(not HAVE_REAL_FIXTURES, reason=REAL_FIXTURES_ABSENT)
 
 
 def cloud_profile_dict(**spec_overrides: Any) -> dict[str, Any]:
@@ -49,13 +60,16 @@ def namespaced_cloud_profile_dict(parent: str = "local", **spec_fields: Any) -> 
     }
 
 
-def real_fixtures_of(*kinds: str) -> list[Path]:
-    """Real fixture files (sorted) holding at least one object of one of `kinds`.
+def real_fixtures_of(*kinds: str) -> list[Any]:
+    """Real fixture files (sorted Paths) holding at least one object of one of `kinds`, for parametrize.
 
-    Files that are not YAML (SOURCES.md, the placeholder Gardenlet) are skipped.
+    Files that are not YAML (SOURCES.md, the placeholder Gardenlet) are skipped. Without the corpus: one
+    parameter that is skipped with REAL_FIXTURES_ABSENT, so the skip shows its reason once per test.
     """
     from webhook.documents import read_objects
 
+    if not HAVE_REAL_FIXTURES:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=REAL_FIXTURES_ABSENT), id="no-real-corpus")]
     found: list[Path] = []
     for path in sorted(REAL_FIXTURES.iterdir()):
         try:
@@ -67,9 +81,16 @@ def real_fixtures_of(*kinds: str) -> list[Path]:
     return found
 
 
+def real_path(name: str) -> Path:
+    """Path of the real manifest `name`; skips the calling test (REAL_FIXTURES_ABSENT) without the corpus."""
+    if not HAVE_REAL_FIXTURES:
+        pytest.skip(REAL_FIXTURES_ABSENT)
+    return REAL_FIXTURES / name
+
+
 def real_fixture(name: str) -> dict[str, Any]:
-    """The (single-document) real manifest `name` from the shared fixtures/real folder, as raw JSON."""
-    loaded = yaml.safe_load((REAL_FIXTURES / name).read_text(encoding="utf-8"))
+    """The (single-document) real manifest `name` as raw JSON; skips the calling test without the corpus."""
+    loaded = yaml.safe_load(real_path(name).read_text(encoding="utf-8"))
     assert isinstance(loaded, dict)
     return loaded
 

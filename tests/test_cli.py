@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.builders import REAL_FIXTURES, cloud_profile_dict, real_fixtures_of, review
+from tests.builders import cloud_profile_dict, real_fixtures_of, real_path, requires_real_fixtures, review
 from webhook.cli import main
 from webhook.documents import read_objects
 
-EXAMPLE = REAL_FIXTURES / "gardener__gardener__example_30-cloudprofile.yaml"
-LOCAL_PARENT = REAL_FIXTURES / "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"
+EXAMPLE = "gardener__gardener__example_30-cloudprofile.yaml"
+LOCAL_PARENT = "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"
+# In the repository: the README's broken CloudProfile (a duplicate version, an unsupported updateStrategy).
+INVALID_EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "changes" / "cloudprofile-invalid.yaml"
 
 
 def run(*argv: str | Path) -> tuple[int, str]:
@@ -34,7 +36,7 @@ def write(tmp_path: Path, name: str, obj: Any) -> Path:
 
 @pytest.mark.parametrize("path", real_fixtures_of("CloudProfile", "NamespacedCloudProfile"), ids=lambda p: p.name[:70])
 def test_real_profiles_reapplied_unchanged_are_allowed(path: Path) -> None:
-    code, out = run("review", "--operation", "UPDATE", "--old", path, path, "--context", LOCAL_PARENT)
+    code, out = run("review", "--operation", "UPDATE", "--old", path, path, "--context", real_path(LOCAL_PARENT))
     assert code == 0, out
     if "apiVersion: garden.sapcloud.io/" in path.read_text():
         # Gardener's pre-1.0 API group: no API server serves it any more, so nothing judges it (issue 10).
@@ -43,16 +45,18 @@ def test_real_profiles_reapplied_unchanged_are_allowed(path: Path) -> None:
         assert out.startswith("ALLOWED ")
 
 
+@requires_real_fixtures
 def test_real_profiles_are_all_covered() -> None:
     assert len(real_fixtures_of("CloudProfile", "NamespacedCloudProfile")) == 12
 
 
 def test_example_is_allowed_on_update_and_invalid_variant_denied(tmp_path: Path) -> None:
-    obj = read_objects(EXAMPLE)[0]
+    example = real_path(EXAMPLE)
+    obj = read_objects(example)[0]
     obj["spec"]["kubernetes"]["versions"].append({"version": "1.34.7"})
     obj["spec"]["machineImages"][0]["updateStrategy"] = "sideways"
     bad = write(tmp_path, "bad.yaml", obj)
-    code, out = run("review", "--operation", "UPDATE", "--old", EXAMPLE, bad, "--now", "2026-11-21T00:00:00Z")
+    code, out = run("review", "--operation", "UPDATE", "--old", example, bad, "--now", "2026-11-21T00:00:00Z")
     assert code == 1
     assert "DENIED CloudProfile/cloudprofile1" in out
     assert "spec.kubernetes.versions[4].version: Duplicate value: \"1.34.7\"" in out
@@ -60,10 +64,11 @@ def test_example_is_allowed_on_update_and_invalid_variant_denied(tmp_path: Path)
 
 
 def test_create_judges_every_version_by_the_clock() -> None:
-    code, out = run("review", EXAMPLE, "--now", "2026-11-21T00:00:00Z")
+    example = real_path(EXAMPLE)
+    code, out = run("review", example, "--now", "2026-11-21T00:00:00Z")
     assert code == 1
     assert 'new version "1.32.13" must not have an expiration date in the past (2025-11-30)' in out
-    code, _ = run("review", EXAMPLE, "--now", "2022-01-01T00:00:00Z")
+    code, _ = run("review", example, "--now", "2022-01-01T00:00:00Z")
     assert code == 0
 
 
@@ -102,9 +107,9 @@ def test_unquoted_yaml_timestamps_are_rfc3339(tmp_path: Path) -> None:
     ("argv", "message"),
     [
         (["review", "/nonexistent.yaml"], "cannot read"),
-        (["review", "--now", "yesterday", str(EXAMPLE)], "--now"),
-        (["review", "--operation", "UPDATE", str(EXAMPLE)], "--old"),
-        (["review", "--context", "/nonexistent.yaml", str(EXAMPLE)], "--context"),
+        (["review", "--now", "yesterday", str(INVALID_EXAMPLE)], "--now"),
+        (["review", "--operation", "UPDATE", str(INVALID_EXAMPLE)], "--old"),
+        (["review", "--context", "/nonexistent.yaml", str(INVALID_EXAMPLE)], "--context"),
     ],
 )
 def test_unusable_input_exits_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -133,7 +138,7 @@ def test_config_modes_and_bad_config(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_console_script_and_module_entry_point() -> None:
-    proc = subprocess.run([sys.executable, "-m", "webhook", "review", str(EXAMPLE), "--now", "2026-11-21T00:00:00Z"],
+    proc = subprocess.run([sys.executable, "-m", "webhook", "review", str(INVALID_EXAMPLE), "--now", "2026-11-21T00:00:00Z"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 1
-    assert proc.stdout.startswith("DENIED CloudProfile/cloudprofile1")
+    assert proc.stdout.startswith("DENIED CloudProfile/aws\n  spec.kubernetes.versions[2].version: Duplicate value: \"1.34.2\"")

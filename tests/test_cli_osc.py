@@ -10,7 +10,7 @@ from typing import Any, Final
 import pytest
 import yaml
 
-from tests.builders import REAL_FIXTURES, real_fixtures_of
+from tests.builders import real_fixtures_of, real_path, requires_real_fixtures
 from tests.validators.osc_cases import REAL_OSCS, kubelet_binary, kubelet_file, osc_dict, plain_file
 from webhook.cli import main
 
@@ -27,13 +27,14 @@ def write(tmp_path: Path, name: str, obj: Any) -> Path:
     return path
 
 
+@requires_real_fixtures
 def test_every_real_osc_is_covered() -> None:
     assert [p.name for p in real_fixtures_of("OperatingSystemConfig")] == sorted(REAL_OSCS)
 
 
 @pytest.mark.parametrize("name", REAL_OSCS, ids=lambda n: n.split("__")[1])
 def test_real_oscs_reapplied_unchanged_are_allowed(name: str) -> None:
-    path = REAL_FIXTURES / name
+    path = real_path(name)
     code, out = run("review", "--operation", "UPDATE", "--old", path, path)
     assert code == 0, out
     assert out.startswith("ALLOWED OperatingSystemConfig/")
@@ -41,7 +42,7 @@ def test_real_oscs_reapplied_unchanged_are_allowed(name: str) -> None:
 
 def test_real_gardenlinux_example_is_denied_on_create() -> None:
     """Gardener rejects it too: the CRD requires spec.purpose and the inline file's encoding key."""
-    code, out = run("review", REAL_FIXTURES / REAL_OSCS[3])
+    code, out = run("review", real_path(REAL_OSCS[3]))
     assert code == 1
     assert out == (
         "DENIED OperatingSystemConfig/default/pool-01-original\n"

@@ -17,7 +17,7 @@ from typing import Final
 
 import pytest
 
-from tests.builders import NOW, REAL_FIXTURES, real_fixtures_of, review, review_bytes
+from tests.builders import NOW, real_fixtures_of, real_path, requires_real_fixtures, review, review_bytes
 from tests.validators.shoot_cases import VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
 from webhook.admission import Outcome, judge
 from webhook.cli import main
@@ -25,8 +25,12 @@ from webhook.cluster.static import StaticView
 from webhook.documents import read_objects
 from webhook.settings import ClusterSettings, Settings
 
-LOCAL_PROFILE: Final = REAL_FIXTURES / "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"
-LOCAL_VIEW: Final = StaticView.from_files([LOCAL_PROFILE])
+LOCAL_PROFILE: Final = "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"
+
+
+def local_view() -> StaticView:
+    """Gardener's provider-local CloudProfile (dev-setup) as the only cluster object; skips without the corpus."""
+    return StaticView.from_files([real_path(LOCAL_PROFILE)])
 
 
 def outcome(body: bytes, *, view: StaticView = VIEW, settings: Settings | None = None) -> Outcome:
@@ -121,6 +125,7 @@ def test_cluster_state_unknown_follows_fail_closed() -> None:
 REAL_SHOOTS: Final = real_fixtures_of("Shoot")
 
 
+@requires_real_fixtures
 def test_all_real_shoots_are_covered() -> None:
     assert len(REAL_SHOOTS) == 17
 
@@ -134,7 +139,7 @@ def test_real_shoot_reapplied_unchanged_is_allowed(path: Path) -> None:
     is not a semantic version, the names are no DNS labels), but a stored object is not judged again unchanged.
     """
     (raw,) = read_objects(path)
-    out = judge(review_bytes(raw, copy.deepcopy(raw)), view=LOCAL_VIEW, settings=Settings(), now=NOW)
+    out = judge(review_bytes(raw, copy.deepcopy(raw)), view=local_view(), settings=Settings(), now=NOW)
     assert out.allowed, out.messages
     assert all(len(w) <= 120 for w in out.warnings)
 
@@ -142,7 +147,7 @@ def test_real_shoot_reapplied_unchanged_is_allowed(path: Path) -> None:
 @pytest.mark.parametrize("path", REAL_SHOOTS, ids=lambda p: p.name[:70])
 def test_real_shoot_through_the_cli(path: Path) -> None:
     out = io.StringIO()
-    code = main(["review", "--operation", "UPDATE", "--old", str(path), str(path), "--context", str(LOCAL_PROFILE),
+    code = main(["review", "--operation", "UPDATE", "--old", str(path), str(path), "--context", str(real_path(LOCAL_PROFILE)),
                  "--now", "2026-11-21T12:00:00Z"], out=out)  # fmt: skip
     assert code == 0, out.getvalue()
     assert out.getvalue().startswith("ALLOWED Shoot/")
@@ -167,8 +172,8 @@ CREATE_LOCAL: Final = {
 
 @pytest.mark.parametrize(("name", "rules"), sorted(CREATE_LOCAL.items()), ids=lambda v: v[:60] if isinstance(v, str) else "")
 def test_provider_local_shoots_on_create(name: str, rules: tuple[str, ...]) -> None:
-    (raw,) = read_objects(REAL_FIXTURES / name)
-    out = judge(review_bytes(raw), view=LOCAL_VIEW, settings=Settings(), now=NOW)
+    (raw,) = read_objects(real_path(name))
+    out = judge(review_bytes(raw), view=local_view(), settings=Settings(), now=NOW)
     assert tuple(f for f in out.rule_ids if not f.startswith("SH-WARN")) == rules
     assert out.allowed == (not rules)
     if "version" not in raw["spec"].get("kubernetes", {}):
@@ -176,6 +181,6 @@ def test_provider_local_shoots_on_create(name: str, rules: tuple[str, ...]) -> N
 
 
 def test_registry_cache_shoot_resolves_only_its_image() -> None:
-    (raw,) = read_objects(REAL_FIXTURES / "gardener__gardener-extension-registry-cache__example_shoot-registry-cache.yaml")
-    out = judge(review_bytes(raw), view=LOCAL_VIEW, settings=Settings(), now=NOW)
+    (raw,) = read_objects(real_path("gardener__gardener-extension-registry-cache__example_shoot-registry-cache.yaml"))
+    out = judge(review_bytes(raw), view=local_view(), settings=Settings(), now=NOW)
     assert out.warnings == (f'{W0}.machine.image: not set, resolves to "local:1.0.0"',)
