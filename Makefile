@@ -4,7 +4,7 @@ VENV   := .venv
 STAMP  := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
 ARGS   ?=
 
-.PHONY: run test lint lock clean bench fuzz
+.PHONY: run test lint lock clean bench fuzz soak
 
 $(STAMP): requirements-dev.lock pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py $(ARGS)
 	$(VENV)/bin/python bench/inuse.py
+
+# The README's Reliability figures: peak RSS under concurrent maximal reviews, stalled clients, shutdown time.
+soak: $(STAMP)
+	$(VENV)/bin/python bench/limits.py $(ARGS)
 
 # Re-pin every dependency (needs pip-tools; the result is committed).
 lock:

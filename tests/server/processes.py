@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 20.0
 STOP_SECONDS = 20.0
 LISTENING = re.compile(r"^Listening on (https://127\.0\.0\.1:\d+)/validate", re.MULTILINE)
@@ -34,13 +35,16 @@ class ServeProcess:
     GARDENER_WEBHOOK_STATE_DIR is cwd, so self-signed material lands in cwd/certs.
     """
 
-    def __init__(self, cwd: Path, args: Sequence[str]) -> None:
+    def __init__(self, cwd: Path, args: Sequence[str], limits: dict[str, Any] | None = None) -> None:
         self.stdout_path = cwd / "stdout.txt"
         self.stderr_path = cwd / "stderr.txt"
         command = [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0", *args]
+        if limits is not None:  # ServeOptions fields the command line does not offer (tests shrink the bounds)
+            command = [sys.executable, "-m", "tests.server.serve_with_limits", json.dumps(limits), *command[3:]]
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(
-                command, cwd=cwd, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1", "GARDENER_WEBHOOK_STATE_DIR": str(cwd)}
+                command, cwd=cwd, stdout=out, stderr=err,
+                env={**os.environ, "PYTHONUNBUFFERED": "1", "GARDENER_WEBHOOK_STATE_DIR": str(cwd), "PYTHONPATH": str(ROOT)},
             )
         deadline = time.monotonic() + STARTUP_SECONDS
         while True:

@@ -69,7 +69,7 @@ async def test_sigterm_during_load_fails_no_request(served: ServeProcess) -> Non
     await asyncio.sleep(DRAIN_SECONDS / 2)
     stop.set()
     await asyncio.gather(*clients)
-    assert failures == []
+    assert failures == [], "\n".join(sorted(set(failures)))
     assert before > 0 and answered > before  # answered before the signal, and while draining
 
     await asyncio.sleep(max(0.0, signalled + DRAIN_SECONDS + 0.5 - time.monotonic()))

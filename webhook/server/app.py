@@ -7,7 +7,11 @@ Transport checks run first, cheapest first (DESIGN.md §2, as controller-runtime
      plus the review envelope), else 413: by Content-Length before reading, and by aiohttp's
      `client_max_size` while reading a chunked body. aiohttp drains the unread body after answering,
      so the client reads the 413 instead of a reset connection.
-  3. A body that is not a usable AdmissionReview v1 (`BadReview`) → 400 with a short text reason.
+  3. At most `max_bodies_in_memory` requests read and judge a body at once (`limits.BodyGate`): the others wait
+     for a slot within their budget, else 503 (nothing read, so no uid to deny: the API server applies the
+     webhook's failurePolicy). The body must then arrive within the request's budget, else 408 and the
+     connection is closed.
+  4. A body that is not a usable AdmissionReview v1 (`BadReview`) → 400 with a short text reason.
 Before all of them, with `client_cns` set (`serve --client-cn`), a client certificate whose common name is
 not in the allow-list gets 403 (the TLS layer already refused clients without a certificate from the
 client CA): such a request is never read, let alone judged.
@@ -38,6 +42,7 @@ from prometheus_client import CollectorRegistry
 from webhook.admission import API_VERSION, BadReview, Outcome, judge
 from webhook.cluster.view import ClusterView
 from webhook.server.deadline import Deadline, DeadlineExceeded
+from webhook.server.limits import MAX_BODIES_IN_MEMORY, BodyGate
 from webhook.server.metrics import Metrics, RequestOutcome
 from webhook.settings import Settings
 
@@ -56,6 +61,7 @@ METRICS = web.AppKey("metrics", Metrics)
 MAX_BODY = web.AppKey("max_body_bytes", int)
 CLIENT_CNS = web.AppKey("client_cns", frozenset[str])
 DEADLINE = web.AppKey("deadline", Deadline)
+BODY_GATE = web.AppKey("body_gate", BodyGate)
 
 
 class InFlight:
@@ -99,11 +105,12 @@ def create_app(
     registry: CollectorRegistry | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
     client_cns: Iterable[str] = (),
+    max_bodies_in_memory: int = MAX_BODIES_IN_MEMORY,
 ) -> web.Application:
     """The admission app (serve it over TLS). registry: where the metrics go (a new one when None);
     max_body_bytes: request body limit in bytes (413 beyond); client_cns: common names a client certificate
-    may carry (empty: any certificate the TLS layer accepted, or none). Raises ValueError if registry already
-    holds this app's metrics."""
+    may carry (empty: any certificate the TLS layer accepted, or none); max_bodies_in_memory: requests that read and judge at once
+    (`limits.BodyGate`). Raises ValueError if registry already holds this app's metrics."""
     app = web.Application(client_max_size=max_body_bytes)
     app[SETTINGS] = settings
     app[VIEW] = view
@@ -112,6 +119,7 @@ def create_app(
     app[CLIENT_CNS] = frozenset(client_cns)
     app[DEADLINE] = Deadline()
     app[IN_FLIGHT] = InFlight()
+    app[BODY_GATE] = BodyGate(max_bodies_in_memory)
     app.router.add_post("/validate", handle_validate)
     app.cleanup_ctx.append(_deadline_handler)
     return app
@@ -158,7 +166,7 @@ def peer_common_name(request: web.Request) -> str | None:
 
 
 async def handle_validate(request: web.Request) -> web.Response:
-    """Judge one AdmissionReview; statuses: 200 (any decision), 400, 403, 413, 415 (never 500)."""
+    """Judge one AdmissionReview; statuses: 200 (any decision), 400, 403, 408, 413, 415, 503 (never 500)."""
     metrics, in_flight = request.app[METRICS], request.app[IN_FLIGHT]
     metrics.in_flight.inc()
     in_flight.enter()
@@ -187,21 +195,39 @@ async def _validate(request: web.Request) -> web.Response:
     too_large = f"request body exceeds {limit} bytes"
     if request.content_length is not None and request.content_length > limit:
         return _reject(request, started, 413, RequestOutcome.TOO_LARGE, too_large)
+    gate = app[BODY_GATE]
+    budget = TIMEOUT_SHARE * timeout_seconds
+    if not await gate.acquire(budget - (time.perf_counter() - started)):
+        # Nothing was read, so there is no uid to deny: the API server applies the webhook's failurePolicy.
+        reason = f"too many large requests in progress; not judged within {timeout_seconds:g}s"
+        return _reject(request, started, 503, RequestOutcome.TIMEOUT, reason)
     try:
-        body = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        return _reject(request, started, 413, RequestOutcome.TOO_LARGE, too_large)
-    budget = TIMEOUT_SHARE * timeout_seconds - (time.perf_counter() - started)
-    try:
-        with app[DEADLINE].limit(budget):
-            outcome = judge(body, view=app[VIEW], settings=app[SETTINGS], now=now)
-        payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
-    except BadReview as exc:
-        return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))
-    except DeadlineExceeded:
-        return _timed_out(request, started, body, timeout_seconds)
-    except Exception:  # noqa: BLE001 - anything outside the validators must still answer (DESIGN.md §2)
-        return _internal_error(request, started, body)
+        try:
+            # The body must arrive within the request's own budget: the API server stops waiting then anyway.
+            body = await asyncio.wait_for(request.read(), max(budget - (time.perf_counter() - started), 0.0))
+        except web.HTTPRequestEntityTooLarge:
+            return _reject(request, started, 413, RequestOutcome.TOO_LARGE, too_large)
+        except TimeoutError:
+            reason = f"request body not received within the request's timeout of {timeout_seconds:g}s"
+            response = _reject(request, started, 408, RequestOutcome.BAD_REQUEST, reason)
+            response.force_close()
+            await response.prepare(request)
+            await response.write_eof()
+            if request.transport is not None:
+                request.transport.close()  # flushes the 408 first; aiohttp would otherwise linger for the rest
+            return response
+        try:
+            with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
+                outcome = judge(body, view=app[VIEW], settings=app[SETTINGS], now=now)
+            payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
+        except BadReview as exc:
+            return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))
+        except DeadlineExceeded:
+            return _timed_out(request, started, body, timeout_seconds)
+        except Exception:  # noqa: BLE001 - anything outside the validators must still answer (DESIGN.md §2)
+            return _internal_error(request, started, body)
+    finally:
+        gate.release()
     decision = _decision(outcome)
     seconds = time.perf_counter() - started
     denied = outcome.denied_rule_ids
@@ -253,11 +279,18 @@ def _log_outcome(outcome: Outcome, decision: RequestOutcome, seconds: float, tim
 def _reject(
     request: web.Request, started: float, status: int, outcome: RequestOutcome, reason: str, **log: str
 ) -> web.Response:
-    """A transport-level rejection: plain-text reason, counted with empty kind/operation, logged (with log)."""
+    """A transport-level rejection: plain-text reason, counted with empty kind/operation, logged with the peer address."""
     seconds = time.perf_counter() - started
     request.app[METRICS].observe(kind="", operation="", outcome=outcome, seconds=seconds, code=status)
     duration_ms = round(seconds * 1000, 3)
-    fields = {"decision": outcome.value, "http_status": status, "reason": reason, "duration_ms": duration_ms, **log}
+    fields = {
+        "decision": outcome.value,
+        "http_status": status,
+        "reason": reason,
+        "peer": request.remote or "",
+        "duration_ms": duration_ms,
+        **log,
+    }
     logger.warning("admission request rejected", extra=fields)
     return web.Response(status=status, text=reason)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -67,6 +68,7 @@ def json_logging(
     """
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter(fields))
+    handler.addFilter(ClientErrorFilter())
     root = logging.getLogger()
     previous_level = root.level
     root.addHandler(handler)
@@ -80,6 +82,47 @@ def json_logging(
         _set_switches(previous_switches)
         root.removeHandler(handler)
         root.setLevel(previous_level)
+
+
+class ClientErrorFilter(logging.Filter):
+    """aiohttp's "Error handling request" records (malformed HTTP, a client that breaks off) become one WARNING
+    line without traceback, naming the peer and the error, and at most `burst` of them per `window_seconds`.
+
+    The volume of these lines is the client's to choose, so they are rate-limited: the first line after a
+    suppressed stretch carries `suppressed`, the number of lines left out. Records of other loggers pass as they are.
+    """
+
+    LOGGER: Final = "aiohttp.server"
+
+    def __init__(self, burst: int = 10, window_seconds: float = 10.0, clock: Any = time.monotonic) -> None:
+        super().__init__()
+        self.burst, self.window_seconds, self._clock = burst, window_seconds, clock
+        self._window_start = -window_seconds
+        self._in_window = 0
+        self._suppressed = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name != self.LOGGER or record.levelno < logging.ERROR:
+            return True
+        now = self._clock()
+        if now - self._window_start >= self.window_seconds:
+            self._window_start, self._in_window = now, 0
+        self._in_window += 1
+        if self._in_window > self.burst:
+            self._suppressed += 1
+            return False
+        message = record.getMessage()
+        peer = message.rsplit(" from ", 1)[1] if " from " in message else ""
+        error = record.exc_info[1] if record.exc_info else None
+        record.msg, record.args = "client error: request rejected", ()
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        record.peer = peer
+        detail = f"{type(error).__name__}: {error}" if error is not None else message
+        record.error = " ".join(detail.split())[:200]  # one line, bounded: the client chose these bytes
+        if self._suppressed:
+            record.suppressed, self._suppressed = self._suppressed, 0
+        return True
 
 
 _NOT_COLLECTED: Final = {"_srcfile": None, "logThreads": False, "logProcesses": False, "logMultiprocessing": False}

@@ -1,7 +1,10 @@
 """The plain-HTTP health and metrics app: `/healthz`, `/readyz`, `/metrics` (DESIGN.md §4).
 
-It runs on its own port (default 8080) so that kubelet probes and Prometheus need no TLS client setup.
-- `GET /healthz` → 200 `ok` while the process serves HTTP at all.
+It runs on its own port (default 8080) so that kubelet probes and Prometheus need no TLS client setup, and
+on its own thread and event loop (`HealthThread`): judging a large review holds the admission loop for up to
+a second, longer than the kubelet's default probe timeout, and must not make the Pod look dead or unready.
+- `GET /healthz` → 200 `ok` while the admission loop beats (`Readiness.heartbeat`, every second); 503 when it
+  has not for LIVENESS_STALL_SECONDS (a loop stuck that long is not coming back: let the kubelet restart it).
 - `GET /readyz` → 200 `ok` when the TLS listener is up, the server is not draining and the cluster view is
   synced, else 503 with the reason in plain text.
 - `GET /metrics` → the Prometheus text exposition of the registry shared with the admission app.
@@ -9,8 +12,13 @@ It runs on its own port (default 8080) so that kubelet probes and Prometheus nee
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
+import threading
+import time
 from dataclasses import dataclass
+from typing import Any, Final
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -18,6 +26,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from webhook.cluster.view import ClusterView
 
 logger = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS: Final = 1.0
+LIVENESS_STALL_SECONDS: Final = 30.0  # > the longest a request may hold the loop (the API server's 30 s cap)
 
 
 @dataclass(slots=True)
@@ -28,6 +39,17 @@ class Readiness:
 
     listening: bool = False
     draining: bool = False
+    heartbeat: float = 0.0  # time.monotonic() of the admission loop's last beat; 0 before it runs
+
+    async def beat(self, every_seconds: float = HEARTBEAT_SECONDS) -> None:
+        """Note the time every `every_seconds` while the calling loop runs (a task of the admission loop)."""
+        while True:
+            self.heartbeat = time.monotonic()
+            await asyncio.sleep(every_seconds)
+
+    def stalled_seconds(self) -> float:
+        """Seconds since the admission loop last beat (0 before its first beat)."""
+        return time.monotonic() - self.heartbeat if self.heartbeat else 0.0
 
 
 READINESS = web.AppKey("readiness", Readiness)
@@ -48,7 +70,10 @@ def create_health_app(view: ClusterView, *, registry: CollectorRegistry, readine
 
 
 async def handle_healthz(request: web.Request) -> web.Response:
-    """200 `ok`: the process is alive and its event loop answers."""
+    """200 `ok` while the admission loop beats; 503 naming the stall after LIVENESS_STALL_SECONDS without."""
+    stalled = request.app[READINESS].stalled_seconds()
+    if stalled > LIVENESS_STALL_SECONDS:
+        return web.Response(status=503, text=f"admission event loop stalled for {stalled:.0f}s")
     return web.Response(text="ok")
 
 
@@ -72,3 +97,49 @@ async def handle_metrics(request: web.Request) -> web.Response:
     response = web.Response(body=generate_latest(request.app[REGISTRY]))
     response.headers["Content-Type"] = CONTENT_TYPE_LATEST
     return response
+
+
+class HealthThread:
+    """Serves the health app on host:port from a thread of its own, with its own event loop.
+
+    `start()` (from the admission loop) returns the bound (host, port) or raises OSError when the port cannot
+    be bound; `stop(timeout)` ends it, waiting at most `timeout` seconds. What the handlers read across threads
+    is plain attributes (Readiness flags, the view's `synced`) and the thread-safe Prometheus registry.
+    """
+
+    def __init__(self, app: web.Application, host: str, port: int) -> None:
+        self._app, self._host, self._port = app, host, port
+        self._started: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, name="health", daemon=True)
+
+    async def start(self) -> Any:
+        self._thread.start()
+        return await asyncio.wrap_future(self._started)
+
+    def stop(self, timeout: float) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as exc:  # noqa: BLE001 - reported to start(); the thread must not die silently
+            if not self._started.done():
+                self._started.set_exception(exc)
+            else:
+                logger.exception("health listener failed")
+
+    async def _serve(self) -> None:
+        runner = web.AppRunner(self._app, access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, self._host, self._port)
+            await site.start()
+            self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+            self._started.set_result(runner.addresses[0])
+            await self._stop.wait()
+        finally:
+            await runner.cleanup()

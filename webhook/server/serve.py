@@ -1,19 +1,24 @@
 """`gardener-webhook serve`: run the TLS admission app and the plain-HTTP health app until SIGTERM/SIGINT.
 
-`run_server` prepares the certificates (self-signed under `certs/`, or `--cert-dir`), installs JSON logging,
-starts both listeners with `web.AppRunner` + `TCPSite` (a view with background work, the live cluster view, starts
+`run_server` prepares the certificates (self-signed under `--self-signed-dir`, or `--cert-dir`), installs JSON
+logging, starts both listeners with `web.AppRunner` (a view with background work, the live cluster view, starts
 with the admission app and stops after it, via its cleanup_ctx), marks itself ready, and then serves:
 - The serving certificate is watched and reloaded when its files change (`certwatch.CertificateWatcher`).
 - On the first SIGTERM or SIGINT it turns `/readyz` false at once and keeps answering for `drain_seconds`
   (the time the Endpoints controller and every kube-apiserver need to stop sending to this Pod); a second
-  signal ends the drain early. Then it closes the TLS listener (open connections keep working) and waits
-  up to `shutdown_timeout_seconds` for the requests in flight (`app.InFlight`): aiohttp's own shutdown
-  stops reading from every connection at once, so a request whose body is still arriving would never
-  finish. Then aiohttp shuts down gracefully: close idle keep-alive connections, wait for running
-  handlers (up to the same timeout), run the cleanup contexts. Exit 0.
+  signal ends the drain early. Every answer from the signal on carries `Connection: close`, so no client sends
+  another request into a connection that is about to close. Then it closes the TLS listener (open connections
+  keep working) and waits up to `shutdown_timeout_seconds` for the requests in flight (`app.InFlight`):
+  aiohttp's own shutdown stops reading from every connection at once, so a request whose body is still
+  arriving would never finish. Then aiohttp closes what is left within FINAL_CLOSE_SECONDS (1 s) and the
+  cleanup contexts run. Exit 0. The whole shutdown takes at most drain + shutdown timeout + about 1 s: the
+  Pod's terminationGracePeriodSeconds must be larger (the manifests: 5 + 10 + 1 s against 30 s).
 - Idle keep-alive connections are kept for `keepalive_timeout_seconds` (120 s): longer than the
   kube-apiserver's idle-connection timeout (90 s, Go's http.Transport default it uses), so the client
   always closes an idle connection first and never sends a request into a connection the server is closing.
+- The TLS listener is bounded by `limits`: connection cap, TLS handshake and request-head timeouts.
+- The health app runs on its own thread and event loop (`probes.HealthThread`), so probes answer while a large
+  review holds the admission loop; `/healthz` follows the admission loop's heartbeat.
 With `workers > 1` the parent process supervises that many server processes (`workers.supervise`).
 Exit status: 0 after a signal, 2 for unusable options, certificates or addresses (message on the error stream).
 Source: aiohttp docs/web_advanced.rst "Graceful shutdown" and "Application runners"; controller-runtime
@@ -35,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO, runtime_checkable
 
-from aiohttp import web
+from aiohttp import hdrs, web
 from prometheus_client import CollectorRegistry
 
 from webhook.cluster.index import ClusterIndex
@@ -44,7 +49,15 @@ from webhook.server.app import IN_FLIGHT, MAX_BODY_BYTES, create_app
 from webhook.server.certwatch import DEFAULT_POLL_SECONDS, CertificateWatcher
 from webhook.server.logs import json_logging
 from webhook.server.metrics import CertificateMetrics, ClusterCollector
-from webhook.server.probes import Readiness, create_health_app
+from webhook.server.limits import (
+    MAX_BODIES_IN_MEMORY,
+    MAX_CONNECTIONS,
+    REQUEST_READ_TIMEOUT_SECONDS,
+    TLS_HANDSHAKE_TIMEOUT_SECONDS,
+    ConnectionGuard,
+    GuardedTLSSite,
+)
+from webhook.server.probes import HealthThread, Readiness, create_health_app
 from webhook.server.tls import (
     TLS_VERSIONS,
     TLSError,
@@ -67,6 +80,7 @@ MAX_PORT: Final = 65535
 # CloudProfile review allocates some 20 000 containers, nearly all freed by reference counting; at 700 the
 # collector ran dozens of times per request and took about a quarter of its time (bench/run.py).
 GC_GEN0_THRESHOLD: Final = 50_000
+FINAL_CLOSE_SECONDS: Final = 1.0  # after the in-flight wait: aiohttp's own close of what is left, then the health thread
 
 ViewFactory = Callable[[], ClusterView]
 
@@ -91,6 +105,8 @@ class ServeOptions:
     keepalive_timeout_seconds: idle time after which a keep-alive connection is closed (120 s).
     cert_poll_seconds: how often the certificate files are read for changes (2 s).
     reuse_port: bind the TLS port with SO_REUSEPORT (set for the processes of `workers > 1`).
+    max_connections, tls_handshake_timeout_seconds, request_read_timeout_seconds, max_bodies_in_memory: the
+      bounds of `limits` (1024 connections, 10 s, 10 s, 2 bodies); not command-line options, tests shrink them.
     """
 
     host: str = "127.0.0.1"
@@ -109,6 +125,10 @@ class ServeOptions:
     keepalive_timeout_seconds: float = KEEPALIVE_TIMEOUT_SECONDS
     cert_poll_seconds: float = DEFAULT_POLL_SECONDS
     reuse_port: bool = False
+    max_connections: int = MAX_CONNECTIONS
+    tls_handshake_timeout_seconds: float = TLS_HANDSHAKE_TIMEOUT_SECONDS
+    request_read_timeout_seconds: float = REQUEST_READ_TIMEOUT_SECONDS
+    max_bodies_in_memory: int = MAX_BODIES_IN_MEMORY
 
     @property
     def tls(self) -> TLSOptions:
@@ -242,8 +262,14 @@ async def _serve(
     registry = CollectorRegistry()
     readiness = Readiness()
     app = create_app(
-        settings, view, registry=registry, max_body_bytes=options.max_body_bytes, client_cns=options.client_cns
+        settings,
+        view,
+        registry=registry,
+        max_body_bytes=options.max_body_bytes,
+        client_cns=options.client_cns,
+        max_bodies_in_memory=options.max_bodies_in_memory,
     )
+    app.on_response_prepare.append(functools.partial(_close_when_draining, readiness))
     try:
         watcher = CertificateWatcher(
             cert,
@@ -260,27 +286,33 @@ async def _serve(
         app.cleanup_ctx.append(_run_view(view))
     if isinstance(view, ClusterIndex):
         registry.register(ClusterCollector(synced=lambda: view.synced, counts=view.counts))
-    health = create_health_app(view, registry=registry, readiness=readiness)
-    # access_log=None: the admission handler writes its own JSON line per request.
+    health = HealthThread(create_health_app(view, registry=registry, readiness=readiness), options.health_host, options.health_port)
+    # access_log=None: the admission handler writes its own JSON line per request. The runner's own shutdown
+    # timeout is short: the in-flight wait below already spent the shutdown budget.
     runner = web.AppRunner(
-        app,
-        access_log=None,
-        shutdown_timeout=options.shutdown_timeout_seconds,
-        keepalive_timeout=options.keepalive_timeout_seconds,
+        app, access_log=None, shutdown_timeout=FINAL_CLOSE_SECONDS, keepalive_timeout=options.keepalive_timeout_seconds
     )
-    health_runner = web.AppRunner(health, access_log=None, shutdown_timeout=options.shutdown_timeout_seconds)
-    await health_runner.setup()
     await runner.setup()
+    guard = ConnectionGuard(
+        runner.server,  # type: ignore[arg-type]
+        max_connections=options.max_connections,
+        read_timeout_seconds=options.request_read_timeout_seconds,
+        handshake_timeout_seconds=options.tls_handshake_timeout_seconds,
+    )
+    background = [asyncio.create_task(readiness.beat()), asyncio.create_task(guard.sweep())]
     try:
-        await _start(web.TCPSite(health_runner, options.health_host, options.health_port), "health")
-        tls_site = web.TCPSite(
-            runner, options.host, options.port, ssl_context=watcher.context, reuse_port=options.reuse_port or None
-        )
+        try:
+            health_address = await health.start()
+        except OSError as exc:
+            raise ServeError(f"cannot listen on {url('http', (options.health_host, options.health_port))} (health): {exc.strerror or exc}") from None
+        tls_site = GuardedTLSSite(
+            runner, options.host, options.port, guard=guard, ssl_context=watcher.context, reuse_port=options.reuse_port or None
+        )  # fmt: skip
         await _start(tls_site, "TLS")
         readiness.listening = True
         _tune_gc()
         validate_url = url("https", runner.addresses[0]) + "/validate"
-        health_url = url("http", health_runner.addresses[0])
+        health_url = url("http", health_address)
         out.write(f"Listening on {validate_url}\n")
         out.write(f"Health and metrics on {health_url} (/healthz, /readyz, /metrics)\n")
         out.flush()
@@ -300,11 +332,21 @@ async def _serve(
         if not await in_flight.wait_idle(options.shutdown_timeout_seconds):
             logger.warning("requests still in flight at the shutdown timeout", extra={"in_flight": in_flight.count})
     finally:
+        for task in background:
+            task.cancel()
         await runner.cleanup()
-        await health_runner.cleanup()
+        health.stop(FINAL_CLOSE_SECONDS)
         for sig in signals:
             loop.remove_signal_handler(sig)
     logger.info("stopped")
+
+
+async def _close_when_draining(readiness: Readiness, request: web.Request, response: web.StreamResponse) -> None:
+    """From SIGTERM on, every answer carries `Connection: close`: no client reuses a connection about to close."""
+    if readiness.draining:
+        response.force_close()
+        # aiohttp runs this hook after it chose the Connection header: name the close ourselves.
+        response.headers[hdrs.CONNECTION] = "close"
 
 
 def _tune_gc() -> None:

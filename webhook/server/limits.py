@@ -1,0 +1,215 @@
+"""Bounds on what one client can hold: connections, TLS handshakes, time to send a request, bodies in memory.
+
+aiohttp bounds a request's size but not the time a client may take to send it, nor the number of connections;
+the kube-apiserver needs neither (it sends a whole review at once over a few keep-alive connections), so a client
+that does is stalled or hostile. The bounds, each a constant below:
+- TLS handshakes end within TLS_HANDSHAKE_TIMEOUT_SECONDS (asyncio's `ssl_handshake_timeout`; its default is 60 s).
+- At most MAX_CONNECTIONS connections (handshaking or open); one more is closed at once, never queued.
+- A request's head (request line and headers) arrives within REQUEST_READ_TIMEOUT_SECONDS of its first byte, or
+  the connection is closed (slowloris; checked every SWEEP_SECONDS). The body must arrive within the request's
+  own judging budget (90 % of its `?timeout`, at most 27 s), else the handler answers 408 and closes (`app.py`).
+  An idle keep-alive connection between requests is not affected: it is closed by aiohttp's keep-alive timer.
+- At most MAX_BODIES_IN_MEMORY requests read and judge their body at a time (`BodyGate`); the others wait, their
+  bodies held back by TCP flow control, until a slot frees or their budget is spent (then 503: without the body
+  there is no uid to deny, so the API server applies the webhook's failurePolicy). Peak memory is then about that
+  many decoded reviews, whatever the number of concurrent requests (README "Reliability": the measured figure).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Callable
+from typing import Any, Final
+
+from aiohttp import web
+
+logger = logging.getLogger(__name__)
+
+TLS_HANDSHAKE_TIMEOUT_SECONDS: Final = 10.0
+MAX_CONNECTIONS: Final = 1024
+REQUEST_READ_TIMEOUT_SECONDS: Final = 10.0
+SWEEP_SECONDS: Final = 1.0  # how often connections are checked for a stalled request head
+MAX_BODIES_IN_MEMORY: Final = 2  # judging runs on one loop anyway; two keeps reading overlapped with judging
+
+
+class _Refused(asyncio.Protocol):
+    """The protocol of a connection over MAX_CONNECTIONS: closed as soon as it is made."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.close()
+
+
+class GuardedProtocol(asyncio.Protocol):
+    """Wraps aiohttp's RequestHandler of one connection and notes when a request head started arriving.
+
+    `started` is the loop time of the first byte received since the handler last parsed a request (None when
+    nothing is pending); `parsed` is the handler's request count at that moment. The sweeper closes the
+    connection when the head is still incomplete REQUEST_READ_TIMEOUT_SECONDS later.
+    """
+
+    def __init__(self, inner: Any, loop: asyncio.AbstractEventLoop, live: weakref.WeakSet[GuardedProtocol]) -> None:
+        self.inner = inner
+        self._live = live
+        self._loop = loop
+        self.transport: asyncio.BaseTransport | None = None
+        self.created = loop.time()
+        self.started: float | None = None
+        self.parsed = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self.started is None:
+            self.started, self.parsed = self._loop.time(), _requests_parsed(self.inner)
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()  # type: ignore[no-any-return]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._live.discard(self)
+        self.inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+    def stalled(self, now: float, limit: float) -> bool:
+        """True when a request head has been arriving for more than `limit` seconds without being complete."""
+        if self.started is None:
+            return False
+        if _requests_parsed(self.inner) > self.parsed or _in_progress(self.inner):
+            self.started = None  # a request was parsed since: its body is the handler's to time
+            return False
+        return now - self.started > limit
+
+
+def _requests_parsed(handler: Any) -> int:
+    # aiohttp counts parsed request heads per connection; 0 if a future version renames it (then only
+    # connections that never complete a head are closed, which still ends slowloris).
+    return int(getattr(handler, "_request_count", 0))
+
+
+def _in_progress(handler: Any) -> bool:
+    return bool(getattr(handler, "_request_in_progress", False))
+
+
+class ConnectionGuard:
+    """The protocol factory of the TLS listener: caps connections and closes stalled request heads.
+
+    factory: aiohttp's `runner.server` (one RequestHandler per call). Use `guard` as the `create_server`
+    factory and run `sweep()` as a task while serving.
+    """
+
+    def __init__(
+        self,
+        factory: Callable[[], Any],
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+        read_timeout_seconds: float = REQUEST_READ_TIMEOUT_SECONDS,
+        handshake_timeout_seconds: float = TLS_HANDSHAKE_TIMEOUT_SECONDS,
+        on_refused: Callable[[str], None] | None = None,
+    ) -> None:
+        self._factory = factory
+        self.max_connections = max_connections
+        self.read_timeout_seconds = read_timeout_seconds
+        self.handshake_timeout_seconds = handshake_timeout_seconds
+        self._live: weakref.WeakSet[GuardedProtocol] = weakref.WeakSet()
+        self._on_refused = on_refused or (lambda reason: None)
+
+    def connections(self, now: float) -> int:
+        """Connections open or still within their TLS handshake time (a failed handshake never reports back)."""
+        handshaking_since = now - self.handshake_timeout_seconds - 1.0
+        return sum(1 for p in self._live if p.transport is not None or p.created > handshaking_since)
+
+    def __call__(self) -> asyncio.Protocol:
+        loop = asyncio.get_running_loop()
+        if self.connections(loop.time()) >= self.max_connections:
+            self._on_refused("connection limit")
+            return _Refused()
+        protocol = GuardedProtocol(self._factory(), loop, self._live)
+        self._live.add(protocol)
+        return protocol
+
+    def close_stalled(self, now: float) -> int:
+        """Close every connection whose request head is overdue; returns how many were closed."""
+        closed = 0
+        for protocol in list(self._live):
+            if protocol.transport is not None and not protocol.transport.is_closing():
+                if protocol.stalled(now, self.read_timeout_seconds):
+                    protocol.transport.abort()
+                    closed += 1
+        if closed:
+            self._on_refused("request head timeout")
+            logger.warning(
+                "closed connections whose request did not arrive in time",
+                extra={"connections": closed, "timeout_s": self.read_timeout_seconds},
+            )
+        return closed
+
+    async def sweep(self, every_seconds: float = SWEEP_SECONDS) -> None:
+        """Check for stalled request heads every `every_seconds` until cancelled."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(every_seconds)
+            self.close_stalled(loop.time())
+
+
+class GuardedTLSSite(web.TCPSite):
+    """A TCPSite whose listener uses a ConnectionGuard and bounds TLS handshakes by the guard's
+    `handshake_timeout_seconds` (TCPSite offers neither; its `start` is aiohttp's, plus those two)."""
+
+    def __init__(
+        self,
+        runner: web.BaseRunner,
+        host: str,
+        port: int,
+        *,
+        guard: ConnectionGuard,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(runner, host, port, **kwargs)
+        self.guard = guard
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)  # registers the site with its runner
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(
+            self.guard,
+            self._host,
+            self._port,
+            ssl=self._ssl_context,
+            backlog=self._backlog,
+            reuse_address=self._reuse_address,
+            reuse_port=self._reuse_port,
+            ssl_handshake_timeout=self.guard.handshake_timeout_seconds if self._ssl_context is not None else None,
+        )
+        self._bound_port = self._server.sockets[0].getsockname()[1] if self._server.sockets else self._port
+
+
+class BodyGate:
+    """At most `slots` requests read and judge their body at once; the others wait in arrival order.
+
+    `acquire(timeout)` returns False when no slot freed within `timeout` seconds (the caller answers as for a
+    timeout); `release()` frees the slot.
+    """
+
+    def __init__(self, slots: int = MAX_BODIES_IN_MEMORY) -> None:
+        self.slots = slots
+        self._semaphore = asyncio.Semaphore(slots)
+
+    async def acquire(self, timeout: float) -> bool:
+        try:
+            await asyncio.wait_for(self._semaphore.acquire(), max(timeout, 0.0))
+        except TimeoutError:
+            return False
+        return True
+
+    def release(self) -> None:
+        self._semaphore.release()
