@@ -5,25 +5,40 @@ OpenAPI schemas and works offline; cert-manager's Certificate and Issuer have no
 checked structurally. Then the contracts of issue 6: RBAC exactly as the cluster view needs it, one webhook
 per resource kind with the same safe settings, namespaceSelectors that never match kube-system or the
 webhook's namespace, the Deployment's hardening, and both certificate flavours wired end to end (the static
-flavour after running `gardener-webhook certs` into a copy of the tree).
+flavour after running `gardener-webhook certs` into a copy of the tree). And those of issue 11 items 6 and 7:
+mTLS on by default (the client CA each flavour provides, the client name serve allows), a ServiceAccount token
+only where a live view runs, NetworkPolicies that open one path each (judged by a small evaluator of their
+selectors), probes with timeouts and a shutdown budget well inside the grace period; and the break-glass
+design of the webhook configuration: which webhooks fail closed, and the matchConditions the API server
+evaluates before calling the webhook. There is no CEL engine here: each expression is pinned verbatim, mirrored
+by a Python function next to it, and the mirror is checked against what the validators would have said.
 """
 
 from __future__ import annotations
 
 import base64
+import copy
 import io
+import json
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import kubernetes_validate
 import pytest
+import trustme
 import yaml
 
+from tests.builders import DEFAULT_SETTINGS, review_bytes
+from tests.cluster.fake_apiserver import gardener_deployment_obj
+from webhook.admission import judge
 from webhook.certs import WEBHOOK_NAMES
 from webhook.cli import build_parser, main
+from webhook.cluster.static import StaticView
+from webhook.server.serve import FINAL_CLOSE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = "1.31"  # oldest version with every field used (unhealthyPodEvictionPolicy is GA in 1.31)
@@ -32,6 +47,9 @@ SERVICE_DNS = f"gardener-webhook.{NAMESPACE}.svc"
 OVERLAYS = [f"{cluster}/{flavour}" for cluster in ("garden", "seed") for flavour in ("cert-manager", "static")]
 CERT_MANAGER = "cert-manager.io/v1"
 KUBECTL = shutil.which("kubectl")
+CLIENT_CN: Final = "gardener-webhook-client"  # the name the API servers' client certificate carries
+CLIENT_CA_SECRET: Final = "gardener-webhook-client-ca"
+BREAK_GLASS_GROUP: Final = "gardener-webhook:break-glass"
 
 Object = dict[str, Any]
 
@@ -49,11 +67,12 @@ def one(objects: list[Object], kind: str) -> Object:
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of manifests/ with the static flavour's certificates made by `gardener-webhook certs`."""
-    copy = tmp_path_factory.mktemp("manifests") / "manifests"
-    shutil.copytree(ROOT / "manifests", copy, ignore=shutil.ignore_patterns("certs"))
+    tree = tmp_path_factory.mktemp("manifests") / "manifests"
+    shutil.copytree(ROOT / "manifests", tree, ignore=shutil.ignore_patterns("certs"))
     out = io.StringIO()
-    assert main(["certs", "--dns", SERVICE_DNS, "--out", str(copy / "components/static/certs")], out=out) == 0
-    return copy
+    assert main(["certs", "--dns", SERVICE_DNS, "--out", str(tree / "components/static/certs")], out=out) == 0
+    trustme.CA().cert_pem.write_to_path(str(tree / "components/static/certs/client-ca.crt"))  # the operator's file
+    return tree
 
 
 @pytest.fixture(scope="module")
@@ -108,10 +127,11 @@ def _check_cert_manager(obj: Object) -> None:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_kinds_of_each_overlay(rendered: dict[str, list[Object]], overlay: str) -> None:
     kinds = sorted(o["kind"] for o in rendered[overlay])
-    base = ["Deployment", "Namespace", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount", "ValidatingWebhookConfiguration"]
-    rbac = ["ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding", "RoleBinding"] if overlay.startswith("garden") else []
-    certs = ["Certificate", "Certificate", "Issuer", "Issuer"] if overlay.endswith("cert-manager") else ["Secret"]
-    assert kinds == sorted(base + rbac + certs)
+    base = ["Deployment", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount",
+            "ValidatingWebhookConfiguration"]  # fmt: skip
+    garden = ["ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding", "RoleBinding"] + ["NetworkPolicy"] * 3
+    certs = ["Certificate"] * 4 + ["Issuer"] * 3 if overlay.endswith("cert-manager") else ["Secret", "Secret"]
+    assert kinds == sorted(base + (garden if overlay.startswith("garden") else []) + certs)
 
 
 # ---------------------------------------------------------------------------------------------- RBAC
@@ -192,7 +212,7 @@ def test_one_safe_webhook_per_resource_kind(rendered: dict[str, list[Object]], o
     for webhook in config["webhooks"]:
         name = webhook["name"]
         assert webhook["admissionReviewVersions"] == ["v1"], name
-        assert (webhook["sideEffects"], webhook["failurePolicy"], webhook["timeoutSeconds"]) == ("None", "Fail", 10), name
+        assert (webhook["sideEffects"], webhook["timeoutSeconds"]) == ("None", 10), name
         assert webhook["matchPolicy"] == "Equivalent", name
         assert webhook["clientConfig"]["service"] == {
             "namespace": service["metadata"]["namespace"], "name": service["metadata"]["name"],
@@ -214,6 +234,161 @@ def test_one_safe_webhook_per_resource_kind(rendered: dict[str, list[Object]], o
             assert _selects(webhook["namespaceSelector"], {"kubernetes.io/metadata.name": "shoot--dev--a"}), name
 
 
+# --------------------------------------------------------------------- break-glass (issue 11 item 7)
+
+# The matchConditions every webhook carries, pinned verbatim: the API server compiles these strings, and the
+# mirrors below are what the tests take them to mean.
+EXCLUDE_BREAK_GLASS: Final = {
+    "name": "exclude-break-glass-group",
+    "expression": f"!('{BREAK_GLASS_GROUP}' in request.userInfo.groups)",
+}
+ONLY_VERSION_CHANGES: Final = {
+    "name": "only-version-changes",
+    "expression": "request.operation == 'CREATE' || "
+    "object.spec.template.spec.containers.map(c, c.image) != oldObject.spec.template.spec.containers.map(c, c.image)",
+}
+
+
+def _images(obj: Object) -> list[str]:
+    return [c["image"] for c in obj["spec"]["template"]["spec"]["containers"]]
+
+
+# What each condition says about an AdmissionRequest (the `request` of a review, with `object`/`oldObject`).
+MIRRORS: Final[dict[str, Callable[[Object], bool]]] = {
+    "exclude-break-glass-group": lambda request: BREAK_GLASS_GROUP not in request["userInfo"]["groups"],
+    "only-version-changes": lambda request: request["operation"] == "CREATE"
+    or _images(request["object"]) != _images(request["oldObject"]),
+}
+EXPRESSIONS: Final = {c["name"]: c["expression"] for c in (EXCLUDE_BREAK_GLASS, ONLY_VERSION_CHANGES)}
+
+
+def _sent(webhook: Object, request: Object) -> bool:
+    """Whether the API server calls `webhook` for `request`: every matchCondition true (none false, none erring)."""
+    return all(MIRRORS[condition["name"]](request) for condition in webhook.get("matchConditions", []))
+
+
+def _webhooks(objects: list[Object]) -> dict[str, Object]:
+    return {w["name"].split(".")[0]: w for w in one(objects, "ValidatingWebhookConfiguration")["webhooks"]}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_only_the_control_plane_deployments_fail_open(rendered: dict[str, list[Object]], overlay: str) -> None:
+    """The Deployments' webhook is Ignore: it is down exactly when gardener-apiserver needs repairing."""
+    policies = {resource: w["failurePolicy"] for resource, w in _webhooks(rendered[overlay]).items()}
+    expected = {resource: "Fail" for resource in policies}
+    if overlay.startswith("garden"):
+        expected["deployments"] = "Ignore"
+    assert policies == expected
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_match_conditions_are_pinned(rendered: dict[str, list[Object]], overlay: str) -> None:
+    for resource, webhook in _webhooks(rendered[overlay]).items():
+        expected = [EXCLUDE_BREAK_GLASS] + ([ONLY_VERSION_CHANGES] if resource == "deployments" else [])
+        assert [{**c, "expression": " ".join(c["expression"].split())} for c in webhook["matchConditions"]] == expected
+    for name, expression in EXPRESSIONS.items():  # the shape the mirrors read: nothing hides behind them
+        assert expression.count("||") == int(name == "only-version-changes") and "&&" not in expression, name
+
+
+def _request(obj: Object | None, old: Object | None = None, *,
+             groups: tuple[str, ...] = ("system:authenticated",)) -> Object:  # fmt: skip
+    request: Object = json.loads(review_bytes(obj, old, groups=groups))["request"]
+    return request
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_break_glass_group_is_never_sent_to_any_webhook(rendered: dict[str, list[Object]], overlay: str) -> None:
+    apiserver = gardener_deployment_obj("apiserver", "v1.37.2")
+    for webhook in _webhooks(rendered[overlay]).values():
+        assert _sent(webhook, _request(apiserver, groups=("system:authenticated",))), webhook["name"]
+        break_glass = _request(apiserver, groups=("system:authenticated", BREAK_GLASS_GROUP))
+        assert not _sent(webhook, break_glass), webhook["name"]
+        assert _sent(webhook, _request(apiserver, groups=("system:masters", "system:authenticated"))), webhook["name"]
+
+
+NOW: Final = datetime(2026, 11, 21, tzinfo=UTC)
+
+
+class _UnsyncedView(StaticView):
+    """A live view that never finished its first list: gardener-apiserver is down and the webhook restarted."""
+
+    @property
+    def synced(self) -> bool:
+        return False
+
+
+def _changed(obj: Object, change: Callable[[Object], None]) -> Object:
+    new = copy.deepcopy(obj)
+    change(new)
+    return new
+
+
+def _scale(d: Object) -> None:
+    d["spec"]["replicas"] = 4
+
+
+def _flags_and_labels(d: Object) -> None:
+    d["metadata"]["labels"]["repaired"] = "true"
+    container = d["spec"]["template"]["spec"]["containers"][0]
+    container["args"] = ["--v=4"]
+    container["resources"] = {"limits": {"memory": "4Gi"}}
+
+
+def _restart(d: Object) -> None:
+    d["spec"]["template"]["metadata"]["annotations"] = {"kubectl.kubernetes.io/restartedAt": "2026-11-21T10:00:00Z"}
+
+
+def _sidecar_image(d: Object) -> None:
+    d["spec"]["template"]["spec"]["containers"].append({"name": "proxy", "image": "envoy:v1.32.0"})
+
+
+# gardener-apiserver at 1.37 and every other component far behind it: judged afresh, they would be denied.
+SKEWED: Final = StaticView.from_objects([gardener_deployment_obj("apiserver", "v1.37.2")])
+UNSYNCED: Final = _UnsyncedView.from_objects([])
+
+
+@pytest.mark.parametrize("cluster", [SKEWED, UNSYNCED], ids=["skewed", "unsynced"])
+@pytest.mark.parametrize("change", [_scale, _flags_and_labels, _restart])
+@pytest.mark.parametrize(("role", "tag"), [("apiserver", "v1.37.2"), ("controller-manager", "v1.33.0"),
+                                           ("scheduler", "v1.33.0"), ("operator", "v1.33.0")])  # fmt: skip
+def test_repairs_that_keep_the_version_never_reach_the_webhook_and_lose_nothing(
+    rendered: dict[str, list[Object]], role: str, tag: str, change: Callable[[Object], None], cluster: StaticView
+) -> None:
+    """only-version-changes skips exactly what the validators would allow anyway, whatever the cluster state."""
+    webhook = _webhooks(rendered["garden/cert-manager"])["deployments"]
+    old = gardener_deployment_obj(role, tag)
+    new = _changed(old, change)
+    assert not _sent(webhook, _request(new, old))
+    outcome = judge(review_bytes(new, old), view=cluster, settings=DEFAULT_SETTINGS, now=NOW)
+    assert outcome.response["allowed"] is True and outcome.rule_ids == ()  # nothing said, so nothing lost
+
+
+def test_the_skipped_deployments_would_be_denied_if_they_were_new() -> None:
+    """The cluster states above are not vacuous: the same objects as a CREATE (which is sent) are denied."""
+    for role in ("controller-manager", "scheduler"):
+        new = gardener_deployment_obj(role, "v1.33.0")
+        for cluster, rule in ((SKEWED, "VS-GARDENER-002"), (UNSYNCED, "CLUSTER-001")):
+            outcome = judge(review_bytes(new), view=cluster, settings=DEFAULT_SETTINGS, now=NOW)
+            assert outcome.response["allowed"] is False and outcome.rule_ids == (rule,), (role, rule)
+
+
+def test_version_changes_reach_the_webhook_and_only_break_glass_skips_a_denial(rendered: dict[str, list[Object]]) -> None:
+    """A rollback of gardener-apiserver is a downgrade (VS-GARDENER-003): a live webhook denies it, break-glass passes."""
+    webhook = _webhooks(rendered["garden/cert-manager"])["deployments"]
+    old = gardener_deployment_obj("apiserver", "v1.37.2")
+    rollback = gardener_deployment_obj("apiserver", "v1.36.9")
+    assert _sent(webhook, _request(rollback, old))
+    assert _sent(webhook, _request(gardener_deployment_obj("scheduler", "v1.37.2")))  # CREATE
+    assert _sent(webhook, _request(_changed(old, _sidecar_image), old))  # any image, conservatively
+    cluster = StaticView.from_objects([old])
+    outcome = judge(review_bytes(rollback, old), view=cluster, settings=DEFAULT_SETTINGS, now=NOW)
+    assert outcome.response["allowed"] is False and "VS-GARDENER-003" in outcome.rule_ids
+    assert not _sent(webhook, _request(rollback, old, groups=("system:masters", BREAK_GLASS_GROUP)))
+
+
+# ------------------------------------------------------------------------ certificates and mTLS
+
+
 @pytest.mark.parametrize("cluster", ["garden", "seed"])
 def test_static_flavour_sets_the_ca_bundle_of_every_webhook(rendered: dict[str, list[Object]], tree: Path, cluster: str) -> None:
     objects = rendered[f"{cluster}/static"]
@@ -222,12 +397,14 @@ def test_static_flavour_sets_the_ca_bundle_of_every_webhook(rendered: dict[str, 
     assert "annotations" not in config["metadata"]
     for webhook in config["webhooks"]:
         assert "".join(webhook["clientConfig"]["caBundle"].split()) == base64.b64encode(ca).decode()
-    secret = one(objects, "Secret")
-    assert (secret["metadata"]["name"], secret["metadata"]["namespace"], secret["type"]) == (
-        "gardener-webhook-tls", NAMESPACE, "kubernetes.io/tls"
-    )
+    secret = _secrets(objects)["gardener-webhook-tls"]
+    assert (secret["metadata"]["namespace"], secret["type"]) == (NAMESPACE, "kubernetes.io/tls")
     assert sorted(secret["data"]) == ["ca.crt", "tls.crt", "tls.key"]  # never ca.key
     assert base64.b64decode(secret["data"]["tls.crt"]) == (tree / "components/static/certs/tls.crt").read_bytes()
+
+
+def _secrets(objects: list[Object]) -> dict[str, Object]:
+    return {s["metadata"]["name"]: s for s in by_kind(objects, "Secret")}
 
 
 @pytest.mark.parametrize("cluster", ["garden", "seed"])
@@ -236,18 +413,77 @@ def test_cert_manager_flavour_injects_the_ca_of_the_serving_certificate(rendered
     config = one(objects, "ValidatingWebhookConfiguration")
     namespace, _, name = config["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].partition("/")
     certificates = {c["metadata"]["name"]: c for c in by_kind(objects, "Certificate")}
-    issuers = {i["metadata"]["name"]: i for i in by_kind(objects, "Issuer")}
     serving = certificates[name]
     assert namespace == NAMESPACE and "isCA" not in serving["spec"]
     assert {SERVICE_DNS, SERVICE_DNS + ".cluster.local"} == set(serving["spec"]["dnsNames"])
     volumes = one(objects, "Deployment")["spec"]["template"]["spec"]["volumes"]
     assert serving["spec"]["secretName"] == volumes[0]["secret"]["secretName"]
-    ca_issuer = issuers[serving["spec"]["issuerRef"]["name"]]  # serving ← CA issuer ← CA certificate ← self-signed
-    ca_certificate = next(c for c in certificates.values() if c["spec"]["secretName"] == ca_issuer["spec"]["ca"]["secretName"])
-    assert ca_certificate["spec"]["isCA"] is True
-    assert issuers[ca_certificate["spec"]["issuerRef"]["name"]]["spec"] == {"selfSigned": {}}
+    assert _issuing_ca(objects, serving)["spec"]["secretName"] == "gardener-webhook-ca"
     for webhook in config["webhooks"]:
         assert "caBundle" not in webhook["clientConfig"]
+
+
+def _issuing_ca(objects: list[Object], certificate: Object) -> Object:
+    """The CA Certificate behind `certificate`: its CA Issuer's Secret, made by a self-signed Issuer."""
+    certificates = {c["metadata"]["name"]: c for c in by_kind(objects, "Certificate")}
+    issuers = {i["metadata"]["name"]: i for i in by_kind(objects, "Issuer")}
+    ca_issuer = issuers[certificate["spec"]["issuerRef"]["name"]]
+    ca = next(c for c in certificates.values() if c["spec"]["secretName"] == ca_issuer["spec"]["ca"]["secretName"])
+    assert ca["spec"]["isCA"] is True
+    assert issuers[ca["spec"]["issuerRef"]["name"]]["spec"] == {"selfSigned": {}}
+    return ca
+
+
+def _serve_args(deployment: Object) -> Any:
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    return build_parser().parse_args(["serve", *container["args"]])  # the flags exist, with these meanings
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_mtls_is_on_with_the_client_ca_each_flavour_provides(
+    rendered: dict[str, list[Object]], tree: Path, overlay: str
+) -> None:
+    objects = rendered[overlay]
+    deployment = one(objects, "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    args = _serve_args(deployment)
+    assert args.client_cn == [CLIENT_CN]
+    mounts = {m["name"]: m for m in pod["containers"][0]["volumeMounts"]}
+    volume = next(v for v in pod["volumes"] if v["name"] == "client-ca")
+    assert mounts["client-ca"]["readOnly"] is True
+    assert volume["secret"]["secretName"] == CLIENT_CA_SECRET
+    assert volume["secret"]["items"] == [{"key": "ca.crt", "path": "ca.crt"}]  # never the CA's key
+    assert args.client_ca == Path(mounts["client-ca"]["mountPath"]) / "ca.crt"
+    if overlay.endswith("static"):
+        secret = _secrets(objects)[CLIENT_CA_SECRET]
+        assert sorted(secret["data"]) == ["ca.crt"]
+        operator_file = tree / "components/static/certs/client-ca.crt"
+        assert base64.b64decode(secret["data"]["ca.crt"]) == operator_file.read_bytes()
+        return
+    certificates = {c["metadata"]["name"]: c for c in by_kind(objects, "Certificate")}
+    client = certificates["gardener-webhook-client"]["spec"]
+    assert client["commonName"] == CLIENT_CN
+    assert "client auth" in client["usages"] and "server auth" not in client["usages"]
+    client_ca = _issuing_ca(objects, certificates["gardener-webhook-client"])
+    assert client_ca["spec"]["secretName"] == CLIENT_CA_SECRET
+    serving_ca = _issuing_ca(objects, certificates["gardener-webhook-serving"])
+    assert client_ca["metadata"]["name"] != serving_ca["metadata"]["name"]  # neither certificate passes for the other
+
+
+@pytest.mark.parametrize("cluster", ["garden", "seed"])
+def test_the_client_certificate_can_be_applied_before_anything_else(rendered: dict[str, list[Object]], cluster: str) -> None:
+    """`kubectl apply -k … -l app.kubernetes.io/component=client-certificate` (README "Security") makes the client
+    certificate, and nothing that would turn mTLS or a webhook on before the API servers can present it."""
+    objects = rendered[f"{cluster}/cert-manager"]
+    first = [
+        o for o in objects if o["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "client-certificate"
+    ]
+    assert sorted((o["kind"], o["metadata"]["name"]) for o in first) == [
+        ("Certificate", "gardener-webhook-client"), ("Certificate", "gardener-webhook-client-ca"),
+        ("Issuer", "gardener-webhook-client-ca"), ("Issuer", "gardener-webhook-selfsigned"),
+    ]  # fmt: skip
+    client = next(o for o in first if o["metadata"]["name"] == "gardener-webhook-client")
+    assert _issuing_ca(first, client)["metadata"]["name"] == "gardener-webhook-client-ca"  # the chain is complete
 
 
 # ----------------------------------------------------------------------------------- the workload
@@ -271,35 +507,164 @@ def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], ov
     assert ports == {"https": 9443, "health": 8080}
     assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "health"}
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
-    assert container["volumeMounts"] == [{"name": "tls", "mountPath": "/etc/gardener-webhook/tls", "readOnly": True}]
+    for probe in (container["readinessProbe"], container["livenessProbe"]):
+        assert 1 < probe["timeoutSeconds"] < probe["periodSeconds"]  # explicit, never the kubelet's 1 s default
+    assert container["volumeMounts"] == [
+        {"name": "tls", "mountPath": "/etc/gardener-webhook/tls", "readOnly": True},
+        {"name": "client-ca", "mountPath": "/etc/gardener-webhook/client-ca", "readOnly": True},
+    ]
     garden = overlay.startswith("garden")
-    expected = ["--in-cluster"] * garden + ["--cert-dir=/etc/gardener-webhook/tls", "--host=0.0.0.0", "--health-host=0.0.0.0"]
+    expected = ["--in-cluster"] * garden + [
+        "--cert-dir=/etc/gardener-webhook/tls", "--client-ca=/etc/gardener-webhook/client-ca/ca.crt",
+        f"--client-cn={CLIENT_CN}", "--host=0.0.0.0", "--health-host=0.0.0.0", "--drain-seconds=5",
+        "--shutdown-timeout-seconds=10",
+    ]  # fmt: skip
     assert container["args"] == expected
-    args = build_parser().parse_args(["serve", *container["args"]])  # the flags exist, with these meanings
+    args = _serve_args(deployment)
     assert (str(args.cert_dir), args.host, args.health_host, args.port, args.health_port, args.in_cluster) == (
         "/etc/gardener-webhook/tls", "0.0.0.0", "0.0.0.0", ports["https"], ports["health"], garden
     )
     assert pod["serviceAccountName"] == one(objects, "ServiceAccount")["metadata"]["name"]
-    drain_and_shutdown = 5 + 15  # serve's --drain-seconds and --shutdown-timeout-seconds defaults
-    assert pod["terminationGracePeriodSeconds"] > drain_and_shutdown
+    # serve's whole shutdown (drain, in-flight wait, final close) ends well before the kubelet's SIGKILL.
+    budget = args.drain_seconds + args.shutdown_timeout_seconds + FINAL_CLOSE_SECONDS
+    assert pod["terminationGracePeriodSeconds"] == 30 and budget + 10 <= pod["terminationGracePeriodSeconds"]
 
     labels = spec["template"]["metadata"]["labels"]
-    budget = one(objects, "PodDisruptionBudget")["spec"]
-    assert budget["maxUnavailable"] == 1 and budget["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
-    assert _selects(budget["selector"], labels)
+    budget_spec = one(objects, "PodDisruptionBudget")["spec"]
+    assert budget_spec["maxUnavailable"] == 1 and budget_spec["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
+    assert _selects(budget_spec["selector"], labels)
     service = one(objects, "Service")["spec"]
     assert _selects({"matchLabels": service["selector"]}, labels)
     assert service["ports"] == [{"name": "https", "port": 443, "targetPort": "https", "protocol": "TCP"}]
-    policy = one(objects, "NetworkPolicy")["spec"]
-    assert _selects(policy["podSelector"], labels)
-    assert policy["policyTypes"] == ["Ingress"]
-    assert policy["ingress"] == [{"ports": [{"port": ports["https"], "protocol": "TCP"}]}]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_a_service_account_token_only_where_a_live_view_runs(rendered: dict[str, list[Object]], overlay: str) -> None:
+    objects = rendered[overlay]
+    deployment = one(objects, "Deployment")
+    live = _serve_args(deployment).in_cluster or _serve_args(deployment).kubeconfig is not None
+    assert live == overlay.startswith("garden")
+    assert one(objects, "ServiceAccount")["automountServiceAccountToken"] is False
+    assert deployment["spec"]["template"]["spec"]["automountServiceAccountToken"] is live
+
+
+# ------------------------------------------------------------------------------- network policies
+
+WEBHOOK_POD: Final = {"app.kubernetes.io/name": "gardener-webhook"}
+# Pods as Gardener labels them (gardener/gardener pkg/component/{gardener,kubernetes}/apiserver GetLabels), and
+# prometheus-operator's Prometheus Pods.
+GARDENER_APISERVER: Final = {"app": "gardener", "role": "apiserver"}
+VIRTUAL_KUBE_APISERVER: Final = {"app": "kubernetes", "role": "apiserver", "gardener.cloud/role": "controlplane"}
+CONTROLLER_MANAGER: Final = {"app": "gardener", "role": "controller-manager"}
+PROMETHEUS: Final = {"app.kubernetes.io/name": "prometheus", "app.kubernetes.io/managed-by": "prometheus-operator"}
+SOMEONE: Final = {"app": "debug"}
+
+
+def _ns(name: str) -> dict[str, str]:
+    return {"kubernetes.io/metadata.name": name}
+
+
+def _peer_matches(peer: Object, namespace: dict[str, str], pod: dict[str, str], own_namespace: str) -> bool:
+    """A NetworkPolicyPeer: namespaceSelector and/or podSelector (ANDed); a podSelector alone means own namespace."""
+    assert "ipBlock" not in peer  # the shipped policies name Pods, never addresses
+    if "namespaceSelector" in peer:
+        if not _selects(peer["namespaceSelector"], namespace):
+            return False
+    elif namespace["kubernetes.io/metadata.name"] != own_namespace:
+        return False
+    return _selects(peer.get("podSelector", {}), pod)
+
+
+def _rule_allows(rule: Object, peers_key: str, port: int, protocol: str, namespace: dict[str, str], pod: dict[str, str],
+                 own_namespace: str) -> bool:  # fmt: skip
+    ports = rule.get("ports")
+    if ports and not any(p.get("port") == port and p.get("protocol", "TCP") == protocol for p in ports):
+        return False
+    peers = rule.get(peers_key)
+    return not peers or any(_peer_matches(peer, namespace, pod, own_namespace) for peer in peers)
+
+
+def _policies(objects: list[Object], namespace: str, pod: dict[str, str], direction: str) -> list[Object]:
+    return [
+        p for p in by_kind(objects, "NetworkPolicy")
+        if p["metadata"]["namespace"] == namespace and _selects(p["spec"]["podSelector"], pod)
+        and direction in p["spec"]["policyTypes"]
+    ]  # fmt: skip
+
+
+def _ingress(objects: list[Object], port: int, namespace: str, pod: dict[str, str]) -> bool:
+    """Whether a connection from `pod` in `namespace` to the webhook's `port` is let in (TCP)."""
+    policies = _policies(objects, NAMESPACE, WEBHOOK_POD, "Ingress")
+    assert policies, "the webhook Pods are isolated for ingress"
+    return any(
+        _rule_allows(rule, "from", port, "TCP", _ns(namespace), pod, NAMESPACE)
+        for p in policies for rule in p["spec"].get("ingress", [])
+    )  # fmt: skip
+
+
+def _egress_rules(objects: list[Object], namespace: str, pod: dict[str, str]) -> list[Object]:
+    return [rule for p in _policies(objects, namespace, pod, "Egress") for rule in p["spec"].get("egress", [])]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_health_and_metrics_port_only_for_prometheus(rendered: dict[str, list[Object]], overlay: str) -> None:
+    objects = rendered[overlay]
+    assert _ingress(objects, 8080, "garden", PROMETHEUS) and _ingress(objects, 8080, "monitoring", PROMETHEUS)
+    for namespace, pod in (("garden", GARDENER_APISERVER), ("garden", SOMEONE), (NAMESPACE, SOMEONE)):
+        assert not _ingress(objects, 8080, namespace, pod), (namespace, pod)
+    assert not _ingress(objects, 9090, "garden", PROMETHEUS)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_webhook_port_from_the_api_servers(rendered: dict[str, list[Object]], overlay: str) -> None:
+    """9443 is open to the cluster's kube-apiserver (whose address no policy can name) in one policy of its own;
+    without that policy only the API server Pods of namespace garden get in, and only in the garden."""
+    objects = rendered[overlay]
+    for namespace, pod in (("garden", GARDENER_APISERVER), ("garden", VIRTUAL_KUBE_APISERVER), ("default", SOMEONE)):
+        assert _ingress(objects, 9443, namespace, pod)
+    open_to_all = [
+        p for p in by_kind(objects, "NetworkPolicy") if p["metadata"]["name"] == "gardener-webhook-from-kube-apiserver"
+    ]
+    assert [p["spec"]["ingress"] for p in open_to_all] == [[{"ports": [{"port": 9443, "protocol": "TCP"}]}]]
+    narrowed = [o for o in objects if o not in open_to_all]  # what README "Security" tells you to do where you can
+    garden = overlay.startswith("garden")
+    assert _ingress(narrowed, 9443, "garden", GARDENER_APISERVER) is garden
+    assert _ingress(narrowed, 9443, "garden", VIRTUAL_KUBE_APISERVER) is garden
+    for namespace, pod in (("garden", CONTROLLER_MANAGER), ("garden", PROMETHEUS), ("shoot--dev--a", GARDENER_APISERVER),
+                           (NAMESPACE, SOMEONE), ("default", SOMEONE)):  # fmt: skip
+        assert not _ingress(narrowed, 9443, namespace, pod), (namespace, pod)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_egress_only_to_the_api_server_where_a_view_runs(rendered: dict[str, list[Object]], overlay: str) -> None:
+    objects = rendered[overlay]
+    assert _policies(objects, NAMESPACE, WEBHOOK_POD, "Egress"), "the webhook Pods are isolated for egress"
+    rules = _egress_rules(objects, NAMESPACE, WEBHOOK_POD)
+    if overlay.startswith("seed"):
+        assert rules == []  # no view, no calls: nothing leaves the Pod
+        return
+    allowed = sorted((p["protocol"], p["port"]) for rule in rules for p in rule["ports"])
+    assert allowed == [("TCP", 53), ("TCP", 443), ("TCP", 6443), ("UDP", 53)]
+    assert all("to" not in rule for rule in rules)  # ports only: the API server's address is not known here
+
+
+@pytest.mark.parametrize("overlay", ["garden/cert-manager", "garden/static"])
+def test_the_api_servers_in_garden_may_call_the_webhook(rendered: dict[str, list[Object]], overlay: str) -> None:
+    """gardener-operator and gardenlet deny all egress in namespace garden: the API server Pods get a way to 9443."""
+    objects = rendered[overlay]
+    assert not _egress_rules(objects, "garden", CONTROLLER_MANAGER) and not _egress_rules(objects, "garden", SOMEONE)
+    for pod in (GARDENER_APISERVER, VIRTUAL_KUBE_APISERVER):
+        (rule,) = _egress_rules(objects, "garden", pod)
+        assert _rule_allows(rule, "to", 9443, "TCP", _ns(NAMESPACE), WEBHOOK_POD, "garden")
+        assert not _rule_allows(rule, "to", 8080, "TCP", _ns(NAMESPACE), WEBHOOK_POD, "garden")
+        assert not _rule_allows(rule, "to", 9443, "TCP", _ns("garden"), WEBHOOK_POD, "garden")
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_namespaced_objects_live_in_the_webhook_namespace(rendered: dict[str, list[Object]], overlay: str) -> None:
     cluster_scoped = {"Namespace", "ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration"}
-    elsewhere = {("Role", "garden"), ("RoleBinding", "garden"), ("Role", "gardener-system-public"), ("RoleBinding", "gardener-system-public")}
+    elsewhere = {("Role", "garden"), ("RoleBinding", "garden"), ("Role", "gardener-system-public"),
+                 ("RoleBinding", "gardener-system-public"), ("NetworkPolicy", "garden")}  # fmt: skip
     for obj in rendered[overlay]:
         namespace = obj["metadata"].get("namespace")
         if obj["kind"] in cluster_scoped:
