@@ -24,6 +24,22 @@ PAST: Final = "2025-01-31T23:59:59Z"
 FUTURE: Final = "2027-12-31T23:59:59Z"
 SOON: Final = "2026-12-01T00:00:00Z"  # 10 days after NOW
 EMPTY_VIEW: Final = StaticView.empty()
+
+
+class StaleView(StaticView):
+    """A static view in which the kinds of `stale` are past cluster.maxStalenessSeconds, as a live view's can be."""
+
+    stale: frozenset[str] = frozenset()
+
+    def known(self, *kinds: str) -> bool:
+        return super().known(*kinds) and not self.stale.intersection(kinds)
+
+
+def stale_view(objects: list[dict[str, Any]], *stale: str) -> StaleView:
+    """A StaleView of objects whose kinds `stale` are stale."""
+    view = StaleView.from_objects(objects)
+    view.stale = frozenset(stale)
+    return view
 # The external corpus of real manifests (not part of the repository): its tests skip with one reason when absent.
 REAL_FIXTURES_VARIABLE: Final = "GARDENER_WEBHOOK_REAL_FIXTURES"
 REAL_FIXTURES: Final = Path(

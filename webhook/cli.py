@@ -163,7 +163,8 @@ def _live_view(kubeconfig: Path | None, settings: Settings) -> ClusterView:
         client = client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig)
     except LiveViewError as exc:
         raise UsageError(f"--kubeconfig: {exc}" if kubeconfig is not None else f"--in-cluster: {exc}") from None
-    return LiveView(client, resync_seconds=settings.cluster.resync_seconds)
+    cluster = settings.cluster
+    return LiveView(client, resync_seconds=cluster.resync_seconds, max_staleness_seconds=cluster.max_staleness_seconds)
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:

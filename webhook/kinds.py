@@ -104,16 +104,18 @@ OBJ_DECODE_001: Final = Rule(
 
 CLUSTER_001: Final = Rule(
     "CLUSTER-001",
-    source="DESIGN.md §2 step 4: rules that need cluster state are not judged on an unsynced cluster view",
+    source="DESIGN.md §2 step 4: rules that need cluster state are not judged on an unsynced or stale cluster view",
     uses_cluster=True,
 )
 
 
 def cluster_state_unknown(path: FieldPath, what: str) -> Finding:
-    """The finding every validator reports instead of judging `what` while the cluster view is not synced.
+    """The finding every validator reports instead of judging `what` while the view does not know the kinds it needs.
 
-    It denies (403) when `cluster.failClosed` is true (the default) and becomes a warning otherwise
-    (webhook.policy). path: the field whose judgement needed the cluster state.
+    That is: the view is not synced yet, or one of those kinds is stale (no list, watch event or bookmark within
+    `cluster.maxStalenessSeconds`; `ClusterView.known`); the detail is the same in both cases. It denies (403) when
+    `cluster.failClosed` is true (the default) and becomes a warning otherwise (webhook.policy). path: the field
+    whose judgement needed the cluster state.
     """
     return CLUSTER_001.forbidden(path, f"cluster state not yet known: cannot check {what}; retry shortly")
 

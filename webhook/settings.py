@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel, to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
@@ -46,10 +46,31 @@ class FeatureGates(BaseModel):
 
 
 class ClusterSettings(_Section):
-    """Cluster view behaviour: deny (failClosed) or warn while cluster state is unknown; relist period."""
+    """Cluster view behaviour.
+
+    fail_closed: deny (True) or warn while the cluster state a finding needs is unknown (CLUSTER-001).
+    resync_seconds: period of the live view's full relist (seconds, >= 10).
+    max_staleness_seconds: a kind of the live view whose last list, watch event or bookmark (or a watch that the
+    server ended at its timeout) is older than this is stale, and findings that read it become CLUSTER-001
+    (seconds, >= 5 and <= resync_seconds).
+    The live view asks the API server to end each watch within a third to two thirds of it, so a healthy kind
+    without events is confirmed in time. At least 5 s so that a few quick reconnects do not make a kind stale; at
+    most the relist period, since a bound looser than the periodic relist (the repair for lost events) would let
+    the view be trusted although it missed a whole relist.
+    """
 
     fail_closed: bool = True
     resync_seconds: int = Field(default=600, ge=10)
+    max_staleness_seconds: float = Field(default=30.0, ge=5.0)
+
+    @model_validator(mode="after")
+    def _staleness_within_resync(self) -> ClusterSettings:
+        if self.max_staleness_seconds > self.resync_seconds:
+            raise ValueError(
+                f"maxStalenessSeconds ({self.max_staleness_seconds:g}) must not exceed resyncSeconds "
+                f"({self.resync_seconds}); lower maxStalenessSeconds with it"
+            )
+        return self
 
 
 class Settings(BaseSettings):
@@ -118,6 +139,24 @@ def _describe(error: Mapping[str, Any], path: Path | None) -> str:
     return f"--config {path}: {detail}" if path is not None else detail
 
 
+# Sections whose keys are field names: the file's camelCase keys are given by field name, as the environment's
+# GARDENER_WEBHOOK_CLUSTER__RESYNC_SECONDS is, so that a key set in both merges instead of being seen twice.
+# An unknown key is kept as written, so the error names it as the operator wrote it.
+_NESTED_SECTIONS: Final[Mapping[str, type[BaseModel]]] = {
+    "exemptions": Exemptions,
+    "cluster": ClusterSettings,
+    "feature_gates": FeatureGates,
+}
+
+
+def _field_names(section: dict[Any, Any], model: type[BaseModel]) -> dict[Any, Any]:
+    named = {}
+    for key, value in section.items():
+        name = to_snake(str(key))
+        named[name if name in model.model_fields else key] = value
+    return named
+
+
 def load_settings(path: Path | None, *, known_rules: Iterable[str]) -> Settings:
     """Build Settings from an optional YAML file plus the environment.
 
@@ -140,7 +179,8 @@ def load_settings(path: Path | None, *, known_rules: Iterable[str]) -> Settings:
             name = to_snake(str(key))
             if name not in Settings.model_fields or to_camel(name) != key:
                 raise ConfigError(f"--config {path}: unknown configuration key {str(key)!r}")
-            data[name] = value
+            section = _NESTED_SECTIONS.get(name)
+            data[name] = _field_names(value, section) if section is not None and isinstance(value, dict) else value
     try:
         settings = Settings(**data)
     except ValidationError as exc:

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import CollectorRegistry, generate_latest
 
-from tests.builders import namespaced_cloud_profile_dict, review_bytes
+from tests.builders import DEFAULT_SETTINGS, NOW, namespaced_cloud_profile_dict, review_bytes
 from tests.cluster.fake_apiserver import (
     FakeApiServer,
     cloud_profile_obj,
@@ -37,9 +38,12 @@ from tests.cluster.fake_apiserver import (
     shoot_obj,
     write_kubeconfig,
 )
+from webhook.admission import judge
 from webhook.cli import main
-from webhook.cluster.live import Backoff, LiveView, client_from_kubeconfig
-from webhook.cluster.view import ComponentVersion
+from webhook.cluster.live import Backoff, LiveView, client_from_kubeconfig, watch_timeout_for
+from webhook.cluster.view import KINDS, ComponentVersion
+from webhook.server.metrics import ClusterCollector
+from webhook.settings import ClusterSettings, Settings
 
 DEADLINE_SECONDS = 10.0
 FAST = Backoff(initial_seconds=0.02, max_seconds=0.2)
@@ -106,7 +110,7 @@ async def test_lists_every_kind_then_applies_watch_events(cluster: FakeApiServer
     assert names(view.shoots_of_profile("CloudProfile", "local")) == ["garden-b/on-local"]
     assert names(view.shoots_of_profile("NamespacedCloudProfile", "custom", "garden-a")) == ["garden-a/on-custom"]
     for kind in ("CloudProfile", "NamespacedCloudProfile", "Shoot"):
-        assert [s.params for s in cluster.lists(kind)] == [{"limit": "500"}]
+        assert [s.params for s in cluster.lists(kind)] == [{"limit": "100"}]
         await eventually(lambda kind=kind: cluster.watching(kind) == 1, f"the {kind} watch")  # type: ignore[misc]
         watch = cluster.watches(kind)[0].params
         assert (watch["resourceVersion"], watch["allowWatchBookmarks"]) == (str(cluster.revision), "true")
@@ -233,6 +237,7 @@ async def test_a_kind_the_cluster_does_not_serve_counts_as_empty(cluster: FakeAp
     view = await synced_view(start_view, resync_seconds=0.3)
     assert view.shoots_of_profile("CloudProfile", "local") == ()
     assert view.cloud_profile("local") is not None
+    assert view.known("Shoot") and view.not_found_counts()["Shoot"] == 0  # never served: known to be empty
     cluster.unserve("Shoot", False)
     await eventually(lambda: bool(view.shoots_of_profile("CloudProfile", "local")), "the Shoot kind served again")
     assert names(view.shoots_of_profile("CloudProfile", "local")) == ["garden-b/on-local"]
@@ -273,6 +278,178 @@ async def test_undecodable_objects_are_skipped_and_keep_their_last_good_version(
     assert [getattr(r, "object") for r in skipped] == ["broken", "local", "broken", "local"]
 
 
+# ------------------------------------------------------------- what the view knows: 404, staleness, load
+
+# A CloudProfile UPDATE that removes Kubernetes 1.33.2, which both Shoots of the `cluster` fixture run (REF-CP-001).
+REMOVES_1_33_2 = review_bytes(cloud_profile_obj("local", "1.32.5"), cloud_profile_obj("local"), uid="remove")
+FAIL_OPEN = Settings(cluster=ClusterSettings(fail_closed=False))
+
+
+def removal(view: LiveView, settings: Settings = DEFAULT_SETTINGS, body: bytes = REMOVES_1_33_2) -> tuple[str, ...]:
+    """The rule ids that deny the removal (empty when allowed); its message and warnings go to `removal_text`."""
+    return judge(body, view=view, settings=settings, now=NOW).denied_rule_ids
+
+
+def removal_text(view: LiveView, settings: Settings = DEFAULT_SETTINGS, body: bytes = REMOVES_1_33_2) -> str:
+    outcome = judge(body, view=view, settings=settings, now=NOW)
+    return str(outcome.response.get("status", {}).get("message", "")) + "\n".join(outcome.warnings)
+
+
+def scrape(view: LiveView) -> str:
+    registry = CollectorRegistry()
+    registry.register(
+        ClusterCollector(
+            synced=lambda: view.synced,
+            counts=view.counts,
+            staleness=view.staleness_seconds,
+            not_found=view.not_found_counts,
+        )
+    )
+    return generate_latest(registry).decode()
+
+
+async def test_a_404_after_sync_keeps_the_last_state_and_the_in_use_denial(
+    cluster: FakeApiServer, start_view: StartView, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An aggregated API briefly unserved (gardener-apiserver rollout) must not empty the view: issue 11."""
+    caplog.set_level(logging.WARNING, logger="webhook.cluster.live")
+    view = await synced_view(start_view, watch_timeout_seconds=1)  # t = 1 s: 404s are looked at again every second
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    assert removal(view) == ("REF-CP-001",)
+
+    cluster.unserve("Shoot")
+    cluster.break_watches("Shoot")  # the reconnect is answered 404
+    await eventually(lambda: view.not_found_counts()["Shoot"] >= 2, "404 on the reconnect and on the relist")
+    assert names(view.shoots_of_profile("CloudProfile", "local")) == ["garden-b/on-local"]
+    assert view.synced and view.known("Shoot")  # within maxStalenessSeconds (30 s): the kept state still counts
+    assert removal(view) == ("REF-CP-001",)
+    assert "'garden-b/on-local'" in removal_text(view) and "'garden-a/on-custom'" in removal_text(view)
+    kept = [m for m in caplog.messages if m.startswith("the cluster no longer serves this kind")]
+    assert kept == ["the cluster no longer serves this kind (404); keeping its last state"]  # once per streak
+    metrics = scrape(view)
+    assert 'gardener_webhook_cluster_not_found_total{kind="Shoot"}' in metrics
+    assert 'gardener_webhook_cluster_not_found_total{kind="CloudProfile"} 0.0' in metrics
+
+    cluster.delete("Shoot", "garden-b", "on-local", notify=False)  # meanwhile: only a relist can tell
+    cluster.unserve("Shoot", False)
+    await eventually(lambda: not view.shoots_of_profile("CloudProfile", "local"), "the relist once served again")
+    assert names(view.shoots_of_profile("NamespacedCloudProfile", "custom", "garden-a")) == ["garden-a/on-custom"]
+
+
+async def test_a_404_after_sync_turns_stale_after_max_staleness(cluster: FakeApiServer, start_view: StartView) -> None:
+    view = await synced_view(start_view, max_staleness_seconds=2.0)  # quiet watches end and confirm every second
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    cluster.unserve("Shoot")
+    cluster.break_watches("Shoot")
+    await eventually(lambda: not view.known("Shoot"), "the kept Shoots to turn stale")
+    assert view.known("CloudProfile", "NamespacedCloudProfile") and view.synced  # only the kind that went away
+    assert view.counts()["Shoot"] == 2
+    assert removal(view) == ("CLUSTER-001",)
+
+
+async def test_api_server_gone_after_sync_turns_in_use_findings_into_cluster_001(
+    tmp_path: Path, aiohttp_server: Any
+) -> None:
+    fake = FakeApiServer()
+    fake.put(cloud_profile_obj("local"))
+    fake.put(shoot_obj("garden-b", "on-local", profile="local"))
+    server = await aiohttp_server(fake.app())
+    kubeconfig = write_kubeconfig(tmp_path, str(server.make_url("")).rstrip("/"))
+    view = LiveView(client_from_kubeconfig(kubeconfig), backoff=FAST, max_staleness_seconds=1.0)
+    await view.start()
+    try:
+        await eventually(lambda: view.synced, "the first list of every kind")
+        assert removal(view) == ("REF-CP-001",)
+        await server.close()  # the API server is gone: connections refused from now on
+        gone = time.monotonic()
+        await eventually(lambda: removal(view) == ("CLUSTER-001",), "the in-use check to give up on the old picture")
+        assert time.monotonic() - gone < 1.0 + DEADLINE_SECONDS
+        assert view.synced and view.counts()["Shoot"] == 1  # ready as before; the picture is kept, not trusted
+        assert "cluster state not yet known" in removal_text(view)
+        assert removal(view, FAIL_OPEN) == ()  # cluster.failClosed: false lets it through with the warning
+        assert "cluster state not yet known" in removal_text(view, FAIL_OPEN)
+        assert view.staleness_seconds()["Shoot"] > 1.0
+        assert re.search(r'gardener_webhook_cluster_staleness_seconds\{kind="Shoot"\} (\d+\.\d+)', scrape(view))
+    finally:
+        await view.stop()
+
+
+async def test_a_shoot_created_while_the_watch_breaks_is_judged_after_the_reconnect(
+    cluster: FakeApiServer, start_view: StartView
+) -> None:
+    view = await synced_view(start_view)
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    removes_1_32_5 = review_bytes(cloud_profile_obj("local", "1.33.2"), cloud_profile_obj("local"), uid="1.32.5")
+    assert removal(view, body=removes_1_32_5) == ()  # nothing runs 1.32.5 yet
+    newcomer = shoot_obj("garden-c", "newcomer", profile="local")
+    newcomer["spec"]["kubernetes"]["version"] = "1.32.5"
+    cluster.break_watches("Shoot")  # the connection dies in the middle of an event ...
+    cluster.put(newcomer)  # ... while the Shoot is created: its ADDED event never reaches the dead stream
+    await eventually(lambda: removal(view, body=removes_1_32_5) == ("REF-CP-001",), "the replayed ADDED event")
+    assert "'garden-c/newcomer'" in removal_text(view, body=removes_1_32_5)
+    assert len(cluster.lists("Shoot")) == 1  # resumed from the last resourceVersion, not relisted
+
+
+async def test_a_quiet_healthy_watch_keeps_its_kind_fresh(cluster: FakeApiServer, start_view: StartView) -> None:
+    """No events for several staleness periods: each watch ends after timeoutSeconds and that confirms its kind."""
+    assert watch_timeout_for(2.5) == 1 and watch_timeout_for(30) == 10 and watch_timeout_for(3600) == 300
+    view = await synced_view(start_view, max_staleness_seconds=2.5)
+    worst = 0.0
+    deadline = time.monotonic() + 3.5
+    while time.monotonic() < deadline:
+        assert view.known(*KINDS), view.staleness_seconds()
+        worst = max(worst, *view.staleness_seconds().values())
+        await asyncio.sleep(0.05)
+    assert worst < 2.5
+    assert len(cluster.watches("Shoot")) >= 3 and len(cluster.lists("Shoot")) == 1
+    assert {w.params["timeoutSeconds"] for w in cluster.watches("Shoot")} == {"1"}
+
+
+async def test_a_relist_of_10000_changed_shoots_keeps_the_loop_responsive_and_the_denial(
+    cluster: FakeApiServer, start_view: StartView
+) -> None:
+    """The relist is applied in slices while requests are judged: the loop answers, no Shoot ever goes missing."""
+    for i in range(10_000):
+        other = shoot_obj(f"garden-{i % 100:02}", f"shoot-{i:05}", profile="local")
+        other["spec"]["kubernetes"]["version"] = "1.32.5"
+        cluster.put(other, notify=False)
+    view = await start_view()
+    await eventually(lambda: view.synced and view.counts()["Shoot"] == 10_002, "the first list", timeout=120)
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    for obj in list(cluster.objects["shoots"].values()):
+        cluster.put(obj, notify=False)  # every Shoot changes (a new resourceVersion) without an event
+    cluster.compact()
+    relisted = str(cluster.revision)
+
+    lags: list[float] = []
+    answers: list[tuple[str, ...]] = []
+
+    async def probe() -> None:
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(0.001)
+            lags.append(time.perf_counter() - started - 0.001)
+
+    async def requests() -> None:
+        while True:
+            answers.append(removal(view))
+            await asyncio.sleep(0.005)
+
+    tasks = [asyncio.create_task(probe()), asyncio.create_task(requests())]
+    try:
+        cluster.expire_watches("Shoot")  # ERROR 410: relist all 10 002 Shoots
+        await eventually(lambda: view.resource_versions["Shoot"] == relisted, "the relist", timeout=120)
+    finally:
+        for task in tasks:
+            task.cancel()
+    worst_ms = 1000 * max(lags)
+    print(f"relist of 10 002 changed Shoots: {len(lags)} probes, worst event-loop lag {worst_ms:.1f} ms")
+    assert worst_ms < 250, worst_ms  # applied as one callback it blocked the loop for 0.5-1.3 s
+    assert len(answers) > 10 and set(answers) == {("REF-CP-001",)}
+    assert len([s for s in cluster.lists("Shoot") if "continue" not in s.params]) == 2  # the first list, the relist
+    assert view.counts()["Shoot"] == 10_002
+
+
 # ------------------------------------------------------------------------- Gardener component versions
 
 
@@ -297,7 +474,7 @@ async def test_gardener_kinds_are_listed_and_watched_with_their_namespace_and_se
         "Seed": ("", {}),
     }
     for kind, (namespace, selectors) in expected.items():
-        assert [(s.namespace, s.params) for s in cluster.lists(kind)] == [(namespace, {**selectors, "limit": "500"})]
+        assert [(s.namespace, s.params) for s in cluster.lists(kind)] == [(namespace, {**selectors, "limit": "100"})]
         await eventually(lambda kind=kind: cluster.watching(kind) == 1, f"the {kind} watch")  # type: ignore[misc]
         watch = cluster.watches(kind)[0]
         assert watch.namespace == namespace and selectors.items() <= watch.params.items()

@@ -13,7 +13,7 @@ import yaml
 from tests.cluster.fake_apiserver import gardener_deployment_obj, gardener_info_obj, seed_obj
 from webhook.cluster.index import ClusterIndex
 from webhook.cluster.static import ContextError, StaticView
-from webhook.cluster.view import ComponentVersion
+from webhook.cluster.view import KINDS, ComponentVersion
 from webhook.models.components import ConfigMap, Deployment, Seed, image_tag
 
 
@@ -134,3 +134,10 @@ def test_an_undecodable_deployment_in_a_context_file_is_refused() -> None:
 ])  # fmt: skip
 def test_image_tag(reference: str, tag: str) -> None:
     assert image_tag(reference) == tag
+
+
+def test_a_static_view_always_knows_every_kind_and_refuses_a_misspelt_one() -> None:
+    view = StaticView.empty()
+    assert view.synced and view.known(*KINDS) and view.known()
+    with pytest.raises(ValueError, match="not a kind the cluster view tracks: Shoots"):
+        view.known("Shoot", "Shoots")

@@ -26,6 +26,7 @@ from tests.builders import (
     REAL_FIXTURES_ABSENT,
     requires_real_fixtures,
     review_bytes,
+    stale_view,
 )
 from tests.cluster.fake_apiserver import gardener_deployment_obj, gardener_info_obj, seed_obj
 from tests.server.conftest import client_ssl_context, server_ssl_context, tls_client  # noqa: F401 - fixtures
@@ -91,7 +92,7 @@ def view(*objects: dict[str, Any], synced: bool = True) -> StaticView:
 
 
 # Gardener at 1.37: apiserver, controllers at 1.37 (scheduler at 1.36), gardenlets at 1.37 and 1.36.
-LANDSCAPE: Final = view(
+LANDSCAPE_OBJECTS: Final = [
     deployment("apiserver", "v1.37.2"),
     deployment("controller-manager", "v1.37.2"),
     deployment("scheduler", "v1.36.5"),
@@ -99,7 +100,8 @@ LANDSCAPE: Final = view(
     seed_obj("aws-eu1", "v1.37.2"),
     seed_obj("gcp-us1", "v1.36.0"),
     seed_obj("new-seed"),  # no gardenlet has reported yet
-)
+]
+LANDSCAPE: Final = view(*LANDSCAPE_OBJECTS)
 READY: Final = view(  # every prerequisite of seed 002 for upgrading gardener-apiserver 1.37 -> 1.38 is met
     deployment("apiserver", "v1.37.2"),
     deployment("controller-manager", "v1.37.2"),
@@ -293,6 +295,28 @@ def test_operator_upgrade(old: str, new: str, expected: list[str]) -> None:
 ])  # fmt: skip
 def test_gardenlet_versions(obj: dict[str, Any], cluster: StaticView, expected: list[Triple]) -> None:
     assert triples(obj, cluster=cluster) == expected
+
+
+@pytest.mark.parametrize(("obj", "old", "stale", "expected"), [
+    pytest.param(deployment("controller-manager", "v1.38.0"), None, "Deployment", [("CLUSTER-001", IMAGE0, F)],
+                 id="CLUSTER-001-stale-apiserver-deployment"),
+    pytest.param(deployment("controller-manager", "v1.38.0"), None, "ConfigMap", [("CLUSTER-001", IMAGE0, F)],
+                 id="CLUSTER-001-stale-gardener-info"),
+    pytest.param(deployment("controller-manager", "v1.38.0"), None, "Seed", [("VS-GARDENER-002", IMAGE0, F)],
+                 id="VS-GARDENER-002-reads-no-seeds"),
+    pytest.param(deployment("apiserver", "v1.38.0"), deployment("apiserver", "v1.37.2"), "Seed",
+                 [("CLUSTER-001", IMAGE0, F)], id="CLUSTER-001-stale-gardenlets"),
+    pytest.param(deployment("apiserver", "v1.38.0"), deployment("apiserver", "v1.37.2"), "ConfigMap",
+                 [("VS-GARDENER-004", IMAGE0, F)], id="VS-GARDENER-004-reads-no-gardener-info"),
+    pytest.param(gardenlet(ref=f"{CHART}:v1.38.0"), None, "ConfigMap", [("CLUSTER-001", OCI_REF, F)],
+                 id="CLUSTER-001-gardenlet-stale-gardener-info"),
+    pytest.param(gardenlet(ref=f"{CHART}:v1.38.0"), None, "Shoot", [("VS-GL-001", OCI_REF, F)],
+                 id="VS-GL-001-reads-no-shoots"),
+])  # fmt: skip
+def test_a_stale_kind_the_rule_reads_is_cluster_001(
+    obj: dict[str, Any], old: dict[str, Any] | None, stale: str, expected: list[Triple]
+) -> None:
+    assert triples(obj, old, cluster=stale_view(LANDSCAPE_OBJECTS, stale)) == expected
 
 
 def test_gardenlet_update_judges_only_changed_versions() -> None:

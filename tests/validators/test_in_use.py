@@ -29,6 +29,7 @@ from tests.builders import (
     namespaced_cloud_profile_dict,
     request,
     review_bytes,
+    stale_view,
     triples,
     versions,
 )
@@ -473,6 +474,59 @@ def test_ref_del_002(cluster: StaticView, expected: Triples) -> None:
         assert verdict.errors[0].detail == (
             "Cannot delete NamespacedCloudProfile, because the following Shoots are still referencing it: [garden-c/s]"
         )
+
+
+# ------------------------------------------------------------------------ CLUSTER-001 for a stale kind
+
+
+@pytest.mark.parametrize(
+    ("stale", "expected"),
+    [
+        pytest.param("Shoot", [("CLUSTER-001", "spec", FORBIDDEN)], id="CLUSTER-001-stale-shoots"),
+        pytest.param("NamespacedCloudProfile", [("CLUSTER-001", "spec", FORBIDDEN)], id="CLUSTER-001-stale-children"),
+        pytest.param("CloudProfile", [("REF-CP-001", K8S, FORBIDDEN)], id="REF-CP-001-reads-no-cloud-profiles"),
+        pytest.param("Deployment", [("REF-CP-001", K8S, FORBIDDEN)], id="REF-CP-001-other-kinds-stale"),
+    ],
+)
+def test_ref_cp_update_is_cluster_001_when_a_kind_it_reads_is_stale(stale: str, expected: Triples) -> None:
+    cluster = stale_view([OLD, shoot("garden-a", "cp", "1.32.5")], stale)
+    assert triples(update(profile(("1.33.2", "1.31.9", "1.30.4")), cluster)) == expected
+
+
+@pytest.mark.parametrize(
+    ("stale", "expected"),
+    [
+        pytest.param("Shoot", [("CLUSTER-001", "", FORBIDDEN)], id="CLUSTER-001-stale-shoots"),
+        pytest.param("NamespacedCloudProfile", [("CLUSTER-001", "", FORBIDDEN)], id="CLUSTER-001-stale-children"),
+        pytest.param("Seed", [("REF-DEL-001", "", FORBIDDEN)], id="REF-DEL-001-other-kinds-stale"),
+    ],
+)
+def test_ref_del_001_is_cluster_001_when_a_kind_it_reads_is_stale(stale: str, expected: Triples) -> None:
+    assert triples(delete_profile(stale_view([OLD, shoot("garden-a", "s")], stale))) == expected
+
+
+@pytest.mark.parametrize(
+    ("stale", "expected"),
+    [
+        pytest.param("CloudProfile", [("CLUSTER-001", "spec.parent.name", FORBIDDEN), ("CLUSTER-001", "spec", FORBIDDEN)],
+                     id="CLUSTER-001-stale-parent"),
+        pytest.param("Shoot", [("CLUSTER-001", "spec", FORBIDDEN)], id="CLUSTER-001-stale-shoots"),
+        pytest.param("NamespacedCloudProfile", [("REF-NCP-001", K8S, FORBIDDEN)], id="REF-NCP-001-reads-no-siblings"),
+    ],
+)
+def test_ref_ncp_001_is_cluster_001_when_a_kind_it_reads_is_stale(stale: str, expected: Triples) -> None:
+    cluster = stale_view([PARENT, NCP_OLD, via_ncp("garden-c", "s", "1.31.9")], stale)
+    assert triples(ncp_update(ncp_with(kubernetes=NCP_K8S_LEFT), cluster)) == expected
+
+
+@pytest.mark.parametrize(("stale", "expected"), [
+    pytest.param("Shoot", [("CLUSTER-001", "", FORBIDDEN)], id="CLUSTER-001-stale-shoots"),
+    pytest.param("CloudProfile", [("REF-DEL-002", "", FORBIDDEN)], id="REF-DEL-002-reads-shoots-only"),
+])  # fmt: skip
+def test_ref_del_002_is_cluster_001_when_shoots_are_stale(stale: str, expected: Triples) -> None:
+    req = request(None, namespaced_cloud_profile(NCP_OLD), operation=Operation.DELETE)
+    verdict = namespacedcloudprofile.validate_delete(req, stale_view([PARENT, NCP_OLD, via_ncp("garden-c", "s")], stale), Settings())
+    assert triples(verdict) == expected
 
 
 # ---------------------------------------------------------------------------------------------- through judge

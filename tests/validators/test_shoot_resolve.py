@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import FUTURE, image, namespaced_cloud_profile_dict
+from tests.builders import FUTURE, image, namespaced_cloud_profile_dict, stale_view
 from tests.validators.shoot_cases import (
     CP_VERSION,
     FOR,
@@ -221,6 +221,23 @@ NCP_REF = {"cloudProfile": {"kind": "NamespacedCloudProfile", "name": "custom"}}
 )
 def test_profile_lookup(raw: dict[str, Any], view: StaticView, expected: Triples) -> None:
     assert create(raw, view=view) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "stale", "expected"),
+    [
+        pytest.param(shoot_dict(version="1.33"), "CloudProfile", [("CLUSTER-001", "spec.cloudProfile.name", FOR)],
+                     id="CLUSTER-001-stale-cloud-profiles"),
+        pytest.param(shoot_dict(version="1.33"), "NamespacedCloudProfile", [], id="cloud-profile-reference-reads-no-ncps"),
+        pytest.param(shoot_dict(version="1.33"), "Shoot", [], id="profile-lookup-reads-no-shoots"),
+        pytest.param(shoot_dict(pool(machine=image_of("custom-os", "1.0.0")), **NCP_REF), "NamespacedCloudProfile",
+                     [("CLUSTER-001", "spec.cloudProfile.name", FOR)], id="CLUSTER-001-stale-ncps"),
+        pytest.param(shoot_dict(pool(machine=image_of("custom-os", "1.0.0")), **NCP_REF), "CloudProfile",
+                     [("CLUSTER-001", "spec.cloudProfile.name", FOR)], id="CLUSTER-001-stale-parent"),
+    ],
+)
+def test_profile_lookup_of_a_stale_kind(raw: dict[str, Any], stale: str, expected: Triples) -> None:
+    assert create(raw, view=stale_view([PROFILE, NCP_CUSTOM], stale)) == expected
 
 
 def test_sh_adm_ref_001_names_the_profile() -> None:

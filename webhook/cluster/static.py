@@ -14,6 +14,7 @@ from typing import Final
 from pydantic import BaseModel, ValidationError
 
 from webhook.cluster.index import CORE_GROUP, ClusterIndex
+from webhook.cluster.view import require_tracked
 from webhook.documents import DocumentError, read_objects
 from webhook.models.components import ConfigMap, Deployment, Seed
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
@@ -33,11 +34,17 @@ class ContextError(ValueError):
 
 
 class StaticView(ClusterIndex):
-    """A ClusterView over a fixed set of objects; always synced."""
+    """A ClusterView over a fixed set of objects; always synced, and every kind always fresh (a snapshot does not
+    age while it is judged against)."""
 
     @property
     def synced(self) -> bool:
         return True
+
+    def known(self, *kinds: str) -> bool:
+        """Whatever `synced` says (True, unless a subclass says otherwise); ValueError for a kind no view tracks."""
+        require_tracked(kinds)
+        return self.synced
 
     @classmethod
     def empty(cls) -> StaticView:

@@ -15,9 +15,18 @@ from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 
 CLOUD_PROFILE: Final = "CloudProfile"
 NAMESPACED_CLOUD_PROFILE: Final = "NamespacedCloudProfile"
+SHOOT: Final = "Shoot"
 DEPLOYMENT: Final = "Deployment"
 SEED: Final = "Seed"
 CONFIG_MAP: Final = "ConfigMap"
+KINDS: Final = (CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, SHOOT, SEED, DEPLOYMENT, CONFIG_MAP)  # what a view tracks
+
+
+def require_tracked(kinds: tuple[str, ...]) -> None:
+    """Raise ValueError naming any of `kinds` that is not one of `KINDS` (a misspelt kind in a `known` call)."""
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise ValueError(f"not a kind the cluster view tracks: {', '.join(unknown)}")
 
 
 class ObjectKey(NamedTuple):
@@ -63,12 +72,24 @@ class ComponentVersion(NamedTuple):
 class ClusterView(Protocol):
     """Read-only questions about cluster state.
 
-    synced: False while the state is not yet known (live view before its first list); validators that need
-    the cluster then report "cluster state not yet known" instead of judging on an empty picture.
+    synced: False while the state is not yet known (live view before its first list of every kind); readiness
+    follows it. known(kinds): whether answers about those kinds may be trusted right now; validators ask it before
+    they read a kind and report "cluster state not yet known" (CLUSTER-001) instead of judging on an empty or stale
+    picture. The view decides (the live view from the age of each kind's last list or watch event, measured by the
+    view); validators never read a clock.
     """
 
     @property
     def synced(self) -> bool: ...
+
+    def known(self, *kinds: str) -> bool:
+        """True when the view is synced and each of `kinds` (names of `KINDS`) is fresh: the live view received a
+        list, watch event or bookmark of it, or saw its watch end at the requested timeout, within
+        `cluster.maxStalenessSeconds`.
+
+        A static view is always fresh. Raises ValueError for a kind no view tracks (a programming error).
+        """
+        ...
 
     def cloud_profile(self, name: str) -> CloudProfile | None:
         """The CloudProfile `name`, or None."""

@@ -20,6 +20,10 @@ judges, "" (rejected before the review was read) or "other"; operation is CREATE
 the validator function a crash is attributed to), a fixed set.
 - `gardener_webhook_cluster_objects{kind}`: objects per kind in the cluster view, read at scrape time.
 - `gardener_webhook_cluster_synced`: 1 when the cluster view is synced (its state is known), else 0.
+- `gardener_webhook_cluster_staleness_seconds{kind}` (live view): seconds since the kind's last list, watch event,
+  bookmark or cleanly ended watch (+Inf before its first list); past `cluster.maxStalenessSeconds` findings that
+  read the kind are CLUSTER-001.
+- `gardener_webhook_cluster_not_found_total{kind}` (live view): 404 answers for a kind listed before (last state kept).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from webhook.validators import REGISTRY
@@ -174,13 +178,17 @@ class CertificateMetrics:
 class ClusterCollector(Collector):
     """The cluster view's gauges, computed at scrape time (on the event loop, so they see whole events).
 
-    synced: whether the view's state is known; counts: objects per kind.
+    synced: whether the view's state is known; counts: objects per kind. staleness: seconds since each kind's last
+    confirmation; not_found: per kind, 404s after it was listed. The last two exist for the live view only; None:
+    not exported. Scraped from the health thread: each callable must be safe to call from another thread.
     """
 
     synced: Callable[[], bool]
     counts: Callable[[], Mapping[str, int]]
+    staleness: Callable[[], Mapping[str, float]] | None = None
+    not_found: Callable[[], Mapping[str, int]] | None = None
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         objects = GaugeMetricFamily(
             "gardener_webhook_cluster_objects", "Objects per kind in the cluster view.", labels=("kind",)
         )
@@ -192,3 +200,23 @@ class ClusterCollector(Collector):
             "1 when the cluster view is synced (its state is known), else 0.",
             value=1 if self.synced() else 0,
         )
+        staleness = self.staleness
+        if staleness is not None:
+            ages = GaugeMetricFamily(
+                "gardener_webhook_cluster_staleness_seconds",
+                "Seconds since the kind's last list, watch event, bookmark or ended watch (+Inf: never listed).",
+                labels=("kind",),
+            )
+            for kind, seconds in sorted(staleness().items()):
+                ages.add_metric((kind,), seconds)
+            yield ages
+        not_found = self.not_found
+        if not_found is not None:
+            lost = CounterMetricFamily(
+                "gardener_webhook_cluster_not_found",
+                "Lists and watches answered 404 for a kind listed before (its last state is kept), by kind.",
+                labels=("kind",),
+            )
+            for kind, count in sorted(not_found().items()):
+                lost.add_metric((kind,), count)
+            yield lost

@@ -285,7 +285,14 @@ async def _serve(
     if isinstance(view, BackgroundView):
         app.cleanup_ctx.append(_run_view(view))
     if isinstance(view, ClusterIndex):
-        registry.register(ClusterCollector(synced=lambda: view.synced, counts=view.counts))
+        registry.register(
+            ClusterCollector(
+                synced=lambda: view.synced,
+                counts=view.counts,
+                staleness=getattr(view, "staleness_seconds", None),  # the live view's; a static view is never stale
+                not_found=getattr(view, "not_found_counts", None),
+            )
+        )
     health = HealthThread(create_health_app(view, registry=registry, readiness=readiness), options.health_host, options.health_port)
     # access_log=None: the admission handler writes its own JSON line per request. The runner's own shutdown
     # timeout is short: the in-flight wait below already spent the shutdown budget.

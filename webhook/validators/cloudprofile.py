@@ -16,7 +16,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.cluster.view import CLOUD_PROFILE, ClusterView, ObjectKey, ProfileKey, WorkerRef
+from webhook.cluster.view import (
+    CLOUD_PROFILE,
+    NAMESPACED_CLOUD_PROFILE,
+    SHOOT,
+    ClusterView,
+    ObjectKey,
+    ProfileKey,
+    WorkerRef,
+)
 from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Mode, Rule, Verdict
 from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
 from webhook.models.base import format_date
@@ -132,7 +140,7 @@ def validate_delete(request: AdmissionRequest[CloudProfile], view: ClusterView, 
     if old is not None and old.metadata.deletion_timestamp is not None:
         return Verdict()
     name = request.name or (old.metadata.name if old is not None else "")
-    if not view.synced:
+    if not view.known(*_REFERRER_KINDS):
         return Verdict.of([cluster_state_unknown(ROOT, f'which Shoots reference CloudProfile "{name}"')])
     return Verdict.of(_validate_not_referenced(name, view))
 
@@ -435,6 +443,7 @@ _MACHINE_IMAGES: Final = SPEC.child("machineImages")
 _MAX_NODES_TOTAL: Final = SPEC.child("limits", "maxNodesTotal")
 _MACHINE_CAPABILITIES: Final = SPEC.child("machineCapabilities")
 _LISTED_REFERRERS: Final = 10  # REF-DEL-*: referrers named in a message; the rest are counted
+_REFERRER_KINDS: Final = (NAMESPACED_CLOUD_PROFILE, SHOOT)  # what REF-CP-* and REF-DEL-001 read from the view
 
 
 @dataclass(frozen=True, slots=True)
@@ -512,7 +521,7 @@ def _validate_not_in_use(new: CloudProfile, old: CloudProfile, view: ClusterView
     if not diff.needs_cluster():
         return []
     name = new.metadata.name
-    if not view.synced:
+    if not view.known(*_REFERRER_KINDS):
         return [cluster_state_unknown(SPEC, f'whether what the update removes from CloudProfile "{name}" is in use')]
     children = [
         ncp

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Final
 
-from webhook.cluster.view import ClusterView, ComponentVersion
+from webhook.cluster.view import CONFIG_MAP, DEPLOYMENT, SEED, ClusterView, ComponentVersion
 from webhook.field import SPEC, FieldPath, Finding, Rule, Verdict
 from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
 from webhook.models.components import Deployment, Gardenlet, Image, ManagedSeed, image_tag
@@ -66,6 +66,7 @@ _UPGRADE_RULE: Final[Mapping[str, Rule]] = MappingProxyType({
     "VS-GARDENER-003": VS_GARDENER_003, "VS-OP-001": VS_OP_001,
 })  # fmt: skip
 _LISTED_SEEDS: Final = 10
+_APISERVER_KINDS: Final = (DEPLOYMENT, CONFIG_MAP)  # where the view finds the gardener-apiserver version
 
 _CONTAINERS: Final = SPEC.child("template", "spec", "containers")
 _HELM_OCI: Final = SPEC.child("deployment", "helm", "ociRepository")
@@ -128,7 +129,7 @@ def _validate_against_apiserver(component: Instance, view: ClusterView, path: Fi
 
     path: the component container's image. Source: seed 002 Supported Version Skew.
     """
-    if not view.synced:
+    if not view.known(*_APISERVER_KINDS):
         return [cluster_state_unknown(path, "the gardener-apiserver version")]
     return [VS_GARDENER_002.forbidden(path, v.message) for v in check_against(component, _apiservers(view))]
 
@@ -150,7 +151,7 @@ def _validate_apiserver_prerequisites(old: Version, new: Version, view: ClusterV
     (at the current minor for a one-minor upgrade). VS-GARDENER-005: no Seed's gardenlet (status.gardener.version)
     more than two minors behind `new`, in one finding naming the Seeds. path: the apiserver container's image.
     """
-    if not view.synced:
+    if not view.known(DEPLOYMENT, SEED):
         return [cluster_state_unknown(path, "the versions of the Gardener components and gardenlets")]
     installed = [
         Instance(_COMPONENT_OF_ROLE[role], version, entry.name)
@@ -268,7 +269,7 @@ def _validate_gardenlet_versions(
         version = find_version(tag)
         if version is None or old.get(str(path)) == tag:
             continue
-        if not view.synced:
+        if not view.known(*_APISERVER_KINDS):
             findings.append(cluster_state_unknown(path, "the gardener-apiserver version"))
             continue
         gardenlet = Instance(Component.GARDENLET, version)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from webhook.cluster.view import ClusterView, ObjectKey, ProfileKey
+from webhook.cluster.view import CLOUD_PROFILE, SHOOT, ClusterView, ObjectKey, ProfileKey
 from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Rule, Verdict
 from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
 from webhook.models.base import format_rfc3339
@@ -154,7 +154,7 @@ def validate_delete(
         return Verdict()
     namespace = request.namespace or (old.metadata.namespace if old is not None else "")
     name = request.name or (old.metadata.name if old is not None else "")
-    if not view.synced:
+    if not view.known(SHOOT):
         what = f'which Shoots reference NamespacedCloudProfile "{namespace}/{name}"'
         return Verdict.of([cluster_state_unknown(ROOT, what)])
     return Verdict.of(_validate_not_referenced(view.shoots_using_profile(ProfileKey.namespaced(namespace, name))))
@@ -285,7 +285,7 @@ def _validate_against_parent(
     if parent_ref.kind not in PARENT_KINDS or not parent_ref.name:
         return []
     name_path = SPEC.child("parent", "name")
-    if not view.synced:
+    if not view.known(CLOUD_PROFILE):
         return [cluster_state_unknown(name_path, f'parent CloudProfile "{parent_ref.name}"')]
     parent: CloudProfile | None = view.cloud_profile(parent_ref.name)
     if parent is None:
@@ -539,7 +539,7 @@ def _validate_not_in_use(
     if not (kubernetes or images or limits_changed):
         return []
     key = f"{new.metadata.namespace}/{new.metadata.name}"
-    if not view.synced:
+    if not view.known(CLOUD_PROFILE, SHOOT):
         what = f'whether what the update removes from NamespacedCloudProfile "{key}" is in use'
         return [cluster_state_unknown(SPEC, what)]
     parent = view.cloud_profile(new.spec.parent.name)

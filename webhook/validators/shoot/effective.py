@@ -58,8 +58,8 @@ class Effective:
     """A Shoot after C.1 resolution, and which of its values are still unknown.
 
     shoot: the defaulted Shoot with every value the mutator would fill filled in. control_plane_known: False when
-    spec.kubernetes.version stayed empty or partial although a profile could fill it (profile missing, view not
-    synced, nothing suitable). unknown_versions / unknown_images: indexes of pools whose kubernetes.version /
+    spec.kubernetes.version stayed empty or partial although a profile could fill it (profile missing, kinds not
+    known to the view, nothing suitable). unknown_versions / unknown_images: indexes of pools whose kubernetes.version /
     machine image stayed partial for the same reasons. Without a profile reference nothing is unknown: the values
     are judged as given, as Gardener does when its mutator has no profile.
     """

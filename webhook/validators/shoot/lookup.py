@@ -56,14 +56,15 @@ class Lookup:
 def find_profile_spec(shoot: Shoot, namespace: str, view: ClusterView) -> Lookup:
     """Look up the profile `shoot` references; namespace: the Shoot's (for a NamespacedCloudProfile).
 
-    Reports CLUSTER-001 while the view is not synced and SH-ADM-REF-001 (Forbidden, naming the profile) when the
-    profile, or the parent of a NamespacedCloudProfile without status, does not exist. Never raises.
+    Reports CLUSTER-001 while the view does not know the profile kinds (not synced, or stale) and SH-ADM-REF-001
+    (Forbidden, naming the profile) when the profile, or the parent of a NamespacedCloudProfile without status, does
+    not exist. Never raises.
     """
     ref = shoot.profile_reference()
     if ref is None or ref.kind not in PROFILE_KINDS:
         return Lookup(None, referenced=False)
     path = reference_path(shoot)
-    if not view.synced:
+    if not view.known(ref.kind, CLOUD_PROFILE):  # a NamespacedCloudProfile without status needs its parent too
         return Lookup(None, True, [cluster_state_unknown(path, f'referenced {ref.kind} "{ref.name}"')])
     missing = "could not find referenced cloud profile: "
     if ref.kind == CLOUD_PROFILE:
