@@ -17,8 +17,14 @@ $(STAMP): requirements-dev.lock pyproject.toml
 run: $(STAMP)
 	GARDENER_WEBHOOK_STATE_DIR=$(CURDIR) $(VENV)/bin/gardener-webhook serve $(ARGS)
 
-test: $(STAMP)
+test: lint
 	$(VENV)/bin/python -m pytest $(ARGS)
+
+# Style, types and import contracts (a few seconds; `make test` runs it first). ruff and mypy read pyproject.toml.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check webhook tests bench
+	$(VENV)/bin/ruff format --check webhook tests bench
+	$(VENV)/bin/mypy --strict webhook
 	$(VENV)/bin/lint-imports
 
 # Only the hypothesis tests (pytest -m hypothesis), with many random examples each (a few minutes).
@@ -41,4 +47,4 @@ lock:
 	$(VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --all-build-deps --extra test -o requirements-dev.lock pyproject.toml
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

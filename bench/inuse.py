@@ -20,6 +20,7 @@ import resource
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -51,7 +52,12 @@ def profile_dict(kubernetes: list[str]) -> dict[str, Any]:
             "type": "local",
             "kubernetes": {"versions": [{"version": v} for v in kubernetes]},
             "machineImages": [
-                {"name": name, "versions": [{"version": v, "cri": [{"name": "containerd"}], "architectures": ["amd64"]} for v in vs]}
+                {
+                    "name": name,
+                    "versions": [
+                        {"version": v, "cri": [{"name": "containerd"}], "architectures": ["amd64"]} for v in vs
+                    ],
+                }
                 for name, vs in IMAGES.items()
             ],
             "machineTypes": [{"name": "m5.large", "cpu": "2", "gpu": "0", "memory": "8Gi"}],
@@ -72,7 +78,11 @@ def child_dict(i: int) -> dict[str, Any]:
 def shoot_dict(i: int, version: str) -> dict[str, Any]:
     namespace = f"garden-p{i % 200:03}"
     through_child = i % 10 == 0 and i % 200 < CHILDREN
-    ref = {"kind": "NamespacedCloudProfile", "name": "custom"} if through_child else {"kind": "CloudProfile", "name": PROFILE}
+    ref = (
+        {"kind": "NamespacedCloudProfile", "name": "custom"}
+        if through_child
+        else {"kind": "CloudProfile", "name": PROFILE}
+    )
     names = list(IMAGES)
     workers = []
     for p in range(POOLS):
@@ -89,7 +99,11 @@ def shoot_dict(i: int, version: str) -> dict[str, Any]:
         "apiVersion": API,
         "kind": "Shoot",
         "metadata": {"name": f"shoot-{i:05}", "namespace": namespace},
-        "spec": {"cloudProfile": ref, "kubernetes": {"version": version}, "provider": {"type": "local", "workers": workers}},
+        "spec": {
+            "cloudProfile": ref,
+            "kubernetes": {"version": version},
+            "provider": {"type": "local", "workers": workers},
+        },
     }
 
 
@@ -164,13 +178,15 @@ def main() -> None:
             rss = rss_mib()
         outcome = judge(body, view=view, settings=settings, now=NOW)
         assert outcome.code == 403 and len(outcome.messages) == 3, (outcome.code, outcome.messages[:5])
-        judged[size] = best_of(args.repeat, lambda: judge(body, view=view, settings=settings, now=NOW))
+        judged[size] = best_of(args.repeat, partial(judge, body, view=view, settings=settings, now=NOW))
         # The view-reading part alone (a private helper: this is a benchmark, not an API user).
-        alone[size] = best_of(args.repeat * 10, lambda: cloudprofile._validate_not_in_use(new, old, view))
+        alone[size] = best_of(args.repeat * 10, partial(cloudprofile._validate_not_in_use, new, old, view))
         del view
 
     small, large = SIZES
-    print(f"CloudProfile UPDATE removing 3 Kubernetes versions (3 in use), judge() on review bytes, best of {args.repeat}:")
+    print(
+        f"CloudProfile UPDATE removing 3 Kubernetes versions (3 in use), judge() on review bytes, best of {args.repeat}:"
+    )
     print(f"  {small:>6} Shoots: {judged[small] * 1e3:8.3f} ms")
     print(f"  {large:>6} Shoots: {judged[large] * 1e3:8.3f} ms")
     print(f"  ratio {large}/{small}: {judged[large] / judged[small]:.2f}")

@@ -107,17 +107,23 @@ def main() -> int:
             context = ssl.create_default_context(cafile=str(Path(work) / "certs" / "ca.crt"))
             body = review(args.mib)
             idle = peak_rss_mib(server.pid)
-            probe = subprocess.Popen([sys.executable, "-c", PROBE, health + "/healthz", "40"], stdout=subprocess.PIPE, text=True)
+            probe = subprocess.Popen(
+                [sys.executable, "-c", PROBE, health + "/healthz", "40"], stdout=subprocess.PIPE, text=True
+            )
             started = time.monotonic()
             statuses = asyncio.run(concurrent_reviews(url, context, body, args.concurrent))
             seconds = time.monotonic() - started
             probe.terminate()
             latencies = [float(x) for x in (probe.communicate()[0] or "").split()]
-            print(f"peak RSS: {peak_rss_mib(server.pid):.0f} MiB (idle {idle:.0f} MiB) with {args.concurrent} concurrent "
-                  f"{len(body) / 2**20:.1f} MiB reviews; answers by HTTP status {dict(sorted(statuses.items()))} in {seconds:.1f} s")
+            print(
+                f"peak RSS: {peak_rss_mib(server.pid):.0f} MiB (idle {idle:.0f} MiB) with {args.concurrent} concurrent "
+                f"{len(body) / 2**20:.1f} MiB reviews; answers by HTTP status {dict(sorted(statuses.items()))} in {seconds:.1f} s"
+            )
             if latencies:
-                print(f"/healthz during that load: median {statistics.median(latencies) * 1000:.1f} ms, "
-                      f"worst {max(latencies) * 1000:.1f} ms over {len(latencies)} probes")
+                print(
+                    f"/healthz during that load: median {statistics.median(latencies) * 1000:.1f} ms, "
+                    f"worst {max(latencies) * 1000:.1f} ms over {len(latencies)} probes"
+                )
             host, port = url.removeprefix("https://").split("/")[0].split(":")
             with socket.create_connection((host, int(port))) as raw:
                 tls = context.wrap_socket(raw, server_hostname="localhost")
@@ -134,8 +140,10 @@ def main() -> int:
                 started = time.monotonic()
                 server.send_signal(signal.SIGTERM)
                 code = server.wait(timeout=60)
-                print(f"shutdown with a stalled client: exit {code} after {time.monotonic() - started:.1f} s "
-                      "(drain 5 s + in-flight budget 10 s + final close 1 s; terminationGracePeriodSeconds 30)")
+                print(
+                    f"shutdown with a stalled client: exit {code} after {time.monotonic() - started:.1f} s "
+                    "(drain 5 s + in-flight budget 10 s + final close 1 s; terminationGracePeriodSeconds 30)"
+                )
         finally:
             if server.poll() is None:
                 server.kill()

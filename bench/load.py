@@ -114,7 +114,10 @@ def run_wrk(url: str, body: bytes, *, connections: int, duration: float, cpus: s
     if done.returncode != 0:
         raise RuntimeError(f"wrk failed: {done.stderr or done.stdout}")
     out = done.stdout
-    result = Result(generator="wrk", client_cpu=(ended.children_user + ended.children_system) - (started.children_user + started.children_system))
+    result = Result(
+        generator="wrk",
+        client_cpu=(ended.children_user + ended.children_system) - (started.children_user + started.children_system),
+    )
     total = re.search(r"(\d+) requests in ([\d.]+\w+),", out)
     if total is None:
         raise RuntimeError(f"cannot read wrk output:\n{out}")
@@ -204,7 +207,7 @@ async def _session_loop(
                 async with session.post(url, data=body, headers={"Content-Type": content_type}) as resp:
                     text = await resp.read()
                     status = resp.status
-            except (aiohttp.ClientError, OSError, asyncio.TimeoutError):
+            except (TimeoutError, aiohttp.ClientError, OSError):
                 result.errors += 1
                 return
             result.latencies.append(time.perf_counter() - scheduled)
@@ -263,8 +266,17 @@ def _process_main(queue: Any, cpus: set[int] | None, args: tuple[Any, ...], kwar
 
 
 def _in_processes(
-    processes: int, cpus: set[int] | None, url: str, ca: str, items: Sequence[tuple[bytes, str, str | None]],
-    weights: Sequence[int], *, connections: int, duration: float, rate: float | None, check: bool,
+    processes: int,
+    cpus: set[int] | None,
+    url: str,
+    ca: str,
+    items: Sequence[tuple[bytes, str, str | None]],
+    weights: Sequence[int],
+    *,
+    connections: int,
+    duration: float,
+    rate: float | None,
+    check: bool,
 ) -> Result:
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
@@ -289,19 +301,67 @@ def _in_processes(
     return total
 
 
-def closed_loop(url: str, ca: str, body: bytes, *, processes: int, connections: int, duration: float,
-                cpus: set[int] | None, uid: str | None = "bench") -> Result:
-    return _in_processes(processes, cpus, url, ca, [(body, "application/json", uid)], [1],
-                         connections=connections, duration=duration, rate=None, check=False)
+def closed_loop(
+    url: str,
+    ca: str,
+    body: bytes,
+    *,
+    processes: int,
+    connections: int,
+    duration: float,
+    cpus: set[int] | None,
+    uid: str | None = "bench",
+) -> Result:
+    return _in_processes(
+        processes,
+        cpus,
+        url,
+        ca,
+        [(body, "application/json", uid)],
+        [1],
+        connections=connections,
+        duration=duration,
+        rate=None,
+        check=False,
+    )
 
 
-def open_loop(url: str, ca: str, body: bytes, *, rate: float, processes: int, connections: int, duration: float,
-              cpus: set[int] | None) -> Result:
-    return _in_processes(processes, cpus, url, ca, [(body, "application/json", "bench")], [1],
-                         connections=connections, duration=duration, rate=rate, check=False)
+def open_loop(
+    url: str,
+    ca: str,
+    body: bytes,
+    *,
+    rate: float,
+    processes: int,
+    connections: int,
+    duration: float,
+    cpus: set[int] | None,
+) -> Result:
+    return _in_processes(
+        processes,
+        cpus,
+        url,
+        ca,
+        [(body, "application/json", "bench")],
+        [1],
+        connections=connections,
+        duration=duration,
+        rate=rate,
+        check=False,
+    )
 
 
-def mixed(url: str, ca: str, items: Sequence[tuple[bytes, str, str | None]], weights: Sequence[int], *,
-          processes: int, connections: int, duration: float, cpus: set[int] | None) -> Result:
-    return _in_processes(processes, cpus, url, ca, items, weights,
-                         connections=connections, duration=duration, rate=None, check=True)
+def mixed(
+    url: str,
+    ca: str,
+    items: Sequence[tuple[bytes, str, str | None]],
+    weights: Sequence[int],
+    *,
+    processes: int,
+    connections: int,
+    duration: float,
+    cpus: set[int] | None,
+) -> Result:
+    return _in_processes(
+        processes, cpus, url, ca, items, weights, connections=connections, duration=duration, rate=None, check=True
+    )

@@ -23,7 +23,9 @@ API: Final = "core.gardener.cloud/v1beta1"
 PROFILE: Final = "aws-eu"
 MINORS: Final = range(27, 34)  # 1.27 .. 1.33
 IMAGES: Final = ("gardenlinux", "ubuntu", "suse-chost", "flatcar")
-NOW: Final = datetime(2026, 3, 1, tzinfo=UTC)  # the profile's dates are relative to this; the server uses the real clock
+NOW: Final = datetime(
+    2026, 3, 1, tzinfo=UTC
+)  # the profile's dates are relative to this; the server uses the real clock
 FAR: Final = "2031-12-31T23:59:59Z"  # expirationDate of deprecated versions: in the future for any run
 
 
@@ -43,7 +45,10 @@ def _meta(name: str, namespace: str = "", generation: int = 17) -> dict[str, Any
                 "apiVersion": API,
                 "time": "2026-02-27T09:00:00Z",
                 "fieldsType": "FieldsV1",
-                "fieldsV1": {"f:metadata": {"f:labels": {"f:landscape": {}}}, "f:spec": {"f:kubernetes": {}, "f:type": {}}},
+                "fieldsV1": {
+                    "f:metadata": {"f:labels": {"f:landscape": {}}},
+                    "f:spec": {"f:kubernetes": {}, "f:type": {}},
+                },
             }
         ],
     }
@@ -124,16 +129,30 @@ def cloud_profile(*, newest_patch: int = 4, newest_image: int = 49) -> dict[str,
         "metadata": _meta(PROFILE),
         "spec": {
             "type": "aws",
-            "providerConfig": {"apiVersion": "aws.provider.extensions.gardener.cloud/v1alpha1", "kind": "CloudProfileConfig"},
+            "providerConfig": {
+                "apiVersion": "aws.provider.extensions.gardener.cloud/v1alpha1",
+                "kind": "CloudProfileConfig",
+            },
             "kubernetes": {"versions": _kubernetes_versions(newest_patch)},
             "machineImages": [
-                {"name": name, "updateStrategy": "minor" if name == "flatcar" else "major", "versions": _image_versions(name, newest_image)}
+                {
+                    "name": name,
+                    "updateStrategy": "minor" if name == "flatcar" else "major",
+                    "versions": _image_versions(name, newest_image),
+                }
                 for name in IMAGES
             ],
             "machineTypes": _machine_types(),
-            "volumeTypes": [{"name": "gp3", "class": "standard", "usable": True}, {"name": "io1", "class": "premium", "usable": True}],
+            "volumeTypes": [
+                {"name": "gp3", "class": "standard", "usable": True},
+                {"name": "io1", "class": "premium", "usable": True},
+            ],
             "regions": [
-                {"name": region, "zones": [{"name": f"{region}{z}"} for z in "abc"], "labels": {"seed.gardener.cloud/eu-access": "true"}}
+                {
+                    "name": region,
+                    "zones": [{"name": f"{region}{z}"} for z in "abc"],
+                    "labels": {"seed.gardener.cloud/eu-access": "true"},
+                }
                 for region in ("eu-central-1", "eu-west-1", "eu-north-1")
             ],
             "seedSelector": {"matchLabels": {"environment": "live"}},
@@ -190,13 +209,24 @@ def _b64(text: str) -> str:
 
 def osc(name: str = "pool-web-original", *, namespace: str = "shoot--shop--webshop") -> dict[str, Any]:
     """A reconcile OperatingSystemConfig with 20 units (with drop-ins) and 20 files, the kubelet config among them."""
-    kubelet = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nmaxPods: 110\n"
+    kubelet = (
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nmaxPods: 110\n"
+    )
     files: list[dict[str, Any]] = [
-        {"path": "/var/lib/kubelet/config/kubelet", "permissions": 0o600, "content": {"inline": {"encoding": "b64", "data": _b64(kubelet)}}},
+        {
+            "path": "/var/lib/kubelet/config/kubelet",
+            "permissions": 0o600,
+            "content": {"inline": {"encoding": "b64", "data": _b64(kubelet)}},
+        },
         {
             "path": "/opt/bin/kubelet",
             "permissions": 0o755,
-            "content": {"imageRef": {"image": "europe-docker.pkg.dev/gardener-project/releases/hyperkube:v1.32.4", "filePathInImage": "/kubelet"}},
+            "content": {
+                "imageRef": {
+                    "image": "europe-docker.pkg.dev/gardener-project/releases/hyperkube:v1.32.4",
+                    "filePathInImage": "/kubelet",
+                }
+            },
         },
     ]
     for i in range(18):
@@ -266,11 +296,17 @@ def review(obj: dict[str, Any] | None, old: dict[str, Any] | None, operation: st
         "name": meta.get("name", ""),
         "namespace": meta.get("namespace", ""),
         "operation": operation,
-        "userInfo": {"username": "system:serviceaccount:flux-system:kustomize-controller", "groups": ["system:serviceaccounts"]},
+        "userInfo": {
+            "username": "system:serviceaccount:flux-system:kustomize-controller",
+            "groups": ["system:serviceaccounts"],
+        },
         "object": obj,
         "oldObject": old,
         "dryRun": False,
-        "options": {"apiVersion": "meta.k8s.io/v1", "kind": "UpdateOptions" if operation == "UPDATE" else "CreateOptions"},
+        "options": {
+            "apiVersion": "meta.k8s.io/v1",
+            "kind": "UpdateOptions" if operation == "UPDATE" else "CreateOptions",
+        },
     }
     return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
 
@@ -324,7 +360,15 @@ def bad_inputs() -> list[tuple[str, bytes, str]]:
         ("denied OSC", review(denied_osc, None, "CREATE"), "application/json"),
         ("not JSON", b'{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionRe', "application/json"),
         ("not a review", b'{"hello": "world"}', "application/json"),
-        ("no uid", json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {}}).encode(), "application/json"),
+        (
+            "no uid",
+            json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {}}).encode(),
+            "application/json",
+        ),
         ("wrong content type", good, "text/plain"),
-        ("deeply nested", b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":' + deep + b"}", "application/json"),
+        (
+            "deeply nested",
+            b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":' + deep + b"}",
+            "application/json",
+        ),
     ]

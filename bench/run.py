@@ -33,7 +33,6 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -61,8 +60,12 @@ class Server:
         self.err = workdir / f"{name}.err"
         with self.out.open("wb") as out, self.err.open("wb") as err:
             self.process = subprocess.Popen(
-                list(command), cwd=workdir, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+                list(command),
+                cwd=workdir,
+                stdout=out,
+                stderr=err,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,  # noqa: PLW1509 - pins the child before exec
             )
         deadline = time.monotonic() + 60
         while True:
@@ -135,8 +138,12 @@ class Bench:
             raise SystemExit("--client wrk: wrk is not installed")
         now = datetime.now(UTC)
         issued = issue_certificates(
-            workdir / "certs", dns_names=["localhost"], ips=[__import__("ipaddress").ip_address("127.0.0.1")],
-            validity=timedelta(days=2), ca_validity=timedelta(days=3), now=now,
+            workdir / "certs",
+            dns_names=["localhost"],
+            ips=[__import__("ipaddress").ip_address("127.0.0.1")],
+            validity=timedelta(days=2),
+            ca_validity=timedelta(days=3),
+            now=now,
         )
         self.ca = str(issued.ca_cert)
         self.context = workdir / "context.json"
@@ -144,8 +151,22 @@ class Bench:
         self.bodies = {name: make() for name, make in payloads.PAYLOADS.items()}
 
     def webhook(self, workers: int = 1, cpus: set[int] | None = None) -> Server:
-        command = [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0", "--drain-seconds", "0",
-                   "--cert-dir", str(self.workdir / "certs"), "--context", str(self.context)]
+        command = [
+            sys.executable,
+            "-m",
+            "webhook",
+            "serve",
+            "--port",
+            "0",
+            "--health-port",
+            "0",
+            "--drain-seconds",
+            "0",
+            "--cert-dir",
+            str(self.workdir / "certs"),
+            "--context",
+            str(self.context),
+        ]
         if workers > 1:
             command += ["--workers", str(workers)]
         return Server(f"webhook-{workers}", command, self.workdir, cpus)
@@ -170,8 +191,16 @@ class Bench:
 
     def fixed(self, server: Server, body: bytes, rate: float, seconds: float) -> tuple[load.Result, float]:
         before = server.cpu_seconds()
-        result = load.open_loop(server.url, self.ca, body, rate=rate, processes=self.args.client_processes,
-                                connections=self.args.connections * 2, duration=seconds, cpus=self.client_cpus)
+        result = load.open_loop(
+            server.url,
+            self.ca,
+            body,
+            rate=rate,
+            processes=self.args.client_processes,
+            connections=self.args.connections * 2,
+            duration=seconds,
+            cpus=self.client_cpus,
+        )
         return result, server.cpu_seconds() - before
 
 
@@ -201,11 +230,20 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per run (5)")
     parser.add_argument("--bad-seconds", type=float, default=20.0, help="seconds of bad-input load (20)")
     parser.add_argument("--connections", type=int, default=8, help="keep-alive connections (8)")
-    parser.add_argument("--client", choices=("auto", "wrk", "aiohttp"), default="auto",
-                        help="closed-loop load generator: wrk if installed (auto), or aiohttp client processes")
+    parser.add_argument(
+        "--client",
+        choices=("auto", "wrk", "aiohttp"),
+        default="auto",
+        help="closed-loop load generator: wrk if installed (auto), or aiohttp client processes",
+    )
     parser.add_argument("--client-processes", type=int, default=2, help="aiohttp client processes (2)")
-    parser.add_argument("--skip", action="append", default=[], choices=("fixed", "workers", "bad"),
-                        help="leave out a phase (repeatable)")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=("fixed", "workers", "bad"),
+        help="leave out a phase (repeatable)",
+    )
     args = parser.parse_args()
     started = time.monotonic()
     failed = False
@@ -213,10 +251,14 @@ def main() -> int:
         bench = Bench(args, Path(tmp))
         cpu_text = f"{bench.cores} cores, no pinning"
         if bench.server_cpus and bench.client_cpus:
-            cpu_text = f"{bench.cores} cores, servers on CPU {min(bench.server_cpus)}, load on CPU {min(bench.client_cpus)}"
-        print(f"gardener-webhook bench: {os.uname().machine}, {cpu_text}; Python {sys.version.split()[0]}; "
-              f"load: {'wrk' if bench.use_wrk else f'aiohttp x{args.client_processes}'}, {args.connections} keep-alive connections, "
-              f"{args.seconds:g} s per run")
+            cpu_text = (
+                f"{bench.cores} cores, servers on CPU {min(bench.server_cpus)}, load on CPU {min(bench.client_cpus)}"
+            )
+        print(
+            f"gardener-webhook bench: {os.uname().machine}, {cpu_text}; Python {sys.version.split()[0]}; "
+            f"load: {'wrk' if bench.use_wrk else f'aiohttp x{args.client_processes}'}, {args.connections} keep-alive connections, "
+            f"{args.seconds:g} s per run"
+        )
         for name, body in bench.bodies.items():
             print(f"  {name}: {len(body) / 1024:.1f} KiB")
         ceiling, webhook = bench.ceiling(), bench.webhook(cpus=bench.server_cpus)
@@ -232,37 +274,71 @@ def main() -> int:
                     result, cpu = throughput[(name, server.name)]
                     label = "gardener-webhook" if server is webhook else "ceiling"
                     ratio = f"{result.rate / base:.2f}" if server is webhook else ""
-                    rows.append([name, label, f"{result.rate:.0f}", _ms(result.percentile(0.5)), _ms(result.percentile(0.99)),
-                                 _cpu_per_1000(cpu, result.requests), ratio])
-            _table("Throughput (closed loop, one worker on one core)",
-                   ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"], rows)
+                    rows.append(
+                        [
+                            name,
+                            label,
+                            f"{result.rate:.0f}",
+                            _ms(result.percentile(0.5)),
+                            _ms(result.percentile(0.99)),
+                            _cpu_per_1000(cpu, result.requests),
+                            ratio,
+                        ]
+                    )
+            _table(
+                "Throughput (closed loop, one worker on one core)",
+                ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"],
+                rows,
+            )
             for (name, server_name), (result, _cpu) in throughput.items():
                 if result.errors or result.statuses.get(0):
-                    print(f"  note: {name} / {server_name}: {result.errors} socket errors, {result.statuses.get(0, 0)} non-2xx")
+                    print(
+                        f"  note: {name} / {server_name}: {result.errors} socket errors, {result.statuses.get(0, 0)} non-2xx"
+                    )
 
             if "fixed" not in args.skip:
                 rows = []
                 overloaded: list[str] = []
                 for name, body in bench.bodies.items():
                     rate = throughput[(name, "ceiling")][0].rate / 2
-                    fixed = {server.name: bench.fixed(server, body, rate, args.seconds) for server in (ceiling, webhook)}
+                    fixed = {
+                        server.name: bench.fixed(server, body, rate, args.seconds) for server in (ceiling, webhook)
+                    }
                     base_cpu = fixed["ceiling"][1] / max(1, fixed["ceiling"][0].requests)
                     for server in (webhook, ceiling):
                         result, cpu = fixed[server.name]
                         label = "gardener-webhook" if server is webhook else "ceiling"
                         own = cpu / max(1, result.requests)
                         ratio = f"{base_cpu / own:.2f}" if server is webhook and own else ""
-                        rows.append([name, label, f"{result.rate:.0f}", _ms(result.percentile(0.5)), _ms(result.percentile(0.99)),
-                                     _cpu_per_1000(cpu, result.requests), ratio])
+                        rows.append(
+                            [
+                                name,
+                                label,
+                                f"{result.rate:.0f}",
+                                _ms(result.percentile(0.5)),
+                                _ms(result.percentile(0.99)),
+                                _cpu_per_1000(cpu, result.requests),
+                                ratio,
+                            ]
+                        )
                         if result.errors or set(result.statuses) - {200}:
-                            print(f"  note: {name} / {server.name}: {result.errors} errors, statuses {dict(result.statuses)}")
+                            print(
+                                f"  note: {name} / {server.name}: {result.errors} errors, statuses {dict(result.statuses)}"
+                            )
                         if result.missed:
                             label = "gardener-webhook" if server is webhook else "ceiling"
-                            overloaded.append(f"{name} / {label}: {result.missed} of {result.missed + result.requests} requests not sent")
-                _table("Fixed rate: half the ceiling's req/s (open loop, aiohttp clients; ratio = ceiling CPU / webhook CPU)",
-                       ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"], rows)
+                            overloaded.append(
+                                f"{name} / {label}: {result.missed} of {result.missed + result.requests} requests not sent"
+                            )
+                _table(
+                    "Fixed rate: half the ceiling's req/s (open loop, aiohttp clients; ratio = ceiling CPU / webhook CPU)",
+                    ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"],
+                    rows,
+                )
                 for line in overloaded:
-                    print(f"  overloaded (slower than the rate; {load.MAX_BACKLOG} unanswered per client process): {line}")
+                    print(
+                        f"  overloaded (slower than the rate; {load.MAX_BACKLOG} unanswered per client process): {line}"
+                    )
         finally:
             ceiling.stop()
             webhook.stop()
@@ -274,12 +350,24 @@ def main() -> int:
                 for name, body in bench.bodies.items():
                     result, cpu = bench.closed(two, body, args.seconds, None)
                     one = throughput[(name, "webhook-1")][0].rate
-                    rows.append([name, "--workers 2", f"{result.rate:.0f}", _ms(result.percentile(0.5)),
-                                 _ms(result.percentile(0.99)), _cpu_per_1000(cpu, result.requests), f"{result.rate / one:.2f}"])
+                    rows.append(
+                        [
+                            name,
+                            "--workers 2",
+                            f"{result.rate:.0f}",
+                            _ms(result.percentile(0.5)),
+                            _ms(result.percentile(0.99)),
+                            _cpu_per_1000(cpu, result.requests),
+                            f"{result.rate / one:.2f}",
+                        ]
+                    )
             finally:
                 two.stop()
-            _table("Workers: serve --workers 2 on both cores (load generator unpinned) vs one worker; ratio = 2 workers / 1",
-                   ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"], rows)
+            _table(
+                "Workers: serve --workers 2 on both cores (load generator unpinned) vs one worker; ratio = 2 workers / 1",
+                ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"],
+                rows,
+            )
 
         if "bad" not in args.skip:
             failed = bad_input(bench, args.bad_seconds)
@@ -292,17 +380,36 @@ def bad_input(bench: Bench, seconds: float) -> bool:
     valid = [(body, "application/json", "bench") for body in bench.bodies.values()]
     bad = payloads.bad_inputs()
     items: list[tuple[bytes, str, str | None]] = [*valid, *((body, ctype, None) for _, body, ctype in bad)]
-    too_large = (b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"big","object":"'
-                 + b"x" * (9 * 1024 * 1024) + b'"}}')
+    too_large = (
+        b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"big","object":"'
+        + b"x" * (9 * 1024 * 1024)
+        + b'"}}'
+    )
     items.append((too_large, "application/json", None))
     weights = [4] * len(valid) + [2] * len(bad) + [1]
     server = bench.webhook(cpus=bench.server_cpus)
     try:
-        load.mixed(server.url, bench.ca, items, weights, processes=bench.args.client_processes,
-                   connections=bench.args.connections, duration=2, cpus=bench.client_cpus)  # warm-up
+        load.mixed(
+            server.url,
+            bench.ca,
+            items,
+            weights,
+            processes=bench.args.client_processes,
+            connections=bench.args.connections,
+            duration=2,
+            cpus=bench.client_cpus,
+        )  # warm-up
         rss_before = server.rss_mib()
-        result = load.mixed(server.url, bench.ca, items, weights, processes=bench.args.client_processes,
-                            connections=bench.args.connections, duration=seconds, cpus=bench.client_cpus)
+        result = load.mixed(
+            server.url,
+            bench.ca,
+            items,
+            weights,
+            processes=bench.args.client_processes,
+            connections=bench.args.connections,
+            duration=seconds,
+            cpus=bench.client_cpus,
+        )
         rss_after = server.rss_mib()
         alive = server.process.poll() is None
     finally:
@@ -310,13 +417,19 @@ def bad_input(bench: Bench, seconds: float) -> bool:
     fivexx = sum(n for status, n in result.statuses.items() if status >= 500)
     growth = (rss_after - rss_before) / rss_before * 100 if rss_before else 0.0
     statuses = ", ".join(f"{status}: {n}" for status, n in sorted(result.statuses.items()))
-    print(f"\nBad input: {seconds:g} s of valid, denied and malformed requests "
-          f"({len(valid)} valid, {len(bad)} bad bodies, one 9 MiB body; weights {weights})")
+    print(
+        f"\nBad input: {seconds:g} s of valid, denied and malformed requests "
+        f"({len(valid)} valid, {len(bad)} bad bodies, one 9 MiB body; weights {weights})"
+    )
     print(f"  requests: {result.requests} ({result.rate:.0f}/s); HTTP statuses: {statuses}")
-    print(f"  connection errors: {result.errors}; 5xx: {fivexx}; malformed answers: {sum(result.problems.values())}"
-          + (f" {dict(result.problems)}" if result.problems else ""))
-    print(f"  server RSS: {rss_before:.1f} MiB before, {rss_after:.1f} MiB after ({growth:+.1f} %, limit +10 %); "
-          f"server {'still running' if alive else 'DIED'}")
+    print(
+        f"  connection errors: {result.errors}; 5xx: {fivexx}; malformed answers: {sum(result.problems.values())}"
+        + (f" {dict(result.problems)}" if result.problems else "")
+    )
+    print(
+        f"  server RSS: {rss_before:.1f} MiB before, {rss_after:.1f} MiB after ({growth:+.1f} %, limit +10 %); "
+        f"server {'still running' if alive else 'DIED'}"
+    )
     return bool(result.errors or fivexx or result.problems or growth > 10 or not alive)
 
 

@@ -40,6 +40,8 @@ def stale_view(objects: list[dict[str, Any]], *stale: str) -> StaleView:
     view = StaleView.from_objects(objects)
     view.stale = frozenset(stale)
     return view
+
+
 # The external corpus of real manifests (not part of the repository): its tests skip with one reason when absent.
 REAL_FIXTURES_VARIABLE: Final = "GARDENER_WEBHOOK_REAL_FIXTURES"
 REAL_FIXTURES: Final = Path(
@@ -62,7 +64,12 @@ def cloud_profile_dict(**spec_overrides: Any) -> dict[str, Any]:
         "regions": [{"name": "eu-1", "zones": [{"name": "eu-1a"}]}],
     }
     spec.update(spec_overrides)
-    return {"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": {"name": "local"}, "spec": spec}
+    return {
+        "apiVersion": "core.gardener.cloud/v1beta1",
+        "kind": "CloudProfile",
+        "metadata": {"name": "local"},
+        "spec": spec,
+    }
 
 
 def namespaced_cloud_profile_dict(parent: str = "local", **spec_fields: Any) -> dict[str, Any]:
@@ -138,7 +145,13 @@ def request(
     op = operation or (Operation.CREATE if old is None else Operation.UPDATE)
     meta = (obj or old).metadata
     return AdmissionRequest(
-        uid="test-uid", operation=op, object=obj, old_object=old, now=now, name=meta.name, namespace=meta.namespace,
+        uid="test-uid",
+        operation=op,
+        object=obj,
+        old_object=old,
+        now=now,
+        name=meta.name,
+        namespace=meta.namespace,
         unchanged=unchanged,
     )
 
@@ -148,8 +161,16 @@ def triples(verdict: Verdict, *, warnings: bool = False) -> list[tuple[str, str,
     return [(f.rule.id, str(f.path), f.type) for f in (verdict.warnings if warnings else verdict.errors)]
 
 
-def review(obj: dict[str, Any] | None, old: dict[str, Any] | None = None, *, operation: str | None = None,
-           uid: str = "uid-1", dry_run: bool = False, username: str = "alice", groups: tuple[str, ...] = ()) -> dict[str, Any]:
+def review(
+    obj: dict[str, Any] | None,
+    old: dict[str, Any] | None = None,
+    *,
+    operation: str | None = None,
+    uid: str = "uid-1",
+    dry_run: bool = False,
+    username: str = "alice",
+    groups: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """An AdmissionReview v1 request for a raw object (group/kind from its apiVersion/kind)."""
     src = obj if obj is not None else old
     assert src is not None

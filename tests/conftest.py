@@ -15,7 +15,9 @@ from hypothesis import HealthCheck, settings
 _SLOW_IS_FINE = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile("ci", max_examples=100, derandomize=True, deadline=None, database=None, print_blob=True,
                           suppress_health_check=_SLOW_IS_FINE)  # fmt: skip
-settings.register_profile("fuzz", max_examples=2000, deadline=None, print_blob=True, suppress_health_check=_SLOW_IS_FINE)
+settings.register_profile(
+    "fuzz", max_examples=2000, deadline=None, print_blob=True, suppress_health_check=_SLOW_IS_FINE
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

@@ -69,7 +69,9 @@ def _cloud_profile() -> dict[str, Any]:
 def _namespaced_cloud_profile() -> dict[str, Any]:
     raw = namespaced_cloud_profile_dict(
         kubernetes=versions({"version": "1.32.5", "expirationDate": "2028-01-01T00:00:00Z"}),
-        machineImages=[image("gardenlinux", {"version": "1590.0.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]})],
+        machineImages=[
+            image("gardenlinux", {"version": "1590.0.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]})
+        ],
         machineTypes=[{"name": "m5.xlarge", "cpu": "4", "gpu": "0", "memory": "16Gi", "architecture": "amd64"}],
         limits={"maxNodesTotal": 50},
     )
@@ -90,10 +92,19 @@ def _shoot() -> dict[str, Any]:
 
 def _osc() -> dict[str, Any]:
     raw = osc_dict()
-    raw["spec"]["files"].extend([kubelet_binary("v1.33.2"), plain_file("/etc/a", hostName="h1"), plain_file("/etc/a", hostName="h2")])
-    raw["spec"]["criConfig"]["containerd"]["registries"] = [{"upstream": "docker.io", "server": "https://registry-1.docker.io",
-                                                              "hosts": [{"url": "https://m.example", "capabilities": ["pull"]}]}]
-    raw["spec"]["criConfig"]["containerd"]["plugins"] = [{"op": "add", "path": ["io.containerd.grpc.v1.cri"], "values": {"a": 1}}]
+    raw["spec"]["files"].extend(
+        [kubelet_binary("v1.33.2"), plain_file("/etc/a", hostName="h1"), plain_file("/etc/a", hostName="h2")]
+    )
+    raw["spec"]["criConfig"]["containerd"]["registries"] = [
+        {
+            "upstream": "docker.io",
+            "server": "https://registry-1.docker.io",
+            "hosts": [{"url": "https://m.example", "capabilities": ["pull"]}],
+        }
+    ]
+    raw["spec"]["criConfig"]["containerd"]["plugins"] = [
+        {"op": "add", "path": ["io.containerd.grpc.v1.cri"], "values": {"a": 1}}
+    ]
     raw["spec"]["units"][0]["dropIns"] = [{"name": "10-a.conf", "content": "[Service]\n"}]
     return raw
 
@@ -174,7 +185,9 @@ def deeply_nested(draw: st.DrawFn) -> Any:
     return value
 
 
-any_value: Final = st.one_of(json_values, json_values, json_values, deeply_nested(), st.builds(dict), st.builds(list), st.just(""))
+any_value: Final = st.one_of(
+    json_values, json_values, json_values, deeply_nested(), st.builds(dict), st.builds(list), st.just("")
+)
 
 # ------------------------------------------------------------------------------------------------ mutations
 
@@ -256,7 +269,9 @@ def _mutate_leaf(draw: st.DrawFn, obj: Any, paths: list[tuple[Any, ...]]) -> Non
         del value[draw(st.sampled_from(sorted(value, key=str)))]
 
 
-def to_json(value: Any, duplicates: frozenset[tuple[Any, ...]] = frozenset(), decoy: Any = None, path: tuple[Any, ...] = ()) -> str:
+def to_json(
+    value: Any, duplicates: frozenset[tuple[Any, ...]] = frozenset(), decoy: Any = None, path: tuple[Any, ...] = ()
+) -> str:
     """JSON text of value; every object at a path in `duplicates` repeats its first key, a decoy value first."""
     if not any(d[: len(path)] == path for d in duplicates):
         return json.dumps(value)

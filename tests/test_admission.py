@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 
 from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, BadReview, judge, sanitize_warnings
+from webhook.admission import (
+    MAX_DENIAL_CAUSES,
+    MAX_DENIAL_LINE_CHARS,
+    MAX_WARNING_CHARS,
+    BadReview,
+    judge,
+    sanitize_warnings,
+)
 from webhook.settings import Exemptions, Settings
 
 
@@ -33,7 +40,11 @@ def test_denial_renders_every_finding_as_a_field_error() -> None:
         'spec.machineImages[0].updateStrategy: Unsupported value: "sideways": supported values: "major", "minor", "patch"'
     )
     assert status["details"]["causes"] == [
-        {"reason": "FieldValueDuplicate", "message": 'Duplicate value: "1.33.2"', "field": "spec.kubernetes.versions[2].version"},
+        {
+            "reason": "FieldValueDuplicate",
+            "message": 'Duplicate value: "1.33.2"',
+            "field": "spec.kubernetes.versions[2].version",
+        },
         {
             "reason": "FieldValueNotSupported",
             "message": 'Unsupported value: "sideways": supported values: "major", "minor", "patch"',
@@ -54,7 +65,9 @@ def test_unchanged_update_ratchets_preexisting_defects_into_warnings() -> None:
     raw = cloud_profile_dict(machineTypes=[])
     out = outcome(review_bytes(raw, raw))
     assert out.allowed
-    assert out.warnings == ("unchanged, not enforced: spec.machineTypes: Required value: must provide at least one machine type",)
+    assert out.warnings == (
+        "unchanged, not enforced: spec.machineTypes: Required value: must provide at least one machine type",
+    )
 
 
 def test_new_defects_are_denied_next_to_old_ones() -> None:
@@ -103,7 +116,10 @@ def test_unknown_kinds_and_legacy_groups_are_allowed() -> None:
         (b"not json", "not valid JSON"),
         (b"[]", "not an AdmissionReview"),
         (json.dumps({**review(cloud_profile_dict()), "kind": "Review"}).encode(), "AdmissionReview"),
-        (json.dumps({**review(cloud_profile_dict()), "apiVersion": "admission.k8s.io/v1beta1"}).encode(), "admission.k8s.io/v1"),
+        (
+            json.dumps({**review(cloud_profile_dict()), "apiVersion": "admission.k8s.io/v1beta1"}).encode(),
+            "admission.k8s.io/v1",
+        ),
         (json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}).encode(), "request"),
     ],
 )
@@ -138,7 +154,13 @@ def test_warnings_are_sanitised() -> None:
 
 def test_many_warnings_from_a_profile_are_capped() -> None:
     raw = cloud_profile_dict(
-        kubernetes=versions("1.40.0", *[{"version": f"1.{m}.0", "classification": "deprecated", "expirationDate": "2026-12-01T00:00:00Z"} for m in range(10, 39, 2)]),
+        kubernetes=versions(
+            "1.40.0",
+            *[
+                {"version": f"1.{m}.0", "classification": "deprecated", "expirationDate": "2026-12-01T00:00:00Z"}
+                for m in range(10, 39, 2)
+            ],
+        ),
         machineImages=[image("gl", "1.0.0")],
     )
     out = outcome(review_bytes(raw))
@@ -152,10 +174,14 @@ def test_rules_escalated_by_config_are_ratcheted_too() -> None:
     settings = Settings(rules={"CP-WARN-003": Mode.DENY})
     assert not outcome(review_bytes(gap), settings).allowed
     reapplied = outcome(review_bytes(gap, gap), settings)
-    assert reapplied.allowed and reapplied.warnings[0].startswith("unchanged, not enforced: spec.kubernetes.versions: Forbidden")
+    assert reapplied.allowed and reapplied.warnings[0].startswith(
+        "unchanged, not enforced: spec.kubernetes.versions: Forbidden"
+    )
 
 
-def test_a_crashing_validator_is_a_logged_500_denial(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_crashing_validator_is_a_logged_500_denial(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     from webhook import admission
     from webhook.kinds import KindValidator
     from webhook.models.core import CloudProfile
@@ -170,7 +196,9 @@ def test_a_crashing_validator_is_a_logged_500_denial(monkeypatch: pytest.MonkeyP
     out = outcome(review_bytes(cloud_profile_dict(), uid="crash-1"))
     status = out.response["status"]
     assert (out.allowed, status["code"], status["reason"]) == (False, 500, "InternalError")
-    assert "CP-REG-001" in status["message"] and "boom" not in status["message"] and "Traceback" not in status["message"]
+    assert (
+        "CP-REG-001" in status["message"] and "boom" not in status["message"] and "Traceback" not in status["message"]
+    )
     assert any(getattr(r, "uid", None) == "crash-1" and r.exc_info for r in caplog.records)
 
 

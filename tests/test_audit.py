@@ -30,7 +30,9 @@ NOW_TEXT = "2026-11-21T12:00:00Z"
 def landscape() -> list[dict[str, Any]]:
     """A CloudProfile with an expired older version, one expiring soon and a minor gap; a Shoot on it."""
     profile = cloud_profile_dict(
-        kubernetes=versions("1.33.2", {"version": "1.32.5", "expirationDate": SOON}, {"version": "1.30.1", "expirationDate": PAST})
+        kubernetes=versions(
+            "1.33.2", {"version": "1.32.5", "expirationDate": SOON}, {"version": "1.30.1", "expirationDate": PAST}
+        )
     )
     return [profile]
 
@@ -42,7 +44,9 @@ def test_report_groups_findings_by_rule_and_situation() -> None:
     assert report.denied
     rules = report.by_rule()
     assert list(rules) == ["CP-EXP-001", "CP-WARN-002", "CP-WARN-003"]
-    assert [(e.mode, e.when, e.object_ref) for e in rules["CP-EXP-001"]] == [("deny", "created today", "CloudProfile/local")]
+    assert [(e.mode, e.when, e.object_ref) for e in rules["CP-EXP-001"]] == [
+        ("deny", "created today", "CloudProfile/local")
+    ]
     assert [(e.mode, e.when) for e in rules["CP-WARN-002"]] == [("warn", "re-applied")]
     assert rules["CP-WARN-003"][0].message.endswith("clusters on 1.30 cannot be force-updated to 1.32")
 
@@ -54,7 +58,11 @@ def test_clean_landscape_is_not_denied() -> None:
 
 
 def test_gardenlets_out_of_skew_are_reported_as_landscape_findings() -> None:
-    objects = [gardener_deployment_obj("apiserver", "v1.40.2"), seed_obj("aws-eu1", "v1.37.5"), seed_obj("gcp-us1", "v1.39.0")]
+    objects = [
+        gardener_deployment_obj("apiserver", "v1.40.2"),
+        seed_obj("aws-eu1", "v1.37.5"),
+        seed_obj("gcp-us1", "v1.39.0"),
+    ]
     report = audit_objects(objects, view=StaticView.from_objects(objects), settings=Settings(), now=NOW)
     [entry] = report.entries
     assert (entry.rule, entry.mode, entry.when, entry.object_ref) == ("VS-GL-001", "deny", "landscape", "Seed/aws-eu1")
@@ -74,7 +82,9 @@ def test_cli_text_and_json(tmp_path: Path) -> None:
     text = out.getvalue().splitlines()
     assert text[0] == f"audit at {NOW_TEXT}: 1 CloudProfile; 1 denials, 2 warnings"
     assert text[1] == "CP-EXP-001 (1 object)"
-    assert text[2].startswith("  DENY CloudProfile/local (created today): spec.kubernetes.versions[2].expirationDate: Forbidden:")
+    assert text[2].startswith(
+        "  DENY CloudProfile/local (created today): spec.kubernetes.versions[2].expirationDate: Forbidden:"
+    )
     out = io.StringIO()
     assert main(["audit", "--context", str(path), "--now", NOW_TEXT, "--output", "json"], out=out) == 1
     data = json.loads(out.getvalue())
@@ -83,8 +93,15 @@ def test_cli_text_and_json(tmp_path: Path) -> None:
     assert set(data["rules"][0]["entries"][0]) == {"rule", "mode", "when", "kind", "namespace", "name", "message"}
 
 
-def test_cli_clean_landscape_exits_0_and_missing_source_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["audit", "--context", str(_write(tmp_path, [cloud_profile_dict()])), "--now", NOW_TEXT], out=io.StringIO()) == 0
+def test_cli_clean_landscape_exits_0_and_missing_source_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            ["audit", "--context", str(_write(tmp_path, [cloud_profile_dict()])), "--now", NOW_TEXT], out=io.StringIO()
+        )
+        == 0
+    )
     assert main(["audit"], out=io.StringIO()) == 2
     assert "--context" in capsys.readouterr().err
 

@@ -76,7 +76,9 @@ def test_a_ca_that_would_expire_before_the_new_certificate_is_replaced(tmp_path:
 @pytest.mark.parametrize("cluster", ["garden", "seed"])
 def test_webhook_config_patch_names_every_webhook_of_the_cluster(tmp_path: Path, cluster: str) -> None:
     patch = tmp_path / "patch.yaml"
-    code, bundle = run("--dns", SERVICE, "--out", str(tmp_path / "c"), "--webhook-config-patch", str(patch), "--cluster", cluster)
+    code, bundle = run(
+        "--dns", SERVICE, "--out", str(tmp_path / "c"), "--webhook-config-patch", str(patch), "--cluster", cluster
+    )
     assert code == 0
     document = yaml.safe_load(patch.read_text())
     assert document["kind"] == "ValidatingWebhookConfiguration"

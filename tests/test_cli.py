@@ -59,8 +59,11 @@ def test_example_is_allowed_on_update_and_invalid_variant_denied(tmp_path: Path)
     code, out = run("review", "--operation", "UPDATE", "--old", example, bad, "--now", "2026-11-21T00:00:00Z")
     assert code == 1
     assert "DENIED CloudProfile/cloudprofile1" in out
-    assert "spec.kubernetes.versions[4].version: Duplicate value: \"1.34.7\"" in out
-    assert 'spec.machineImages[0].updateStrategy: Unsupported value: "sideways": supported values: "major", "minor", "patch"' in out
+    assert 'spec.kubernetes.versions[4].version: Duplicate value: "1.34.7"' in out
+    assert (
+        'spec.machineImages[0].updateStrategy: Unsupported value: "sideways": supported values: "major", "minor", "patch"'
+        in out
+    )
 
 
 def test_create_judges_every_version_by_the_clock() -> None:
@@ -73,7 +76,10 @@ def test_create_judges_every_version_by_the_clock() -> None:
 
 
 def test_json_output_is_one_review_per_document(tmp_path: Path) -> None:
-    docs = [cloud_profile_dict(), {**cloud_profile_dict(), "metadata": {"name": "other"}, "spec": {**cloud_profile_dict()["spec"], "type": ""}}]
+    docs = [
+        cloud_profile_dict(),
+        {**cloud_profile_dict(), "metadata": {"name": "other"}, "spec": {**cloud_profile_dict()["spec"], "type": ""}},
+    ]
     path = tmp_path / "two.yaml"
     path.write_text(yaml.safe_dump_all(docs))
     code, out = run("review", path, "--output", "json")
@@ -97,7 +103,9 @@ def test_delete_is_allowed(tmp_path: Path) -> None:
 
 
 def test_unquoted_yaml_timestamps_are_rfc3339(tmp_path: Path) -> None:
-    text = yaml.safe_dump(cloud_profile_dict()).replace("- version: 1.32.5", "- version: 1.32.5\n      expirationDate: 2027-01-01T00:00:00Z")
+    text = yaml.safe_dump(cloud_profile_dict()).replace(
+        "- version: 1.32.5", "- version: 1.32.5\n      expirationDate: 2027-01-01T00:00:00Z"
+    )
     path = write(tmp_path, "ts.yaml", text)
     assert "expirationDate: 2027-01-01T00:00:00Z" in path.read_text()
     assert run("review", path, "--now", "2026-11-21T00:00:00Z")[0] == 0
@@ -131,14 +139,26 @@ def test_config_modes_and_bad_config(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0 and "Warning: spec.type: Required value: must provide a provider type" in out
     off = write(tmp_path, "off.yaml", {"rules": {"CP-TYPE-001": "off"}})
     assert run("review", path, "--config", off) == (0, "ALLOWED CloudProfile/local\n")
-    for bad in ({"rules": {"CP-NOPE-1": "deny"}}, {"rules": {"CP-TYPE-001": "block"}}, {"expiryDays": 3}, {"expiryWarningDays": -1}):
+    for bad in (
+        {"rules": {"CP-NOPE-1": "deny"}},
+        {"rules": {"CP-TYPE-001": "block"}},
+        {"expiryDays": 3},
+        {"expiryWarningDays": -1},
+    ):
         assert main(["review", str(path), "--config", str(write(tmp_path, "bad.yaml", bad))], out=io.StringIO()) == 2
     err = capsys.readouterr().err
     assert "CP-NOPE-1" in err and "expiryDays" in err
 
 
 def test_console_script_and_module_entry_point() -> None:
-    proc = subprocess.run([sys.executable, "-m", "webhook", "review", str(INVALID_EXAMPLE), "--now", "2026-11-21T00:00:00Z"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "webhook", "review", str(INVALID_EXAMPLE), "--now", "2026-11-21T00:00:00Z"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 1
-    assert proc.stdout.startswith("DENIED CloudProfile/aws\n  spec.kubernetes.versions[2].version: Duplicate value: \"1.34.2\"")
+    assert proc.stdout.startswith(
+        'DENIED CloudProfile/aws\n  spec.kubernetes.versions[2].version: Duplicate value: "1.34.2"'
+    )

@@ -21,13 +21,15 @@ CLI = Path(sys.executable).parent / "gardener-webhook"
 TIMEOUT_SECONDS = 60
 
 
-def run(args: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
     """The console script with `args` in `cwd`; its environment is ours without GARDENER_WEBHOOK_* plus `env`."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("GARDENER_WEBHOOK_")}
     clean["XDG_STATE_HOME"] = str(cwd / "state")
     return subprocess.run(
         [str(CLI), *args], cwd=cwd, env={**clean, **(env or {})}, input=stdin, capture_output=True, text=True,
-        timeout=TIMEOUT_SECONDS,
+        timeout=TIMEOUT_SECONDS, check=False,
     )  # fmt: skip
 
 
@@ -67,7 +69,9 @@ def test_serve_refuses_a_cert_dir_whose_pair_cannot_be_loaded(tmp_path: Path) ->
     cert_dir.mkdir()
     (cert_dir / "tls.crt").write_text("not a certificate")
     (cert_dir / "tls.key").write_text("not a key")
-    assert_one_line(run(["serve", "--cert-dir", str(cert_dir)], tmp_path), "serve", f"cannot load certificate {cert_dir}/tls.crt")
+    assert_one_line(
+        run(["serve", "--cert-dir", str(cert_dir)], tmp_path), "serve", f"cannot load certificate {cert_dir}/tls.crt"
+    )
 
 
 def test_serve_refuses_a_self_signed_dir_it_cannot_write(tmp_path: Path) -> None:
@@ -79,11 +83,23 @@ def test_serve_refuses_a_self_signed_dir_it_cannot_write(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("env", "needle"),
     [
-        ({"GARDENER_WEBHOOK_EXPIRY_WARNING_DAYS": "soon"}, "environment variable GARDENER_WEBHOOK_EXPIRY_WARNING_DAYS: expiryWarningDays: "),
-        ({"GARDENER_WEBHOOK_CLUSTER__RESYNC_SECONDS": "1"}, "environment variable GARDENER_WEBHOOK_CLUSTER__RESYNC_SECONDS: cluster.resyncSeconds: "),
+        (
+            {"GARDENER_WEBHOOK_EXPIRY_WARNING_DAYS": "soon"},
+            "environment variable GARDENER_WEBHOOK_EXPIRY_WARNING_DAYS: expiryWarningDays: ",
+        ),
+        (
+            {"GARDENER_WEBHOOK_CLUSTER__RESYNC_SECONDS": "1"},
+            "environment variable GARDENER_WEBHOOK_CLUSTER__RESYNC_SECONDS: cluster.resyncSeconds: ",
+        ),
         ({"GARDENER_WEBHOOK_RULES": "SH-VER-001=warn"}, "environment variable GARDENER_WEBHOOK_RULES: not valid JSON"),
-        ({"GARDENER_WEBHOOK_RULES": '{"NO-SUCH-RULE": "warn"}'}, "environment variable GARDENER_WEBHOOK_RULES: rules: unknown rule id(s) NO-SUCH-RULE"),
-        ({"GARDENER_WEBHOOK_FEATURE_GATES": '{"NoSuchGate": true}'}, "environment variable GARDENER_WEBHOOK_FEATURE_GATES: unknown configuration key"),
+        (
+            {"GARDENER_WEBHOOK_RULES": '{"NO-SUCH-RULE": "warn"}'},
+            "environment variable GARDENER_WEBHOOK_RULES: rules: unknown rule id(s) NO-SUCH-RULE",
+        ),
+        (
+            {"GARDENER_WEBHOOK_FEATURE_GATES": '{"NoSuchGate": true}'},
+            "environment variable GARDENER_WEBHOOK_FEATURE_GATES: unknown configuration key",
+        ),
     ],
 )
 def test_a_bad_environment_setting_names_the_variable(tmp_path: Path, env: dict[str, str], needle: str) -> None:
@@ -97,7 +113,9 @@ def test_a_bad_config_file_value_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
     (tmp_path / "config.yaml").write_text("expiryWarningDays: -1\n")
     result = run(["review", "--config", "config.yaml", "a.yaml"], tmp_path)
-    assert_one_line(result, "review", "--config config.yaml: expiryWarningDays: Input should be greater than or equal to 0")
+    assert_one_line(
+        result, "review", "--config config.yaml: expiryWarningDays: Input should be greater than or equal to 0"
+    )
 
 
 def test_a_closed_stdout_ends_review_with_one_line(tmp_path: Path) -> None:
@@ -119,7 +137,9 @@ def test_a_closed_stdout_ends_review_with_one_line(tmp_path: Path) -> None:
 
 def test_self_signed_material_defaults_to_a_state_directory_never_the_cwd() -> None:
     assert default_self_signed_dir({"GARDENER_WEBHOOK_STATE_DIR": "/var/lib/gw"}) == Path("/var/lib/gw/certs")
-    assert default_self_signed_dir({"XDG_STATE_HOME": "/home/me/.state"}) == Path("/home/me/.state/gardener-webhook/certs")
+    assert default_self_signed_dir({"XDG_STATE_HOME": "/home/me/.state"}) == Path(
+        "/home/me/.state/gardener-webhook/certs"
+    )
     home = Path("~").expanduser()
     assert default_self_signed_dir({}) == home / ".local/state/gardener-webhook/certs"
 

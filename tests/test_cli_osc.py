@@ -56,7 +56,11 @@ def _readme_osc() -> dict[str, Any]:
     raw = osc_dict(
         purpose="provision",
         cri={"name": "containerd"},
-        criConfig={"name": "containerd", "cgroupDriver": "systemd", "containerd": {"sandboxImage": "registry.k8s.io/pause:3.10"}},
+        criConfig={
+            "name": "containerd",
+            "cgroupDriver": "systemd",
+            "containerd": {"sandboxImage": "registry.k8s.io/pause:3.10"},
+        },
         units=[{"name": "kubelet.service", "command": "start", "filePaths": ["/var/lib/kubelet/config/kubelet"]}],
         files=[kubelet_file("cgroupfs"), kubelet_binary("v1.33.2"), plain_file("/etc/a", permissions=888)],
     )
@@ -70,8 +74,10 @@ def test_denial_with_warnings_text_output(tmp_path: Path) -> None:
     assert out.splitlines() == [
         "DENIED OperatingSystemConfig/shoot--dev--crazy/pool-a-provision",
         "  spec.criConfig.containerd: Forbidden: containerd config is not allowed for OperatingSystemConfig with purpose 'provision'",
-        '  spec.criConfig.cgroupDriver: Invalid value: "systemd": must equal the kubelet\'s cgroupDriver "cgroupfs" in '
-        "spec.files[0].content.inline.data",
+        (
+            '  spec.criConfig.cgroupDriver: Invalid value: "systemd": must equal the kubelet\'s cgroupDriver "cgroupfs" in '
+            "spec.files[0].content.inline.data"
+        ),
         "  Warning: spec.files[2].permissions: 888 (0o1570) looks like a mode written in decimal, but 8 and 9 are no octal digits",
         "  Warning: spec.files[0].content.inline.data: kubelet cgroupDriver cgroupfs with Kubernetes 1.33: use systemd from 1.31 on",
         "  Warning: spec.cri: not an API field, the API server drops it: CRI settings belong in spec.criConfig",
@@ -87,7 +93,10 @@ def test_json_output_and_delete(tmp_path: Path) -> None:
     assert reviewed["response"]["auditAnnotations"]["gardener-webhook/rules"] == (
         "OSC-CRI-002,OSC-CGR-001,OSC-FILE-004,OSC-CGR-002,OSC-CRI-006"
     )
-    assert run("review", "--operation", "DELETE", path) == (0, "ALLOWED OperatingSystemConfig/shoot--dev--crazy/pool-a-provision\n")
+    assert run("review", "--operation", "DELETE", path) == (
+        0,
+        "ALLOWED OperatingSystemConfig/shoot--dev--crazy/pool-a-provision\n",
+    )
 
 
 def test_yaml_octal_permissions_are_read_as_modes(tmp_path: Path) -> None:
@@ -96,19 +105,28 @@ def test_yaml_octal_permissions_are_read_as_modes(tmp_path: Path) -> None:
     path = write(tmp_path, "osc.yaml", text)
     assert "permissions: 0755" in path.read_text()
     assert run("review", path) == (0, "ALLOWED OperatingSystemConfig/shoot--dev--crazy/pool-a-original\n")
-    assert run("review", write(tmp_path, "bad.yaml", text.replace("0755", "888")))[1].count("Warning: spec.files[1].permissions") == 1
+    assert (
+        run("review", write(tmp_path, "bad.yaml", text.replace("0755", "888")))[1].count(
+            "Warning: spec.files[1].permissions"
+        )
+        == 1
+    )
 
 
 # The README's example ("Seed cluster: OperatingSystemConfigs") and the output printed there.
 README_POOL_A: Final = Path(__file__).resolve().parents[1] / "examples" / "seed" / "operatingsystemconfig.yaml"
 README_OUTPUT = [
     "DENIED OperatingSystemConfig/shoot--dev--crazy/pool-a-original",
-    "  spec.criConfig.containerd.registries[0].upstream: Invalid value: \"https://docker.io\": a lowercase RFC 1123 subdomain "
-    "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character "
-    "(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-    "  spec.criConfig.cgroupDriver: Invalid value: \"systemd\": must equal the kubelet's cgroupDriver \"cgroupfs\" in "
-    "spec.files[0].content.inline.data",
-    "  spec.files[3].path: Duplicate value: \"/etc/sysctl.d/99-k8s.conf\"",
+    (
+        '  spec.criConfig.containerd.registries[0].upstream: Invalid value: "https://docker.io": a lowercase RFC 1123 subdomain '
+        "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character "
+        "(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+    ),
+    (
+        '  spec.criConfig.cgroupDriver: Invalid value: "systemd": must equal the kubelet\'s cgroupDriver "cgroupfs" in '
+        "spec.files[0].content.inline.data"
+    ),
+    '  spec.files[3].path: Duplicate value: "/etc/sysctl.d/99-k8s.conf"',
     "  Warning: spec.files[2].permissions: 888 (0o1570) looks like a mode written in decimal, but 8 and 9 are no octal digits",
     "  Warning: spec.files[0].content.inline.data: kubelet cgroupDriver cgroupfs with Kubernetes 1.33: use systemd from 1.31 on",
     "  Warning: spec.cri: not an API field, the API server drops it: CRI settings belong in spec.criConfig",

@@ -42,7 +42,9 @@ def write(path: Path, *objects: Any) -> Path:
     return path
 
 
-def shoot(name: str = "prod", profile: str = "local", kind: str = "CloudProfile", version: str = "1.33.2") -> dict[str, Any]:
+def shoot(
+    name: str = "prod", profile: str = "local", kind: str = "CloudProfile", version: str = "1.33.2"
+) -> dict[str, Any]:
     """A workerless Shoot on `profile` (region eu-1, as in cloud_profile_dict)."""
     return {
         "apiVersion": "core.gardener.cloud/v1beta1",
@@ -111,7 +113,11 @@ def test_skipped_objects_in_json_have_no_response(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        pytest.param("kind: CloudProfile\nmetadata: {name: a}\n", "x.yaml, document 1 (line 1): object has no apiVersion", id="no-apiVersion"),
+        pytest.param(
+            "kind: CloudProfile\nmetadata: {name: a}\n",
+            "x.yaml, document 1 (line 1): object has no apiVersion",
+            id="no-apiVersion",
+        ),
         pytest.param(
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n# nothing\n---\napiVersion: v1\nmetadata: {name: b}\n",
             "x.yaml, document 3 (line 6): object has no kind",
@@ -165,15 +171,19 @@ def test_a_shoot_whose_profile_is_nowhere_says_so_and_hints_at_context(tmp_path:
     assert out.splitlines() == [
         "DENIED Shoot/garden-local/prod",
         '  spec.cloudProfile.name: Forbidden: could not find referenced cloud profile: CloudProfile "local" not found',
-        "  hint: the referenced profile is in none of the given files: review it together with this object (same file "
-        "or directory) or pass it with --context FILE (e.g. kubectl get cloudprofiles,namespacedcloudprofiles -A -o yaml)",
+        (
+            "  hint: the referenced profile is in none of the given files: review it together with this object (same file "
+            "or directory) or pass it with --context FILE (e.g. kubectl get cloudprofiles,namespacedcloudprofiles -A -o yaml)"
+        ),
     ]
-    profile = write(tmp_path / "ctx" / "cp.yaml", cloud_profile_dict())
+    write(tmp_path / "ctx" / "cp.yaml", cloud_profile_dict())
     assert run("review", tmp_path / "shoot.yaml", "--context", tmp_path / "ctx", "--now", NOW)[0] == 0
 
 
 def test_a_namespaced_profile_finds_its_parent_among_the_reviewed_objects(tmp_path: Path) -> None:
-    ncp = namespaced_cloud_profile_dict(kubernetes={"versions": [{"version": "1.32.5", "expirationDate": "2027-06-01T00:00:00Z"}]})
+    ncp = namespaced_cloud_profile_dict(
+        kubernetes={"versions": [{"version": "1.32.5", "expirationDate": "2027-06-01T00:00:00Z"}]}
+    )
     alone = write(tmp_path / "ncp.yaml", ncp)
     code, out = run("review", alone, "--now", NOW)
     assert code == 1 and "NCP-ADM" not in out and 'parent CloudProfile "local" not found' in out
@@ -194,7 +204,9 @@ def test_duplicate_objects_in_the_context_name_both_places(tmp_path: Path, capsy
     shoot_file = write(tmp_path / "shoot.yaml", shoot())
     assert run("review", shoot_file, "--context", a, "--context", b) == (2, "")
     err = capsys.readouterr().err
-    assert f"CloudProfile/local (core.gardener.cloud) is given twice: {a}, document 1 (line 1) and {b}, document 2" in err
+    assert (
+        f"CloudProfile/local (core.gardener.cloud) is given twice: {a}, document 1 (line 1) and {b}, document 2" in err
+    )
     assert run("review", a, b) == (2, "")
     assert "reviewed objects: CloudProfile/local" in capsys.readouterr().err
 
@@ -258,7 +270,10 @@ def test_directories_are_read_recursively_hidden_and_other_files_skipped(tmp_pat
     write(tmp_path / "d" / ".git" / "x.yaml", SEED)
     (tmp_path / "d" / "README.md").write_text("# not a manifest\n")
     code, out = run("review", tmp_path / "d")
-    assert (code, out) == (0, "ALLOWED CloudProfile/local\nSKIPPED ConfigMap/default/cm (no validator for core/ConfigMap)\n")
+    assert (code, out) == (
+        0,
+        "ALLOWED CloudProfile/local\nSKIPPED ConfigMap/default/cm (no validator for core/ConfigMap)\n",
+    )
 
 
 def test_an_empty_directory_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -310,7 +325,12 @@ def test_review_junit_validates_and_counts(tmp_path: Path) -> None:
     assert code == 1
     doc = _junit(out)
     (suite,) = doc.findall("testsuite")
-    assert (suite.get("name"), suite.get("tests"), suite.get("failures"), suite.get("skipped")) == (str(path), "3", "1", "1")
+    assert (suite.get("name"), suite.get("tests"), suite.get("failures"), suite.get("skipped")) == (
+        str(path),
+        "3",
+        "1",
+        "1",
+    )
     cases = {c.get("name"): c for c in suite.findall("testcase")}
     assert list(cases) == ["CloudProfile/local", "CloudProfile/bad", "ConfigMap/default/cm"]
     assert cases["CloudProfile/local"].find("failure") is None
@@ -338,7 +358,11 @@ def test_review_junit_escapes_what_xml_cannot_carry(tmp_path: Path) -> None:
     failure = _junit(out).find("testsuite/testcase/failure")
     assert failure is not None and failure.text is not None
     assert failure.text.startswith('spec.regions[0].labels: Invalid value: "bell\\u0007 and <tags> & \\"quotes\\""')
-    raw = junit.render("x", [junit.Suite("s\x00", (junit.Case("a\x07b", "c", ("m\x1b", "DENIED", "body\x0c"), None, ("w\x01",)),))], now=NOW_DT)
+    raw = junit.render(
+        "x",
+        [junit.Suite("s\x00", (junit.Case("a\x07b", "c", ("m\x1b", "DENIED", "body\x0c"), None, ("w\x01",)),))],
+        now=NOW_DT,
+    )
     case = _junit(raw).find("testsuite/testcase")
     assert case is not None and case.get("name") == "a\ufffdb"
 

@@ -102,7 +102,8 @@ def test_output_names_components_versions_and_seed() -> None:
 def test_no_violation_says_so() -> None:
     assert run("kube-apiserver=1.32.0") == (0, "OK: no version skew violation (1 component)\n")
     assert run("--upgrade", "kube-apiserver=1.31.0:1.32.0") == (
-        0, "OK: no version skew violation (upgrading kube-apiserver from 1.31.0 to 1.32.0)\n"
+        0,
+        "OK: no version skew violation (upgrading kube-apiserver from 1.31.0 to 1.32.0)\n",
     )
 
 

@@ -86,23 +86,31 @@ def status_code(*argv: str | Path) -> int:
 PROD_EU1_WARNINGS: Final = [
     'Warning: spec.kubernetes.version: "1.33.5" expires on 2026-12-10, then a force update moves it to "1.33.6"',
     'Warning: spec.provider.workers[2].kubernetes.version: "1.31.12" is deprecated and expires on 2027-03-31',
-    'Warning: spec.provider.workers[2].machine.image.version: "ubuntu:22.4.20250910" is deprecated and expires on '
-    "2027-04-30",
+    (
+        'Warning: spec.provider.workers[2].machine.image.version: "ubuntu:22.4.20250910" is deprecated and expires on '
+        "2027-04-30"
+    ),
 ]
 ML_BATCH_WARNINGS: Final = [
     # 2027-04-30 and 2027-04-20 are the team profile's extensions, not the parent's 2027-01-31 and 2027-01-20.
     'Warning: spec.kubernetes.version: "1.32.8" is deprecated and expires on 2027-04-30',
-    'Warning: spec.provider.workers[1].machine.image.version: "gardenlinux:1592.12.0" is deprecated and expires on '
-    "2027-04-20",
+    (
+        'Warning: spec.provider.workers[1].machine.image.version: "gardenlinux:1592.12.0" is deprecated and expires on '
+        "2027-04-20"
+    ),
 ]
 CI_APIS_WARNINGS: Final = [
     'Warning: spec.kubernetes.version: "1.34.3" is a preview version, not recommended for production',
 ]
 CLOUDPROFILE_WARNINGS: Final = [
-    'Warning: spec.kubernetes.versions[4].expirationDate: Kubernetes version "1.33.5" expires on 2026-12-10 '
-    "(in 19 days)",
-    'Warning: spec.machineImages[0].versions[2].expirationDate: version "1592.14.0" of machine image "gardenlinux" '
-    "expires on 2026-12-15 (in 24 days)",
+    (
+        'Warning: spec.kubernetes.versions[4].expirationDate: Kubernetes version "1.33.5" expires on 2026-12-10 '
+        "(in 19 days)"
+    ),
+    (
+        'Warning: spec.machineImages[0].versions[2].expirationDate: version "1592.14.0" of machine image "gardenlinux" '
+        "expires on 2026-12-15 (in 24 days)"
+    ),
 ]
 
 LANDSCAPE_REPORT: Final[Report] = [
@@ -193,27 +201,31 @@ def test_landscape_reapplied_after_expiry_is_allowed_and_says_what_maintenance_d
     """At LATER the Shoots still run versions that have expired meanwhile: re-applying them is allowed (an existing
     cluster may stay until maintenance force-updates it), and the owner is told the target. ml-batch runs 1.32.8 and
     gardenlinux 1592.12.0 on its team profile, which extends both, so it sees no expiry."""
-    code, output = run(
-        "review", "--strict", "--operation", "UPDATE", "--old", LANDSCAPE, LANDSCAPE, "--now", LATER
-    )
+    code, output = run("review", "--strict", "--operation", "UPDATE", "--old", LANDSCAPE, LANDSCAPE, "--now", LATER)
 
     assert code == 0, output
     assert parse_report(output) == [
         (
             "ALLOWED CloudProfile/aws",
             [
-                'Warning: spec.kubernetes.versions[5].expirationDate: Kubernetes version "1.33.3" expires on '
-                "2027-02-28 (in 27 days)",
-                'Warning: spec.machineImages[2].versions[1].expirationDate: version "15.6.20250915" of machine image '
-                '"suse-chost" expires on 2027-02-15 (in 14 days)',
+                (
+                    'Warning: spec.kubernetes.versions[5].expirationDate: Kubernetes version "1.33.3" expires on '
+                    "2027-02-28 (in 27 days)"
+                ),
+                (
+                    'Warning: spec.machineImages[2].versions[1].expirationDate: version "15.6.20250915" of machine image '
+                    '"suse-chost" expires on 2027-02-15 (in 14 days)'
+                ),
             ],
         ),
         ("ALLOWED NamespacedCloudProfile/garden-team/aws-team", []),
         (
             "ALLOWED Shoot/garden-team/prod-eu1",
             [
-                'Warning: spec.kubernetes.version: "1.33.5" is expired: the next maintenance window force-updates it '
-                'to "1.33.6"',
+                (
+                    'Warning: spec.kubernetes.version: "1.33.5" is expired: the next maintenance window force-updates it '
+                    'to "1.33.6"'
+                ),
                 *PROD_EU1_WARNINGS[1:],
             ],
         ),
@@ -312,8 +324,10 @@ CHANGES: Final = [
             NOW,
             "DENIED CloudProfile/aws",
             (
-                'spec.kubernetes.versions: Forbidden: unable to delete Kubernetes version "1.33.5" from CloudProfile '
-                "\"aws\" - version is still in use by shoot 'garden-team/prod-eu1'",
+                (
+                    'spec.kubernetes.versions: Forbidden: unable to delete Kubernetes version "1.33.5" from CloudProfile '
+                    "\"aws\" - version is still in use by shoot 'garden-team/prod-eu1'"
+                ),
                 CLOUDPROFILE_WARNINGS[1],
             ),
             403,
@@ -329,8 +343,10 @@ CHANGES: Final = [
             LATER,
             "DENIED Shoot/garden-team/ci-apis-legacy",
             (
-                'spec.kubernetes.version: Unsupported value: "1.32.8": supported values: "1.34.3 (preview)", "1.34.2", '
-                '"1.34.1", "1.33.6", "1.33.3", "1.32.9", "1.31.12"',
+                (
+                    'spec.kubernetes.version: Unsupported value: "1.32.8": supported values: "1.34.3 (preview)", "1.34.2", '
+                    '"1.34.1", "1.33.6", "1.33.3", "1.32.9", "1.31.12"'
+                ),
             ),
             403,
         ),
@@ -345,8 +361,10 @@ CHANGES: Final = [
             NOW,
             "DENIED Shoot/garden-team/prod-eu1",
             (
-                'spec.provider.workers[0].machine.image.version: Unsupported value: "1877.6.0": supported values: '
-                '"gardenlinux:1592.12.0", "gardenlinux:1592.14.0", "gardenlinux:1877.4.0", "gardenlinux:1877.5.0"',
+                (
+                    'spec.provider.workers[0].machine.image.version: Unsupported value: "1877.6.0": supported values: '
+                    '"gardenlinux:1592.12.0", "gardenlinux:1592.14.0", "gardenlinux:1877.4.0", "gardenlinux:1877.5.0"'
+                ),
                 *PROD_EU1_WARNINGS,
             ),
             403,
@@ -362,8 +380,10 @@ CHANGES: Final = [
             NOW,
             "DENIED Shoot/garden-team/prod-eu1",
             (
-                "spec.provider.workers[2].kubernetes.version: Forbidden: worker group kubernetes version must not be "
-                "higher than control plane version",
+                (
+                    "spec.provider.workers[2].kubernetes.version: Forbidden: worker group kubernetes version must not be "
+                    "higher than control plane version"
+                ),
                 PROD_EU1_WARNINGS[0],
                 PROD_EU1_WARNINGS[2],
             ),
@@ -406,8 +426,10 @@ CHANGES: Final = [
             NOW,
             "DENIED Gardenlet/garden/aws-eu1",
             (
-                "spec.deployment.helm.ociRepository.ref: Forbidden: gardenlet version must not be newer than "
-                "gardener-apiserver version (gardener-apiserver version: 1.128.3, gardenlet version: 1.129.0)",
+                (
+                    "spec.deployment.helm.ociRepository.ref: Forbidden: gardenlet version must not be newer than "
+                    "gardener-apiserver version (gardener-apiserver version: 1.128.3, gardenlet version: 1.129.0)"
+                ),
             ),
             403,
         ),
@@ -422,8 +444,10 @@ CHANGES: Final = [
             NOW,
             "DENIED ManagedSeed/garden/aws-eu2",
             (
-                "spec.gardenlet.deployment.image.tag: Forbidden: gardenlet version must not be older than two minor "
-                "gardener-apiserver versions (gardener-apiserver version: 1.128.3, gardenlet version: 1.125.0)",
+                (
+                    "spec.gardenlet.deployment.image.tag: Forbidden: gardenlet version must not be older than two minor "
+                    "gardener-apiserver versions (gardener-apiserver version: 1.128.3, gardenlet version: 1.125.0)"
+                ),
             ),
             403,
         ),

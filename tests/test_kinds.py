@@ -98,7 +98,9 @@ def _update_review(kind: str, base: dict[str, Any], new: object, old: object) ->
 
 @pytest.mark.parametrize("kind", SHARING_KINDS)
 @given(data=st.data())
-def test_judge_answers_the_same_with_and_without_sharing(kind: str, data: st.DataObject, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judge_answers_the_same_with_and_without_sharing(
+    kind: str, data: st.DataObject, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = BASES[kind]()
     new = data.draw(mutated(base), label="new")
     old = data.draw(mutated(new), label="old")

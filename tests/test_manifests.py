@@ -82,7 +82,11 @@ def rendered(tree: Path) -> dict[str, list[Object]]:
     result: dict[str, list[Object]] = {}
     for overlay in OVERLAYS:
         done = subprocess.run(
-            [KUBECTL, "kustomize", str(tree / "overlays" / overlay)], capture_output=True, text=True, timeout=60
+            [KUBECTL, "kustomize", str(tree / "overlays" / overlay)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
         assert done.returncode == 0, f"kubectl kustomize overlays/{overlay}: {done.stderr}"
         result[overlay] = [doc for doc in yaml.safe_load_all(done.stdout) if doc]
@@ -118,7 +122,17 @@ def _check_cert_manager(obj: Object) -> None:
         assert len(spec) == 1 and (spec == {"selfSigned": {}} or set(spec["ca"]) == {"secretName"})
     else:
         assert obj["kind"] == "Certificate"
-        assert set(spec) <= {"secretName", "issuerRef", "dnsNames", "duration", "renewBefore", "usages", "privateKey", "isCA", "commonName"}
+        assert set(spec) <= {
+            "secretName",
+            "issuerRef",
+            "dnsNames",
+            "duration",
+            "renewBefore",
+            "usages",
+            "privateKey",
+            "isCA",
+            "commonName",
+        }
         assert set(spec["issuerRef"]) == {"kind", "name"} and spec["issuerRef"]["kind"] == "Issuer"
         assert spec["privateKey"]["algorithm"] == "ECDSA"
         assert spec["privateKey"]["rotationPolicy"] in ("Always", "Never")
@@ -156,7 +170,10 @@ def test_garden_rbac_is_exactly_list_and_watch_of_what_the_view_reads(rendered: 
         ("garden", "apps", "deployments", ()),
         ("gardener-system-public", "", "configmaps", ("gardener-info",)),
     }
-    roles = {(r["kind"], r["metadata"].get("namespace", "")) for r in by_kind(objects, "ClusterRole") + by_kind(objects, "Role")}
+    roles = {
+        (r["kind"], r["metadata"].get("namespace", ""))
+        for r in by_kind(objects, "ClusterRole") + by_kind(objects, "Role")
+    }
     for binding in by_kind(objects, "ClusterRoleBinding") + by_kind(objects, "RoleBinding"):
         assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "gardener-webhook", "namespace": NAMESPACE}]
         ref = binding["roleRef"]
@@ -221,7 +238,13 @@ def test_one_safe_webhook_per_resource_kind(rendered: dict[str, list[Object]], o
         resource = name.split(".")[0]
         group, version, operations, scope = EXPECTED_RULES[resource]
         assert webhook["rules"] == [
-            {"apiGroups": [group], "apiVersions": [version], "resources": [resource], "operations": operations, "scope": scope}
+            {
+                "apiGroups": [group],
+                "apiVersions": [version],
+                "resources": [resource],
+                "operations": operations,
+                "scope": scope,
+            }
         ], name
         for namespace in ("kube-system", NAMESPACE):
             assert not _selects(webhook["namespaceSelector"], {"kubernetes.io/metadata.name": namespace}), name
@@ -256,8 +279,9 @@ def _images(obj: Object) -> list[str]:
 # What each condition says about an AdmissionRequest (the `request` of a review, with `object`/`oldObject`).
 MIRRORS: Final[dict[str, Callable[[Object], bool]]] = {
     "exclude-break-glass-group": lambda request: BREAK_GLASS_GROUP not in request["userInfo"]["groups"],
-    "only-version-changes": lambda request: request["operation"] == "CREATE"
-    or _images(request["object"]) != _images(request["oldObject"]),
+    "only-version-changes": lambda request: (
+        request["operation"] == "CREATE" or _images(request["object"]) != _images(request["oldObject"])
+    ),
 }
 EXPRESSIONS: Final = {c["name"]: c["expression"] for c in (EXCLUDE_BREAK_GLASS, ONLY_VERSION_CHANGES)}
 
@@ -372,7 +396,9 @@ def test_the_skipped_deployments_would_be_denied_if_they_were_new() -> None:
             assert outcome.response["allowed"] is False and outcome.rule_ids == (rule,), (role, rule)
 
 
-def test_version_changes_reach_the_webhook_and_only_break_glass_skips_a_denial(rendered: dict[str, list[Object]]) -> None:
+def test_version_changes_reach_the_webhook_and_only_break_glass_skips_a_denial(
+    rendered: dict[str, list[Object]],
+) -> None:
     """A rollback of gardener-apiserver is a downgrade (VS-GARDENER-003): a live webhook denies it, break-glass passes."""
     webhook = _webhooks(rendered["garden/cert-manager"])["deployments"]
     old = gardener_deployment_obj("apiserver", "v1.37.2")
@@ -390,7 +416,9 @@ def test_version_changes_reach_the_webhook_and_only_break_glass_skips_a_denial(r
 
 
 @pytest.mark.parametrize("cluster", ["garden", "seed"])
-def test_static_flavour_sets_the_ca_bundle_of_every_webhook(rendered: dict[str, list[Object]], tree: Path, cluster: str) -> None:
+def test_static_flavour_sets_the_ca_bundle_of_every_webhook(
+    rendered: dict[str, list[Object]], tree: Path, cluster: str
+) -> None:
     objects = rendered[f"{cluster}/static"]
     ca = (tree / "components/static/certs/ca.crt").read_bytes()
     config = one(objects, "ValidatingWebhookConfiguration")
@@ -408,7 +436,9 @@ def _secrets(objects: list[Object]) -> dict[str, Object]:
 
 
 @pytest.mark.parametrize("cluster", ["garden", "seed"])
-def test_cert_manager_flavour_injects_the_ca_of_the_serving_certificate(rendered: dict[str, list[Object]], cluster: str) -> None:
+def test_cert_manager_flavour_injects_the_ca_of_the_serving_certificate(
+    rendered: dict[str, list[Object]], cluster: str
+) -> None:
     objects = rendered[f"{cluster}/cert-manager"]
     config = one(objects, "ValidatingWebhookConfiguration")
     namespace, _, name = config["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].partition("/")
@@ -471,7 +501,9 @@ def test_mtls_is_on_with_the_client_ca_each_flavour_provides(
 
 
 @pytest.mark.parametrize("cluster", ["garden", "seed"])
-def test_the_client_certificate_can_be_applied_before_anything_else(rendered: dict[str, list[Object]], cluster: str) -> None:
+def test_the_client_certificate_can_be_applied_before_anything_else(
+    rendered: dict[str, list[Object]], cluster: str
+) -> None:
     """`kubectl apply -k … -l app.kubernetes.io/component=client-certificate` (README "Security") makes the client
     certificate, and nothing that would turn mTLS or a webhook on before the API servers can present it."""
     objects = rendered[f"{cluster}/cert-manager"]
@@ -501,7 +533,11 @@ def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], ov
     assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == 65532
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     security = container["securityContext"]
-    assert security == {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}}
+    assert security == {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+    }
     assert "cpu" in container["resources"]["requests"] and "cpu" not in container["resources"].get("limits", {})
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert ports == {"https": 9443, "health": 8080}
@@ -522,7 +558,12 @@ def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], ov
     assert container["args"] == expected
     args = _serve_args(deployment)
     assert (str(args.cert_dir), args.host, args.health_host, args.port, args.health_port, args.in_cluster) == (
-        "/etc/gardener-webhook/tls", "0.0.0.0", "0.0.0.0", ports["https"], ports["health"], garden
+        "/etc/gardener-webhook/tls",
+        "0.0.0.0",
+        "0.0.0.0",
+        ports["https"],
+        ports["health"],
+        garden,
     )
     assert pod["serviceAccountName"] == one(objects, "ServiceAccount")["metadata"]["name"]
     # serve's whole shutdown (drain, in-flight wait, final close) ends well before the kubelet's SIGKILL.

@@ -28,7 +28,9 @@ import pytest
 ROOT: Final = Path(__file__).resolve().parents[1]
 README: Final = ROOT / "README.md"
 # The virtual environment running the tests (not resolved: its python is a symlink out of it), else the clone's.
-VENV: Final = Path(sys.executable).parents[1] if (Path(sys.executable).parent / "gardener-webhook").exists() else ROOT / ".venv"
+VENV: Final = (
+    Path(sys.executable).parents[1] if (Path(sys.executable).parent / "gardener-webhook").exists() else ROOT / ".venv"
+)
 END: Final = "@@gardener-webhook-readme-end@@"
 VARIABLE: Final = [
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uid>"),
@@ -124,7 +126,9 @@ def server(sandbox: Path) -> Iterator[tuple[int, int]]:
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            probe = subprocess.run(["curl", "-sf", f"http://127.0.0.1:{health}/readyz"], capture_output=True, check=False)
+            probe = subprocess.run(
+                ["curl", "-sf", f"http://127.0.0.1:{health}/readyz"], capture_output=True, check=False
+            )
             if probe.returncode == 0:
                 break
             assert proc.poll() is None, "gardener-webhook serve exited"

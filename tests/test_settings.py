@@ -13,7 +13,11 @@ from webhook.validators import ALL_RULES
 
 def test_defaults_without_file() -> None:
     s = load_settings(None, known_rules=ALL_RULES)
-    assert (s.expiry_warning_days, s.feature_gates.version_classification_lifecycle, s.cluster.fail_closed) == (30, False, True)
+    assert (s.expiry_warning_days, s.feature_gates.version_classification_lifecycle, s.cluster.fail_closed) == (
+        30,
+        False,
+        True,
+    )
 
 
 def test_full_file(tmp_path: Path) -> None:
@@ -28,7 +32,11 @@ def test_full_file(tmp_path: Path) -> None:
     s = load_settings(path, known_rules=ALL_RULES)
     assert s.rules == {"CP-K8S-004": Mode.WARN}
     assert s.exemptions.groups == ("ops",)
-    assert (s.expiry_warning_days, s.feature_gates.version_classification_lifecycle, s.cluster.resync_seconds) == (14, True, 300)
+    assert (s.expiry_warning_days, s.feature_gates.version_classification_lifecycle, s.cluster.resync_seconds) == (
+        14,
+        True,
+        300,
+    )
 
 
 @pytest.mark.parametrize(

@@ -119,6 +119,7 @@ def test_pair_policies(specs: list[str], expected: list[Row]) -> None:
 
 # ------------------------------------------------------------------------------------ HA (windows, narrowing)
 
+
 @pytest.mark.parametrize(("specs", "expected"), [
     pytest.param(["kube-apiserver=1.32.0", "kube-apiserver=1.31.4"], [], id="VS-K8S-001-one-minor"),
     pytest.param(["kube-apiserver=1.32.0", "kube-apiserver=1.31.4", "kube-apiserver=1.30.1"],
@@ -176,6 +177,7 @@ def test_every_instance_is_judged_and_kube_proxy_against_every_kubelet() -> None
 
 # ------------------------------------------------------------------------------------ versions
 
+
 @pytest.mark.parametrize(("apiserver", "kubelet", "expected"), [
     pytest.param("v1.32.0", "v1.32.7", [], id="leading-v"),
     pytest.param("1.32", "1.32.7", [], id="patch-ignored"),
@@ -191,6 +193,7 @@ def test_versions_compare_at_the_minor_level(apiserver: str, kubelet: str, expec
 
 
 # ------------------------------------------------------------------------------------ upgrades
+
 
 @pytest.mark.parametrize(("component", "old", "new", "expected"), [
     *(
@@ -294,6 +297,7 @@ def test_prerequisites_report_only_dependents_left_behind_and_carry_their_names(
 
 # ------------------------------------------------------------------------------------ messages and data
 
+
 def test_messages_name_components_and_versions() -> None:
     messages = [v.message for v in skew.check_state([inst(s) for s in (
         "kube-apiserver=v1.32.1", "kube-apiserver=1.30.0", "kubelet=1.33.0", "kube-proxy=1.23.0", "kubectl=1.34.0",
@@ -302,13 +306,17 @@ def test_messages_name_components_and_versions() -> None:
     assert messages == [
         "kube-apiserver instances must be within one minor version of each other (oldest 1.30.0, newest 1.32.1)",
         "kubelet 1.33.0 must not be newer than kube-apiserver 1.30.0",
-        "kube-proxy 1.23.0 must be at most two minor versions older than kube-apiserver 1.32.1 "
-        "(kube-proxy older than 1.25)",
+        (
+            "kube-proxy 1.23.0 must be at most two minor versions older than kube-apiserver 1.32.1 "
+            "(kube-proxy older than 1.25)"
+        ),
         "kube-proxy 1.23.0 must be at most two minor versions older than kubelet 1.33.0 (kube-proxy older than 1.25)",
         "kubectl 1.34.0 must be at most one minor version newer than kube-apiserver 1.30.0",
         "gardener-scheduler 1.35.0 must be at most one minor version older than gardener-apiserver 1.37.0",
-        "gardenlet version must not be newer than gardener-apiserver version "
-        "(gardener-apiserver version: 1.37.0, gardenlet version: 1.38.0)",
+        (
+            "gardenlet version must not be newer than gardener-apiserver version "
+            "(gardener-apiserver version: 1.37.0, gardenlet version: 1.38.0)"
+        ),
     ]
 
 

@@ -37,16 +37,29 @@ def test_loose_versions_parse(text: str, expected: tuple[int, int, int]) -> None
     assert (v.major, v.minor, v.patch) == expected
 
 
-@pytest.mark.parametrize("text", ["", "a.b.c", "1.2.baz", "1..2", "v-1", "1.2.3.4", "99999999999999999999.1.1", "1.0.0-01", " 1.2.3"])
+@pytest.mark.parametrize(
+    "text", ["", "a.b.c", "1.2.baz", "1..2", "v-1", "1.2.3.4", "99999999999999999999.1.1", "1.0.0-01", " 1.2.3"]
+)
 def test_invalid_versions_raise(text: str) -> None:
     with pytest.raises(InvalidVersion):
         parse_version(text)
 
 
 def test_ordering_follows_semver_precedence() -> None:
-    ordered = ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "1.0.1", "1.10.0"]
+    ordered = [
+        "1.0.0-alpha",
+        "1.0.0-alpha.1",
+        "1.0.0-alpha.beta",
+        "1.0.0-beta.2",
+        "1.0.0-beta.11",
+        "1.0.0-rc.1",
+        "1.0.0",
+        "1.0.1",
+        "1.10.0",
+    ]
     parsed = [parse_version(t) for t in ordered]
-    assert sorted(reversed(parsed)) == parsed
+    backwards = list(reversed(parsed))
+    assert sorted(backwards) == parsed
     assert parse_version("1.2.3+a") == parse_version("1.2.3+b")
 
 
@@ -103,7 +116,15 @@ def _v(**fields: object) -> ExpirableVersion:
         ({"classification": "preview", "expirationDate": "2027-01-01T00:00:00Z"}, "preview"),
         ({"expirationDate": "2026-01-01T00:00:00Z"}, "expired"),
         ({"lifecycle": [{"classification": "preview", "startTime": "2027-01-01T00:00:00Z"}]}, "unavailable"),
-        ({"lifecycle": [{"classification": "preview"}, {"classification": "supported", "startTime": "2026-06-01T00:00:00Z"}]}, "supported"),
+        (
+            {
+                "lifecycle": [
+                    {"classification": "preview"},
+                    {"classification": "supported", "startTime": "2026-06-01T00:00:00Z"},
+                ]
+            },
+            "supported",
+        ),
     ],
 )
 def test_current_classification(fields: dict[str, object], expected: str) -> None:

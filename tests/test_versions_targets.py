@@ -44,7 +44,9 @@ def entries(*items: str) -> list[ExpirableVersion]:
         pytest.param(("1.33.2 p",), 1, 33, None, id="latest-supported-none"),
     ],
 )
-def test_latest_supported_version(versions: tuple[str, ...], major: int | None, minor: int | None, expected: str | None) -> None:
+def test_latest_supported_version(
+    versions: tuple[str, ...], major: int | None, minor: int | None, expected: str | None
+) -> None:
     assert latest_supported_version(entries(*versions), NOW, major=major, minor=minor) == expected
 
 
@@ -94,7 +96,9 @@ def test_kubernetes_force_update_target(versions: tuple[str, ...], current: str,
         pytest.param(None, ("1.0.0 x", "3.0.0"), "3.0.0", id="default-is-major"),
     ],
 )
-def test_machine_image_force_update_target(strategy: str | None, versions: tuple[str, ...], expected: str | None) -> None:
+def test_machine_image_force_update_target(
+    strategy: str | None, versions: tuple[str, ...], expected: str | None
+) -> None:
     assert find_machine_image_force_update_target(entries(*versions), "1.0.0", strategy, NOW) == expected
 
 

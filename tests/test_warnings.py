@@ -61,8 +61,10 @@ def test_ratcheted_rfc1123_message_keeps_path_and_value_and_is_cut_between_words
     assert out.allowed and len(full) > MAX_WARNING_CHARS
     assert out.full_warnings == (full,)
     assert out.warnings == (
-        f'{RATCHETED_PREFIX}{UPSTREAM}: Invalid value: "Registry.Example.com": a lowercase RFC 1123 subdomain must '
-        "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric…",
+        (
+            f'{RATCHETED_PREFIX}{UPSTREAM}: Invalid value: "Registry.Example.com": a lowercase RFC 1123 subdomain must '
+            "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric…"
+        ),
     )
     assert out.response["warnings"] == list(out.warnings)
     assert out.entries == (("OSC-CRI-004", "ratcheted", full.removeprefix(RATCHETED_PREFIX)),)
@@ -81,8 +83,10 @@ def test_a_value_too_long_for_any_warning_becomes_a_placeholder_and_the_detail_s
 def test_short_warnings_reach_the_response_unchanged() -> None:
     raw = cloud_profile_dict(kubernetes=versions("1.33.2", "1.33.2"))
     out = outcome(review_bytes(raw, raw))
-    assert out.warnings == out.full_warnings == (
-        'unchanged, not enforced: spec.kubernetes.versions[1].version: Duplicate value: "1.33.2"',
+    assert (
+        out.warnings
+        == out.full_warnings
+        == ('unchanged, not enforced: spec.kubernetes.versions[1].version: Duplicate value: "1.33.2"',)
     )
 
 
@@ -150,7 +154,7 @@ def test_an_apostrophe_in_a_word_opens_no_value() -> None:
 
 def test_long_single_quoted_values_are_elided_whole() -> None:
     regex = "'" + "[a-z0-9]" * 20 + "'"
-    text = f"spec.c: Invalid value: \"X\": must match {regex} (see {'the docs ' * 12}for details)"
+    text = f'spec.c: Invalid value: "X": must match {regex} (see {"the docs " * 12}for details)'
     assert len(text) > MAX_WARNING_CHARS
     assert compose_warning(text) == text.replace(regex, elided(regex))
 

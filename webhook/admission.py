@@ -64,7 +64,7 @@ def make_review(obj: dict[str, Any], operation: str, old: dict[str, Any] | None)
     """
     group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
     kind = str(obj.get("kind", ""))
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = found if isinstance(found := obj.get("metadata"), dict) else {}
     request: dict[str, Any] = {
         "uid": str(uuid.uuid4()),
         "kind": {"group": group, "version": version, "kind": kind},
@@ -416,8 +416,11 @@ def _decode_pair(
 
 def _same_metadata_and_spec(new: Any, old: Any) -> bool:
     """Gardener's no-op UPDATE test on the raw objects: equal `metadata` and `spec` (every field, modelled or not)."""
-    return isinstance(new, dict) and isinstance(old, dict) and new.get("metadata") == old.get("metadata") and (
-        new.get("spec") == old.get("spec")
+    return (
+        isinstance(new, dict)
+        and isinstance(old, dict)
+        and new.get("metadata") == old.get("metadata")
+        and (new.get("spec") == old.get("spec"))
     )
 
 
@@ -448,7 +451,9 @@ def run_validator(
     try:
         new, new_errors, old, old_errors = _decode_pair(entry, request.object, request.old_object)
         if new_errors:
-            return _Judged(Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None)
+            return _Judged(
+                Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None
+            )
         if operation is Operation.UPDATE and old is None:
             # A stored object that no longer decodes: judge the new one as if it were created.
             fn, operation = entry.create or fn, Operation.CREATE
@@ -525,7 +530,11 @@ def _status(review: _Review, errors: Sequence[Finding], lines: Sequence[str]) ->
     code, reason = (403, "Forbidden") if forbidden else (422, "Invalid")
     shown = errors[:MAX_DENIAL_CAUSES]
     causes = [
-        {"reason": f.type.reason, "message": compose_warning(render_body(f), MAX_DENIAL_LINE_CHARS), "field": str(f.path)}
+        {
+            "reason": f.type.reason,
+            "message": compose_warning(render_body(f), MAX_DENIAL_LINE_CHARS),
+            "field": str(f.path),
+        }
         for f in shown
     ]
     message = "; ".join(compose_warning(line, MAX_DENIAL_LINE_CHARS) for line in lines[:MAX_DENIAL_CAUSES])
@@ -565,7 +574,13 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
         )
         messages = (message,)
         response["allowed"] = False
-        response["status"] = {"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500}
+        response["status"] = {
+            "metadata": {},
+            "status": "Failure",
+            "message": message,
+            "reason": "InternalError",
+            "code": 500,
+        }
     elif verdict.errors:
         code, status = _status(review, verdict.errors, error_lines)
         messages = tuple(error_lines)

@@ -107,7 +107,6 @@ class AuditReport:
                 lines.append(f"  {e.mode.upper():4} {e.object_ref} ({e.when}): {e.message}")
         return "\n".join(lines) + "\n"
 
-
     def to_junit(self, *, strict: bool = False) -> str:
         """The report as JUnit XML: a suite per kind, a case per judged object (failing when anything would be
         denied, its denials as the body; warnings in system-out), skipped objects as skipped cases (failures with
@@ -129,7 +128,11 @@ class AuditReport:
                 failure = None
                 if denials:
                     count = len(denials)
-                    failure = (f"would be denied: {count} finding{'s' if count != 1 else ''}", "DENIED", "\n".join(denials))
+                    failure = (
+                        f"would be denied: {count} finding{'s' if count != 1 else ''}",
+                        "DENIED",
+                        "\n".join(denials),
+                    )
                 built.append(junit.Case(ref, f"audit.{suite}", failure, None, output))
             suites.append(junit.Suite(suite, tuple(built)))
         if self.skipped:
@@ -165,7 +168,7 @@ def audit_objects(
             continue
         group = str(raw.get("apiVersion", "")).rpartition("/")[0]
         kind = str(raw.get("kind", ""))
-        meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+        meta = found if isinstance(found := raw.get("metadata"), dict) else {}
         ident = (kind, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
         ref = "/".join(part for part in ident if part)
         if (group, kind) not in REGISTRY:
@@ -197,8 +200,13 @@ def landscape_entries(view: ClusterView) -> list[AuditEntry]:
         for text in view.gardener_apiserver_versions():  # gardener-info ConfigMap when no Deployment is known
             version = find_version(text)
             if version is not None:
-                instances.append((Instance(Component.GARDENER_APISERVER, version, "gardener-info"), "ConfigMap",
-                                  "gardener-system-public/gardener-info"))
+                instances.append(
+                    (
+                        Instance(Component.GARDENER_APISERVER, version, "gardener-info"),
+                        "ConfigMap",
+                        "gardener-system-public/gardener-info",
+                    )
+                )
     for entry in view.seeds_with_gardenlet_versions():
         version = find_version(entry.version)
         if version is not None:

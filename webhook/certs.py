@@ -39,9 +39,9 @@ WEBHOOK_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
         for resource in (
             "cloudprofiles", "namespacedcloudprofiles", "shoots", "gardenlets", "managedseeds", "deployments"
         )
-    ),  # fmt: skip
+    ),
     "seed": ("operatingsystemconfigs" + _SUFFIX,),
-}
+}  # fmt: skip
 
 
 class CertsError(Exception):

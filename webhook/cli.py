@@ -14,15 +14,14 @@ import ipaddress
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from webhook import __version__
+from webhook import __version__, junit
 from webhook.cluster.static import StaticView
 from webhook.cluster.view import ClusterView
-from webhook import junit
 from webhook.documents import DocumentError, Manifest, ManifestReader
 from webhook.models.base import parse_rfc3339
 from webhook.review import Result, Reviewed, ReviewInputError, build_view, display_group, review_files
@@ -89,12 +88,9 @@ def _print_text(item: Reviewed, out: TextIO) -> None:
         out.write(f"{item.result} {item.ref} ({item.reason})\n")
         return
     out.write(f"{item.result} {item.ref}\n")
-    for message in item.outcome.messages:
-        out.write(f"  {message}\n")
-    for warning in item.outcome.full_warnings:
-        out.write(f"  Warning: {warning}\n")
-    for hint in item.hints:
-        out.write(f"  hint: {hint}\n")
+    out.writelines(f"  {message}\n" for message in item.outcome.messages)
+    out.writelines(f"  Warning: {warning}\n" for warning in item.outcome.full_warnings)
+    out.writelines(f"  hint: {hint}\n" for hint in item.hints)
 
 
 def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime) -> str:
@@ -104,13 +100,18 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime) -
         group, kind = item.group_kind
         classname = f"{display_group(group)}.{kind}"
         output = tuple(
-            [f"Warning: {w}" for w in (item.outcome.full_warnings if item.outcome else ())] + [f"hint: {h}" for h in item.hints]
+            [f"Warning: {w}" for w in (item.outcome.full_warnings if item.outcome else ())]
+            + [f"hint: {h}" for h in item.hints]
         )
         failure = None
         skipped = None
         if item.result is Result.DENIED and item.outcome is not None:
             count = len(item.outcome.messages)
-            failure = (f"denied: {count} finding{'s' if count != 1 else ''}", "DENIED", "\n".join(item.outcome.messages))
+            failure = (
+                f"denied: {count} finding{'s' if count != 1 else ''}",
+                "DENIED",
+                "\n".join(item.outcome.messages),
+            )
         elif item.result is Result.SKIPPED:
             if strict:
                 failure = (f"skipped under --strict: {item.reason}", "SKIPPED", item.reason)
@@ -175,6 +176,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("--self-signed-dir is for generated certificates; it cannot be combined with --cert-dir")
     settings = _settings(args.config)
     view: ClusterView
+    factory: Callable[[], ClusterView]
     if args.kubeconfig is not None or args.in_cluster:
         view = _live_view(args.kubeconfig, settings)
         factory = functools.partial(_live_view, args.kubeconfig, settings)  # one view per --workers process
@@ -212,7 +214,9 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         report = asyncio.run(_audit_live(args, settings, now, audit_view))
     else:
         if not args.context:
-            raise UsageError("give the objects to audit with --context PATH, or a cluster with --kubeconfig/--in-cluster")
+            raise UsageError(
+                "give the objects to audit with --context PATH, or a cluster with --kubeconfig/--in-cluster"
+            )
         manifests, view = _context(args.context, _reader())
         report = audit_objects([m.obj for m in manifests], view=view, settings=settings, now=now)
     if args.output == "json":
@@ -305,8 +309,9 @@ def cmd_skew(args: argparse.Namespace, out: TextIO) -> int:
         what = f"{len(installed)} {what}"
     else:
         raise UsageError("give at least one COMPONENT=VERSION or --upgrade")
-    for violation in violations:
-        out.write(f"{violation.policy_id}: {violation.message}\n  source: {violation.source}\n")
+    out.writelines(
+        f"{violation.policy_id}: {violation.message}\n  source: {violation.source}\n" for violation in violations
+    )
     if not violations:
         out.write(f"OK: no version skew violation ({what})\n")
         return EXIT_OK
@@ -329,7 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory with tls.crt and tls.key, reloaded when they change (default: a self-signed pair, see --self-signed-dir)",
     )  # fmt: skip
     serve.add_argument(
-        "--self-signed-dir", type=Path, metavar="DIR",
+        "--self-signed-dir",
+        type=Path,
+        metavar="DIR",
         help="without --cert-dir: where the self-signed CA and serving certificate are kept (default "
         "$GARDENER_WEBHOOK_STATE_DIR/certs, else $XDG_STATE_HOME/gardener-webhook/certs, i.e. ~/.local/state/...)",
     )
@@ -355,7 +362,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
     serve.add_argument("--health-host", default="127.0.0.1", help="address of the health/metrics listener")
     serve.add_argument("--health-port", type=int, default=8080, help="plain-HTTP port for /healthz, /readyz, /metrics")
-    serve.add_argument("--tls-min-version", choices=("1.2", "1.3"), default="1.2", help="lowest TLS version (default 1.2)")
+    serve.add_argument(
+        "--tls-min-version", choices=("1.2", "1.3"), default="1.2", help="lowest TLS version (default 1.2)"
+    )
     serve.add_argument(
         "--client-ca", type=Path, metavar="FILE", help="require client certificates signed by a CA in this PEM bundle"
     )
@@ -367,7 +376,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="allowed common name of a client certificate (repeatable; needs --client-ca; others get 403)",
     )
     serve.add_argument(
-        "--drain-seconds", type=float, default=5.0, help="after SIGTERM, keep answering this long with /readyz false (5)"
+        "--drain-seconds",
+        type=float,
+        default=5.0,
+        help="after SIGTERM, keep answering this long with /readyz false (5)",
     )
     serve.add_argument(
         "--shutdown-timeout-seconds", type=float, default=15.0, help="then wait this long for running requests (15)"
@@ -378,15 +390,31 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     certs = sub.add_parser("certs", help="write a CA and a serving certificate; print the base64 caBundle")
-    certs.add_argument("--dns", action="append", default=[], metavar="NAME", help="DNS name of the serving certificate (repeatable)")
-    certs.add_argument("--ip", action="append", default=[], type=_ip_address, metavar="IP", help="IP address of the serving certificate (repeatable)")
-    certs.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for tls.crt, tls.key, ca.crt, ca.key")
+    certs.add_argument(
+        "--dns", action="append", default=[], metavar="NAME", help="DNS name of the serving certificate (repeatable)"
+    )
+    certs.add_argument(
+        "--ip",
+        action="append",
+        default=[],
+        type=_ip_address,
+        metavar="IP",
+        help="IP address of the serving certificate (repeatable)",
+    )
+    certs.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="directory for tls.crt, tls.key, ca.crt, ca.key"
+    )
     certs.add_argument("--days", type=int, default=365, help="validity of the serving certificate in days (365)")
     certs.add_argument("--ca-days", type=int, default=3650, help="validity of a new CA in days (3650)")
     certs.add_argument(
-        "--webhook-config-patch", type=Path, metavar="FILE", help="also write a patch setting the caBundle of every webhook"
+        "--webhook-config-patch",
+        type=Path,
+        metavar="FILE",
+        help="also write a patch setting the caBundle of every webhook",
     )
-    certs.add_argument("--cluster", choices=("garden", "seed"), default="garden", help="whose webhooks the patch names (garden)")
+    certs.add_argument(
+        "--cluster", choices=("garden", "seed"), default="garden", help="whose webhooks the patch names (garden)"
+    )
     certs.set_defaults(func=cmd_certs)
 
     review = sub.add_parser(
@@ -401,7 +429,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="YAML/JSON file or directory (recursive: *.yaml, *.yml, *.json) of objects or AdmissionReviews; '-' = stdin",
     )  # fmt: skip
     review.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE"), default="CREATE")
-    review.add_argument("--old", metavar="PATH", help="the stored object(s) for --operation UPDATE (file, directory or '-')")
+    review.add_argument(
+        "--old", metavar="PATH", help="the stored object(s) for --operation UPDATE (file, directory or '-')"
+    )
     review.add_argument(
         "--context", action="append", default=[], metavar="PATH",
         help="stored cluster objects: file, directory or '-' (repeatable; e.g. kubectl get ... -o yaml)",

@@ -50,9 +50,14 @@ def load_documents(text: str, *, source: str = "<input>") -> list[Any]:
 
 def iter_objects(doc: Any) -> Iterator[Any]:
     """Yield the objects of one document: the document itself, or the items of a `kind: List`."""
-    if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
-        yield from doc["items"]
-    elif isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list):
+    if (
+        isinstance(doc, dict)
+        and doc.get("kind") == "List"
+        and isinstance(doc.get("items"), list)
+        or isinstance(doc, dict)
+        and str(doc.get("kind", "")).endswith("List")
+        and isinstance(doc.get("items"), list)
+    ):
         yield from doc["items"]
     else:
         yield doc
@@ -142,9 +147,9 @@ def _load_with_lines(text: str, source: str) -> list[tuple[int, int, Any]]:
     found: list[tuple[int, int, Any]] = []
     number = 0
     try:
-        while loader.check_data():
+        while loader.check_data():  # type: ignore[no-untyped-call]  # unannotated in types-PyYAML
             number += 1
-            line = loader.peek_event().start_mark.line + 1
+            line = loader.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
             data = loader.get_data()
             if data is not None:
                 found.append((number, line, _plain(data)))
@@ -154,7 +159,9 @@ def _load_with_lines(text: str, source: str) -> list[tuple[int, int, Any]]:
         problem = " ".join(str(exc.problem or exc.context or "not valid YAML").split())
         raise DocumentError(f"{shown}: document {max(number, 1)}: {where}: not valid YAML or JSON: {problem}") from None
     except yaml.YAMLError as exc:
-        raise DocumentError(f"{shown}: document {max(number, 1)}: not valid YAML or JSON: {' '.join(str(exc).split())}") from None
+        raise DocumentError(
+            f"{shown}: document {max(number, 1)}: not valid YAML or JSON: {' '.join(str(exc).split())}"
+        ) from None
     finally:
         loader.dispose()
     return found
@@ -170,7 +177,9 @@ def files_of(path: Path) -> list[Path]:
         return sorted(
             p
             for p in path.rglob("*")
-            if p.suffix in _SUFFIXES and p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            if p.suffix in _SUFFIXES
+            and p.is_file()
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)
         )
     if not path.exists():
         raise DocumentError(f"{path}: cannot read: no such file or directory")
@@ -239,13 +248,21 @@ class ManifestReader:
     def _parse(source: str, text: str) -> list[Manifest]:
         manifests: list[Manifest] = []
         for number, line, doc in _load_with_lines(text, source):
-            is_list = isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list)
+            is_list = (
+                isinstance(doc, dict)
+                and str(doc.get("kind", "")).endswith("List")
+                and isinstance(doc.get("items"), list)
+            )
             items = list(enumerate(doc["items"])) if is_list else [(None, doc)]
             for item, obj in items:
                 manifest = Manifest(obj if isinstance(obj, dict) else {}, source, number, line, item)
                 if not isinstance(obj, dict):
-                    raise DocumentError(f"{manifest.where}: not an object (a manifest is a mapping with apiVersion and kind)")
-                missing = [key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str) or not obj.get(key)]
+                    raise DocumentError(
+                        f"{manifest.where}: not an object (a manifest is a mapping with apiVersion and kind)"
+                    )
+                missing = [
+                    key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str) or not obj.get(key)
+                ]
                 if missing:
                     raise DocumentError(f"{manifest.where}: object has no {' and no '.join(missing)}")
                 manifests.append(manifest)

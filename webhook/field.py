@@ -54,7 +54,7 @@ class FieldPath:
 
 
 _new_path: Final = object.__new__
-_set_segments: Final = FieldPath.segments.__set__  # type: ignore[attr-defined]  # the slot descriptor
+_set_segments: Final = FieldPath.segments.__set__  # type: ignore[attr-defined,misc]  # the slot descriptor
 _CACHED_INDEXES: Final = 1024
 _INDEXES: Final = tuple(f"[{i}]" for i in range(_CACHED_INDEXES))
 

@@ -198,7 +198,7 @@ def share_entries(
     return result
 
 
-def _json_key(value: object) -> bytes:
+def _json_key(value: dict[str, Any]) -> bytes:
     """Bytes that are equal exactly when two parsed JSON values are (types, key order, -0.0 included)."""
     return marshal.dumps(value, 2)  # version 2: no back-references, whose presence depends on reference counts
 

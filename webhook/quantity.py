@@ -21,7 +21,7 @@ class InvalidQuantity(ValueError):
     """Raised by `parse_quantity` for a value that is not a Kubernetes quantity."""
 
 
-def parse_quantity(value: str | int | float) -> Decimal:
+def parse_quantity(value: str | float) -> Decimal:
     """Parse a quantity given as JSON string or number into its exact value (bytes, cores, …).
 
     Raises InvalidQuantity when the value does not follow the quantity grammar.
@@ -34,7 +34,7 @@ def parse_quantity(value: str | int | float) -> Decimal:
 # Remembered (bounded; typed, so that 1 and 1.0 stay apart): every machine type of a profile has three quantities,
 # mostly the same few strings, on every request. Decimal values are immutable; InvalidQuantity is raised anew.
 @lru_cache(maxsize=4096, typed=True)
-def _parse_quantity(value: str | int | float) -> Decimal:
+def _parse_quantity(value: str | float) -> Decimal:
     text = value if isinstance(value, str) else repr(value)
     m = _QUANTITY.match(text)
     if m is None:

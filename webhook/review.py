@@ -40,7 +40,9 @@ ADMISSION_GROUP: Final = "admission.k8s.io"
 # Findings that mean "the object this one refers to is in none of the inputs": worth a hint about --context.
 _MISSING_REFERENCE_RULES: Final = frozenset({"SH-ADM-REF-001", "NCP-ADM-000"})
 # Kinds whose UPDATE/DELETE is judged against the Shoots that use them (section B).
-_PROFILE_KINDS: Final = frozenset({("core.gardener.cloud", "CloudProfile"), ("core.gardener.cloud", "NamespacedCloudProfile")})
+_PROFILE_KINDS: Final = frozenset(
+    {("core.gardener.cloud", "CloudProfile"), ("core.gardener.cloud", "NamespacedCloudProfile")}
+)
 
 
 class ReviewInputError(ValueError):
@@ -168,7 +170,9 @@ def _stored(manifest: Manifest, olds: Sequence[Manifest], targets: Sequence[Mani
             "with its own stored version"
         )
     if not olds:
-        raise ReviewInputError(f"{manifest.where}: --operation UPDATE needs --old FILE holding the stored {manifest.ref}")
+        raise ReviewInputError(
+            f"{manifest.where}: --operation UPDATE needs --old FILE holding the stored {manifest.ref}"
+        )
     raise ReviewInputError(f"{manifest.where}: --old has no stored {manifest.ref} ({display_group(manifest.group)})")
 
 
@@ -240,9 +244,11 @@ def _judged(manifest: Manifest) -> bool:
     return (manifest.group, manifest.kind) in REGISTRY
 
 
-def _review_one(manifest: Manifest, request: dict[str, Any], view: StaticView, settings: Settings, now: datetime) -> Reviewed:
-    inner = request.get("request") if isinstance(request.get("request"), dict) else {}
-    gvk = inner.get("kind") if isinstance(inner.get("kind"), dict) else {}
+def _review_one(
+    manifest: Manifest, request: dict[str, Any], view: StaticView, settings: Settings, now: datetime
+) -> Reviewed:
+    inner = found if isinstance(found := request.get("request"), dict) else {}
+    gvk = raw_kind if isinstance(raw_kind := inner.get("kind"), dict) else {}
     group_kind = (str(gvk.get("group", "")), str(gvk.get("kind", "")))
     if group_kind not in REGISTRY:
         return Reviewed(manifest, request, Result.SKIPPED, reason=skip_reason(*group_kind))

@@ -174,10 +174,10 @@ PAIR_POLICIES: Final[tuple[PairPolicy, ...]] = (
         source=f"{_SEED_002}, Supported Version Skew: gardenlet; gardener/gardener "
         "pkg/gardenlet/bootstrappers/verify_version.go VerifyGardenerVersion (wording)",
         wording=(
-            (ViolationKind.NEWER, "gardenlet version must not be newer than gardener-apiserver version "
-             "(gardener-apiserver version: {reference_version}, gardenlet version: {version})"),
-            (ViolationKind.OLDER, "gardenlet version must not be older than two minor gardener-apiserver versions "
-             "(gardener-apiserver version: {reference_version}, gardenlet version: {version})"),
+            (ViolationKind.NEWER, ("gardenlet version must not be newer than gardener-apiserver version "
+             "(gardener-apiserver version: {reference_version}, gardenlet version: {version})")),
+            (ViolationKind.OLDER, ("gardenlet version must not be older than two minor gardener-apiserver versions "
+             "(gardener-apiserver version: {reference_version}, gardenlet version: {version})")),
         ),
     ),
 )  # fmt: skip
@@ -192,8 +192,10 @@ WINDOW_POLICIES: Final[tuple[WindowPolicy, ...]] = (
 
 _OPERATOR_WORDING: Final[Wording] = (
     (ViolationKind.DOWNGRADE, "downgrading Gardener is not supported (old version was {old}, my version is {new})"),
-    (ViolationKind.SKIPPED_MINOR,
-     "skipping Gardener versions is unsupported (old version was {old}, my version is {new})"),
+    (
+        ViolationKind.SKIPPED_MINOR,
+        "skipping Gardener versions is unsupported (old version was {old}, my version is {new})",
+    ),
 )
 UPGRADE_POLICIES: Final[tuple[UpgradePolicy, ...]] = (
     UpgradePolicy("VS-K8S-007", _K.KUBE_APISERVER,
@@ -228,9 +230,13 @@ PREREQUISITE_POLICIES: Final[tuple[PrerequisitePolicy, ...]] = (
     ),
 )  # fmt: skip
 
-SOURCES: Final[Mapping[str, str]] = MappingProxyType(
-    {p.id: p.source for p in (*PAIR_POLICIES, *WINDOW_POLICIES, *UPGRADE_POLICIES, *PREREQUISITE_POLICIES)}
+_ALL_POLICIES: Final[tuple[PairPolicy | WindowPolicy | UpgradePolicy | PrerequisitePolicy, ...]] = (
+    *PAIR_POLICIES,
+    *WINDOW_POLICIES,
+    *UPGRADE_POLICIES,
+    *PREREQUISITE_POLICIES,
 )
+SOURCES: Final[Mapping[str, str]] = MappingProxyType({p.id: p.source for p in _ALL_POLICIES})
 """Policy id -> where it comes from (seed and section); validators take their rules' sources from here."""
 
 

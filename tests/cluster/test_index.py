@@ -6,19 +6,30 @@ from typing import Any, Final
 
 import pytest
 
+from tests.builders import cloud_profile_dict, namespaced_cloud_profile_dict
 from webhook.cluster.index import ClusterIndex
 from webhook.cluster.view import ObjectKey, ProfileKey, WorkerRef
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
-from tests.builders import cloud_profile_dict, namespaced_cloud_profile_dict
 
 LOCAL: Final = ProfileKey.cloud_profile("local")
 CUSTOM_C: Final = ProfileKey.namespaced("garden-c", "custom")
 A: Final = ObjectKey("garden-a", "a")
 
 
-def shoot(namespace: str, name: str, version: str = "1.33.2", workers: list[dict[str, Any]] | None = None, *,
-          ref: dict[str, str] | None = None, legacy: str | None = None, deleting: bool = False) -> Shoot:
-    spec: dict[str, Any] = {"kubernetes": {"version": version}, "provider": {"workers": workers if workers is not None else []}}
+def shoot(
+    namespace: str,
+    name: str,
+    version: str = "1.33.2",
+    workers: list[dict[str, Any]] | None = None,
+    *,
+    ref: dict[str, str] | None = None,
+    legacy: str | None = None,
+    deleting: bool = False,
+) -> Shoot:
+    spec: dict[str, Any] = {
+        "kubernetes": {"version": version},
+        "provider": {"workers": workers if workers is not None else []},
+    }
     if legacy is not None:
         spec["cloudProfileName"] = legacy
     elif ref != {}:
@@ -29,8 +40,14 @@ def shoot(namespace: str, name: str, version: str = "1.33.2", workers: list[dict
     return Shoot.model_validate({"metadata": meta, "spec": spec}, by_alias=True)
 
 
-def worker(name: str, image: str = "gardenlinux", version: str = "1592.1.0", *, kubernetes: str | None = None, minimum: int = 1) -> dict[str, Any]:
-    raw: dict[str, Any] = {"name": name, "minimum": minimum, "machine": {"type": "m", "image": {"name": image, "version": version}}}
+def worker(
+    name: str, image: str = "gardenlinux", version: str = "1592.1.0", *, kubernetes: str | None = None, minimum: int = 1
+) -> dict[str, Any]:
+    raw: dict[str, Any] = {
+        "name": name,
+        "minimum": minimum,
+        "machine": {"type": "m", "image": {"name": image, "version": version}},
+    }
     if kubernetes is not None:
         raw["kubernetes"] = {"version": kubernetes}
     return raw
@@ -54,8 +71,13 @@ def snapshot(index: ClusterIndex, profile: ProfileKey = LOCAL) -> dict[str, obje
 
 
 def assert_no_empty_buckets(index: ClusterIndex) -> None:
-    for buckets in (index._active_by_profile, index._control_planes, index._worker_kubernetes, index._worker_images,
-                    index._shoots_by_profile):
+    for buckets in (
+        index._active_by_profile,
+        index._control_planes,
+        index._worker_kubernetes,
+        index._worker_images,
+        index._shoots_by_profile,
+    ):
         assert all(buckets.values()), buckets
     for totals in index._minimum_totals.values():
         assert totals and all(totals.values())
@@ -66,7 +88,14 @@ def assert_no_empty_buckets(index: ClusterIndex) -> None:
 
 def test_upsert_enters_a_shoot_in_every_index() -> None:
     index = ClusterIndex()
-    index.upsert(shoot("garden-a", "a", "1.32.5", [worker("w1", kubernetes="1.31.9", minimum=2), worker("w2", "gardenlinux", "1443.3.0", minimum=1)]))
+    index.upsert(
+        shoot(
+            "garden-a",
+            "a",
+            "1.32.5",
+            [worker("w1", kubernetes="1.31.9", minimum=2), worker("w2", "gardenlinux", "1443.3.0", minimum=1)],
+        )
+    )
     assert snapshot(index) == {
         "profile": (A,),
         "k8s": {"1.33.2": (), "1.32.5": (A,), "1.31.9": ()},
@@ -113,8 +142,11 @@ def test_a_shoot_changing_profile_moves_between_profiles() -> None:
     [
         pytest.param(shoot("garden-a", "a", legacy="local"), LOCAL, id="legacy-cloudProfileName"),
         pytest.param(shoot("garden-a", "a", ref={"name": "local"}), LOCAL, id="missing-kind-means-CloudProfile"),
-        pytest.param(shoot("garden-a", "a", ref={"kind": "NamespacedCloudProfile", "name": "custom"}),
-                     ProfileKey.namespaced("garden-a", "custom"), id="namespaced-profile-in-the-shoot-namespace"),
+        pytest.param(
+            shoot("garden-a", "a", ref={"kind": "NamespacedCloudProfile", "name": "custom"}),
+            ProfileKey.namespaced("garden-a", "custom"),
+            id="namespaced-profile-in-the-shoot-namespace",
+        ),
     ],
 )
 def test_profile_reference_forms(obj: Shoot, profile: ProfileKey) -> None:
@@ -215,6 +247,6 @@ def test_results_are_ordered_by_namespace_and_name() -> None:
         index.upsert(shoot(namespace, name, "1.32.5", [worker("w2"), worker("w1")]))
     expected = (ObjectKey("garden-a", "b"), ObjectKey("garden-a", "z"), ObjectKey("garden-b", "a"))
     assert index.shoots_using_kubernetes_version(LOCAL, "1.32.5") == expected
-    assert [str(w.shoot) + ":" + w.worker for w in index.workers_using_machine_image(LOCAL, "gardenlinux", "1592.1.0")][:2] == [
-        "garden-a/b:w1", "garden-a/b:w2"
-    ]
+    assert [str(w.shoot) + ":" + w.worker for w in index.workers_using_machine_image(LOCAL, "gardenlinux", "1592.1.0")][
+        :2
+    ] == ["garden-a/b:w1", "garden-a/b:w2"]

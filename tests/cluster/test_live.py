@@ -558,7 +558,13 @@ async def test_unreachable_server_keeps_the_view_unsynced_and_stops_promptly(tmp
 def test_backoff_grows_exponentially_up_to_the_cap_with_jitter() -> None:
     backoff = Backoff(initial_seconds=0.5, max_seconds=30.0, factor=2.0, jitter=0.5)
     assert [backoff.delay(n, rand=lambda: 0.0) for n in (1, 2, 3, 6, 7, 100, 10_000)] == [
-        0.5, 1.0, 2.0, 16.0, 30.0, 30.0, 30.0
+        0.5,
+        1.0,
+        2.0,
+        16.0,
+        30.0,
+        30.0,
+        30.0,
     ]
     assert backoff.delay(3, rand=lambda: 0.999999) == pytest.approx(1.0, abs=1e-5)  # at most half off
     delays = {backoff.delay(4) for _ in range(50)}
@@ -618,8 +624,18 @@ def serve_process(tmp_path: Path) -> Iterator[Callable[[Path], subprocess.Popen[
     def start(kubeconfig: Path) -> subprocess.Popen[bytes]:
         with (tmp_path / "stdout.txt").open("wb") as out, (tmp_path / "stderr.txt").open("wb") as err:
             process = subprocess.Popen(
-                [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0",
-                 "--kubeconfig", str(kubeconfig)],
+                [
+                    sys.executable,
+                    "-m",
+                    "webhook",
+                    "serve",
+                    "--port",
+                    "0",
+                    "--health-port",
+                    "0",
+                    "--kubeconfig",
+                    str(kubeconfig),
+                ],
                 cwd=tmp_path,
                 stdout=out,
                 stderr=err,
@@ -642,8 +658,10 @@ async def test_serve_with_kubeconfig_is_ready_after_the_first_list_and_judges_ag
     process = serve_process(write_kubeconfig(tmp_path, cluster.url))
     stdout = tmp_path / "stdout.txt"
     await eventually(
-        lambda: bool(LISTENING.search(stdout.read_text()) and HEALTH.search(stdout.read_text()))
-        or process.poll() is not None,
+        lambda: (
+            bool(LISTENING.search(stdout.read_text()) and HEALTH.search(stdout.read_text()))
+            or process.poll() is not None
+        ),
         "serve to listen",
     )
     text = stdout.read_text()

@@ -49,7 +49,8 @@ def test_static_view_tracks_gardener_components_seeds_and_gardener_info() -> Non
     assert view.gardener_component_versions("dashboard") == ()
     assert view.gardener_apiserver_versions() == ("v1.37.2",)  # the Deployment wins over gardener-info
     assert view.seeds_with_gardenlet_versions() == (
-        ComponentVersion("a-seed", "v1.37.2"), ComponentVersion("b-seed", "v1.36.0")
+        ComponentVersion("a-seed", "v1.37.2"),
+        ComponentVersion("b-seed", "v1.36.0"),
     )
     assert view.counts() == {"CloudProfile": 0, "NamespacedCloudProfile": 0, "Shoot": 0, "Deployment": 3,
                              "Seed": 3, "ConfigMap": 1}  # fmt: skip

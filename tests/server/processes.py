@@ -43,8 +43,16 @@ class ServeProcess:
             command = [sys.executable, "-m", "tests.server.serve_with_limits", json.dumps(limits), *command[3:]]
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(
-                command, cwd=cwd, stdout=out, stderr=err,
-                env={**os.environ, "PYTHONUNBUFFERED": "1", "GARDENER_WEBHOOK_STATE_DIR": str(cwd), "PYTHONPATH": str(ROOT)},
+                command,
+                cwd=cwd,
+                stdout=out,
+                stderr=err,
+                env={
+                    **os.environ,
+                    "PYTHONUNBUFFERED": "1",
+                    "GARDENER_WEBHOOK_STATE_DIR": str(cwd),
+                    "PYTHONPATH": str(ROOT),
+                },
             )
         deadline = time.monotonic() + STARTUP_SECONDS
         while True:
@@ -54,7 +62,9 @@ class ServeProcess:
                 break
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                pytest.fail(f"serve did not start: exit {self.process.returncode}\n{text}\n{self.stderr_path.read_text()}")
+                pytest.fail(
+                    f"serve did not start: exit {self.process.returncode}\n{text}\n{self.stderr_path.read_text()}"
+                )
             time.sleep(0.05)
         self.url, self.health_url = listening[1], health[1]
         self.ca_bundle = cwd / "certs" / "ca.crt"

@@ -10,7 +10,7 @@ import dataclasses
 import json
 import sys
 
-import webhook.server.serve as serve
+from webhook.server import serve
 
 
 def main() -> None:

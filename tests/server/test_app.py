@@ -88,8 +88,10 @@ async def test_warnings_are_short_plain_text(tls_client: Client) -> None:
     response = (await judged(tls_client, review_bytes(WITH_WARNINGS)))["response"]
     assert response["allowed"] is True
     assert response["warnings"] == [
-        "spec.kubernetes.versions[2].expirationDate: "
-        'deprecated Kubernetes version "1.30.1" should set an expiration date',
+        (
+            "spec.kubernetes.versions[2].expirationDate: "
+            'deprecated Kubernetes version "1.30.1" should set an expiration date'
+        ),
         "spec.kubernetes.versions: no Kubernetes 1.32 versions: clusters on 1.31 cannot be force-updated to 1.33",
     ]
     assert all(len(w) <= MAX_WARNING_CHARS and w.isprintable() for w in response["warnings"])

@@ -51,7 +51,7 @@ async def test_sigterm_during_load_fails_no_request(served: ServeProcess) -> Non
     # A request in flight across the whole drain: headers and half the body now, the rest after the drain.
     host, port = served.url.removeprefix("https://").split(":")
     reader, writer = await asyncio.open_connection(host, int(port), ssl=context, server_hostname="localhost")
-    head = f"POST /validate?timeout=30s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+    head = "POST /validate?timeout=30s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
     writer.write(f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body[:100])
     await writer.drain()
 

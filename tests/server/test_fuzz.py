@@ -94,7 +94,10 @@ async def test_any_json_body_gets_a_well_formed_answer(tls_client: Client, value
     check_answer(status, text, None)
 
 
-@given(body=st.binary(max_size=200), content_type=st.sampled_from(("application/json", "text/plain", "application/json; charset=utf-8", "")))
+@given(
+    body=st.binary(max_size=200),
+    content_type=st.sampled_from(("application/json", "text/plain", "application/json; charset=utf-8", "")),
+)
 async def test_any_bytes_get_a_documented_answer(tls_client: Client, body: bytes, content_type: str) -> None:
     status, text = await post(tls_client, body, content_type)
     check_answer(status, text, None)

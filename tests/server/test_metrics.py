@@ -27,7 +27,9 @@ def app(registry: CollectorRegistry) -> web.Application:
 
 async def test_decisions_by_rule_and_mode_warnings_and_codes(tls_client: Client, registry: CollectorRegistry) -> None:
     denied = cloud_profile_dict(kubernetes=DUPLICATE)
-    warned = cloud_profile_dict(machineImages=[{"name": "gardenlinux", "updateStrategy": "sideways", "versions": [{"version": "1592.1.0"}]}])
+    warned = cloud_profile_dict(
+        machineImages=[{"name": "gardenlinux", "updateStrategy": "sideways", "versions": [{"version": "1592.1.0"}]}]
+    )
     for raw, uid in ((denied, "d"), (warned, "w"), (cloud_profile_dict(), "ok")):
         resp = await tls_client.post("/validate", data=review_bytes(raw, uid=uid), headers=JSON)
         assert resp.status == 200
@@ -48,7 +50,9 @@ def test_latency_buckets_are_millisecond_scale() -> None:
 
 
 async def test_readyz_is_false_while_draining(aiohttp_client: Any) -> None:
-    app = create_health_app(EMPTY_VIEW, registry=CollectorRegistry(), readiness=Readiness(listening=True, draining=True))
+    app = create_health_app(
+        EMPTY_VIEW, registry=CollectorRegistry(), readiness=Readiness(listening=True, draining=True)
+    )
     client = await aiohttp_client(app)
     resp = await client.get("/readyz")
     assert (resp.status, await resp.text()) == (503, "not ready: shutting down")

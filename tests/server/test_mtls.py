@@ -75,9 +75,11 @@ def client_context(ca: trustme.CA, cert: trustme.LeafCert | None = None, **setti
 
 
 async def post(server: Any, context: ssl.SSLContext) -> tuple[int, str]:
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context)) as session:
-        async with session.post(f"https://127.0.0.1:{server.port}/validate", data=BODY, headers=JSON) as resp:
-            return resp.status, await resp.text()
+    async with (
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context)) as session,
+        session.post(f"https://127.0.0.1:{server.port}/validate", data=BODY, headers=JSON) as resp,
+    ):
+        return resp.status, await resp.text()
 
 
 # ---------------------------------------------------------------------------------------- client CA
@@ -114,7 +116,9 @@ async def test_client_common_name_allow_list(
     judged: list[bytes], name: str, status: int,
 ) -> None:  # fmt: skip
     registry = CollectorRegistry()
-    app = create_app(DEFAULT_SETTINGS, EMPTY_VIEW, registry=registry, client_cns=["kube-apiserver", "gardener-apiserver"])
+    app = create_app(
+        DEFAULT_SETTINGS, EMPTY_VIEW, registry=registry, client_cns=["kube-apiserver", "gardener-apiserver"]
+    )
     server = await aiohttp_server(app, ssl=server_context(*serving, TLSOptions(client_ca=client_ca_file)))
     answer = await post(server, client_context(ca, client_ca.issue_cert(common_name=name)))
     assert answer[0] == status

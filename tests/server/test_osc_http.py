@@ -67,13 +67,15 @@ async def test_seed_vocabulary_and_cgroupfs_are_warnings(tls_client: Client) -> 
     response = await answer(tls_client, review_bytes(raw))
     assert response["allowed"] is True
     assert response["warnings"] == [
-        "spec.units[0].command: \"enable\" is not a unit command: use start, restart or stop",
+        'spec.units[0].command: "enable" is not a unit command: use start, restart or stop',
         "spec.files[2].permissions: 888 (0o1570) looks like a mode written in decimal, but 8 and 9 are no octal digits",
         "spec.criConfig.cgroupDriver: cgroupfs with Kubernetes 1.33: use systemd from 1.31 on",
         "spec.files[0].content.inline.data: kubelet cgroupDriver cgroupfs with Kubernetes 1.33: use systemd from 1.31 on",
         "spec.cri: not an API field, the API server drops it: CRI settings belong in spec.criConfig",
     ]
-    assert response["auditAnnotations"] == {"gardener-webhook/rules": "OSC-UNIT-002,OSC-FILE-004,OSC-CGR-002,OSC-CRI-006"}
+    assert response["auditAnnotations"] == {
+        "gardener-webhook/rules": "OSC-UNIT-002,OSC-FILE-004,OSC-CGR-002,OSC-CRI-006"
+    }
 
 
 async def test_real_osc_reapplied_unchanged_is_allowed(tls_client: Client) -> None:
@@ -89,7 +91,9 @@ async def test_real_osc_reapplied_unchanged_is_allowed(tls_client: Client) -> No
 
 
 async def test_changing_purpose_is_denied(tls_client: Client) -> None:
-    response = await answer(tls_client, review_bytes(osc_dict(purpose="provision", criConfig=None), osc_dict(criConfig=None)))
+    response = await answer(
+        tls_client, review_bytes(osc_dict(purpose="provision", criConfig=None), osc_dict(criConfig=None))
+    )
     assert response["status"]["message"] == 'spec.purpose: Invalid value: "provision": field is immutable'
 
 

@@ -70,18 +70,18 @@ def pair(ca: trustme.CA, name: str) -> tuple[bytes, bytes]:
 
 def watcher_for(volume: SecretVolume, registry: CollectorRegistry | None = None) -> CertificateWatcher:
     metrics = CertificateMetrics.create(registry) if registry is not None else None
-    return CertificateWatcher(
-        volume.cert, volume.key, build=server_context, poll_seconds=POLL_SECONDS, metrics=metrics
-    )
+    return CertificateWatcher(volume.cert, volume.key, build=server_context, poll_seconds=POLL_SECONDS, metrics=metrics)
 
 
 def served_name(port: int, context: ssl.SSLContext) -> str:
     """Common name of the certificate a fresh handshake with 127.0.0.1:port is served."""
     import socket
 
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
-        with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
-            subject = dict(item for rdn in tls.getpeercert()["subject"] for item in rdn)
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=5) as raw,
+        context.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+    ):
+        subject = dict(item for rdn in tls.getpeercert()["subject"] for item in rdn)
     return str(subject["commonName"])
 
 

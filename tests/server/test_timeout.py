@@ -64,7 +64,9 @@ async def test_a_runaway_validator_is_cut_off_and_the_request_denied(
     labels = {"kind": "CloudProfile", "operation": "DELETE", "outcome": "timeout"}
     assert registry.get_sample_value("gardener_webhook_requests_total", labels) == 1.0
     # the server goes on answering: a request that needs no view is judged normally
-    ok = await tls_client.post("/validate?timeout=0.5s", data=review_bytes(cloud_profile_dict(), uid="ok"), headers=JSON)
+    ok = await tls_client.post(
+        "/validate?timeout=0.5s", data=review_bytes(cloud_profile_dict(), uid="ok"), headers=JSON
+    )
     assert json.loads(await ok.read())["response"] == {"uid": "ok", "allowed": True}
 
 

@@ -62,7 +62,9 @@ def test_workers_share_the_port_and_the_parent_supervises_them(served: ServeProc
     for i in range(30):
         assert validate(served, f"w{i}") == {"uid": f"w{i}", "allowed": True}
     by_worker = samples(served.health_url, "gardener_webhook_requests_total")
-    counts = {dict(labels)["worker"]: value for labels, value in by_worker.items() if dict(labels)["outcome"] == "allowed"}
+    counts = {
+        dict(labels)["worker"]: value for labels, value in by_worker.items() if dict(labels)["outcome"] == "allowed"
+    }
     assert sorted(counts) == ["0", "1"] and sum(counts.values()) == 30 and min(counts.values()) > 0
 
     pids = {line["worker"]: line["pid"] for line in served.logs() if line["message"] == "worker started"}

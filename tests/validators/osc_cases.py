@@ -13,7 +13,13 @@ from webhook.settings import Settings
 from webhook.validators import operatingsystemconfig
 
 Triples = list[tuple[str, str, ErrorType]]
-REQ, INV, UNS, DUP, FOR = (ErrorType.REQUIRED, ErrorType.INVALID, ErrorType.UNSUPPORTED, ErrorType.DUPLICATE, ErrorType.FORBIDDEN)
+REQ, INV, UNS, DUP, FOR = (
+    ErrorType.REQUIRED,
+    ErrorType.INVALID,
+    ErrorType.UNSUPPORTED,
+    ErrorType.DUPLICATE,
+    ErrorType.FORBIDDEN,
+)
 
 CONTAINERD: Final = "spec.criConfig.containerd"
 KUBELET_PATH: Final = "/var/lib/kubelet/config/kubelet"
@@ -39,8 +45,20 @@ def osc_dict(**spec_overrides: Any) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "type": "gardenlinux",
         "purpose": "reconcile",
-        "criConfig": {"name": "containerd", "cgroupDriver": "systemd", "containerd": {"sandboxImage": "registry.k8s.io/pause:3.10"}},
-        "units": [{"name": "kubelet.service", "command": "start", "enable": True, "content": "[Unit]\n", "filePaths": [KUBELET_PATH]}],
+        "criConfig": {
+            "name": "containerd",
+            "cgroupDriver": "systemd",
+            "containerd": {"sandboxImage": "registry.k8s.io/pause:3.10"},
+        },
+        "units": [
+            {
+                "name": "kubelet.service",
+                "command": "start",
+                "enable": True,
+                "content": "[Unit]\n",
+                "filePaths": [KUBELET_PATH],
+            }
+        ],
         "files": [kubelet_file("systemd")],
     }
     spec.update(spec_overrides)
@@ -55,7 +73,11 @@ def osc_dict(**spec_overrides: Any) -> dict[str, Any]:
 
 def kubelet_config(cgroup_driver: str | None, *, as_json: bool = False) -> str:
     """A KubeletConfiguration document (YAML, or JSON), with cgroupDriver unless None."""
-    doc: dict[str, Any] = {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", "maxPods": 110}
+    doc: dict[str, Any] = {
+        "apiVersion": "kubelet.config.k8s.io/v1beta1",
+        "kind": "KubeletConfiguration",
+        "maxPods": 110,
+    }
     if cgroup_driver is not None:
         doc["cgroupDriver"] = cgroup_driver
     if as_json:
@@ -63,7 +85,9 @@ def kubelet_config(cgroup_driver: str | None, *, as_json: bool = False) -> str:
     return "".join(f"{k}: {v}\n" for k, v in doc.items())
 
 
-def kubelet_file(cgroup_driver: str | None, *, b64: bool = True, as_json: bool = False, **fields: Any) -> dict[str, Any]:
+def kubelet_file(
+    cgroup_driver: str | None, *, b64: bool = True, as_json: bool = False, **fields: Any
+) -> dict[str, Any]:
     """The kubelet configuration file as Gardener writes it (base64 unless b64=False); fields add keys (hostName)."""
     text = kubelet_config(cgroup_driver, as_json=as_json)
     data = base64.b64encode(text.encode()).decode() if b64 else text

@@ -31,7 +31,13 @@ from webhook.settings import Settings
 from webhook.validators import shoot as shoot_validator
 
 Triples = list[tuple[str, str, ErrorType]]
-REQ, INV, UNS, DUP, FOR = (ErrorType.REQUIRED, ErrorType.INVALID, ErrorType.UNSUPPORTED, ErrorType.DUPLICATE, ErrorType.FORBIDDEN)
+REQ, INV, UNS, DUP, FOR = (
+    ErrorType.REQUIRED,
+    ErrorType.INVALID,
+    ErrorType.UNSUPPORTED,
+    ErrorType.DUPLICATE,
+    ErrorType.FORBIDDEN,
+)
 
 W0: Final = "spec.provider.workers[0]"
 CP_VERSION: Final = "spec.kubernetes.version"

@@ -23,7 +23,13 @@ from webhook.field import ErrorType
 from webhook.settings import FeatureGates, Settings
 from webhook.validators import cloudprofile
 
-INV, REQ, DUP, FOR, UNS = (ErrorType.INVALID, ErrorType.REQUIRED, ErrorType.DUPLICATE, ErrorType.FORBIDDEN, ErrorType.UNSUPPORTED)
+INV, REQ, DUP, FOR, UNS = (
+    ErrorType.INVALID,
+    ErrorType.REQUIRED,
+    ErrorType.DUPLICATE,
+    ErrorType.FORBIDDEN,
+    ErrorType.UNSUPPORTED,
+)
 LIFECYCLE_ON = Settings(feature_gates=FeatureGates(VersionClassificationLifecycle=True))
 CAPS_OFF = Settings(feature_gates=FeatureGates(CloudProfileCapabilities=False))
 
@@ -33,8 +39,12 @@ def create(raw: dict[str, Any], settings: Settings | None = None) -> list[tuple[
     return triples(verdict)
 
 
-def update(raw: dict[str, Any], old: dict[str, Any], settings: Settings | None = None) -> list[tuple[str, str, ErrorType]]:
-    verdict = cloudprofile.validate_update(request(cloud_profile(raw), cloud_profile(old)), EMPTY_VIEW, settings or Settings())
+def update(
+    raw: dict[str, Any], old: dict[str, Any], settings: Settings | None = None
+) -> list[tuple[str, str, ErrorType]]:
+    verdict = cloudprofile.validate_update(
+        request(cloud_profile(raw), cloud_profile(old)), EMPTY_VIEW, settings or Settings()
+    )
     return triples(verdict)
 
 
@@ -54,8 +64,16 @@ def test_minimal_profile_is_valid() -> None:
         pytest.param({"name": "local"}, [], id="CP-META-001-valid"),
         pytest.param({}, [("CP-META-001", "metadata.name", REQ)], id="CP-META-001-missing"),
         pytest.param({"name": "Local_Profile"}, [("CP-META-001", "metadata.name", INV)], id="CP-META-001-not-dns"),
-        pytest.param({"name": "a", "namespace": "garden"}, [("CP-META-001", "metadata.namespace", FOR)], id="CP-META-001-namespace"),
-        pytest.param({"name": "a", "labels": {"bad key!": "x"}}, [("CP-META-001", "metadata.labels", INV)], id="CP-META-001-labels"),
+        pytest.param(
+            {"name": "a", "namespace": "garden"},
+            [("CP-META-001", "metadata.namespace", FOR)],
+            id="CP-META-001-namespace",
+        ),
+        pytest.param(
+            {"name": "a", "labels": {"bad key!": "x"}},
+            [("CP-META-001", "metadata.labels", INV)],
+            id="CP-META-001-labels",
+        ),
     ],
 )
 def test_metadata(metadata: dict[str, Any], expected: list[Any]) -> None:
@@ -71,12 +89,21 @@ def test_metadata(metadata: dict[str, Any], expected: list[Any]) -> None:
         pytest.param({"type": ""}, [("CP-TYPE-001", "spec.type", REQ)], id="CP-TYPE-001-empty"),
         pytest.param({"caBundle": "not a certificate"}, [("CP-CA-001", "spec.caBundle", INV)], id="CP-CA-001-garbage"),
         pytest.param(
-            {"seedSelector": {"matchLabels": {"env": "prod"}, "matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}},
+            {
+                "seedSelector": {
+                    "matchLabels": {"env": "prod"},
+                    "matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}],
+                }
+            },
             [],
             id="CP-SEL-001-valid",
         ),
         pytest.param(
-            {"seedSelector": {"matchExpressions": [{"key": "zone", "operator": "In"}, {"key": "x", "operator": "Near"}]}},
+            {
+                "seedSelector": {
+                    "matchExpressions": [{"key": "zone", "operator": "In"}, {"key": "x", "operator": "Near"}]
+                }
+            },
             [
                 ("CP-SEL-001", "spec.seedSelector.matchExpressions[0].values", REQ),
                 ("CP-SEL-001", "spec.seedSelector.matchExpressions[1].operator", INV),
@@ -84,7 +111,9 @@ def test_metadata(metadata: dict[str, Any], expected: list[Any]) -> None:
             id="CP-SEL-001-invalid",
         ),
         pytest.param({"limits": {"maxNodesTotal": 10}}, [], id="CP-LIM-001-positive"),
-        pytest.param({"limits": {"maxNodesTotal": 0}}, [("CP-LIM-001", "spec.limits.maxNodesTotal", INV)], id="CP-LIM-001-zero"),
+        pytest.param(
+            {"limits": {"maxNodesTotal": 0}}, [("CP-LIM-001", "spec.limits.maxNodesTotal", INV)], id="CP-LIM-001-zero"
+        ),
     ],
 )
 def test_top_level(spec: dict[str, Any], expected: list[Any]) -> None:
@@ -99,23 +128,35 @@ def test_ca_bundle_accepts_a_pem_certificate(ca: Any) -> None:
 @pytest.mark.parametrize(
     ("kubernetes", "expected"),
     [
-        pytest.param(versions(), [("CP-K8S-001", "spec.kubernetes.versions", REQ), ("CP-K8S-001", "spec.kubernetes.versions", INV)], id="CP-K8S-001-empty"),
+        pytest.param(
+            versions(),
+            [("CP-K8S-001", "spec.kubernetes.versions", REQ), ("CP-K8S-001", "spec.kubernetes.versions", INV)],
+            id="CP-K8S-001-empty",
+        ),
         pytest.param(versions("1.30.1"), [], id="CP-K8S-001-one"),
         pytest.param(versions("1.30"), [("CP-K8S-002", "spec.kubernetes.versions[0]", INV)], id="CP-K8S-002-two-parts"),
-        pytest.param(versions("v1.30.1"), [("CP-K8S-002", "spec.kubernetes.versions[0]", INV)], id="CP-K8S-002-leading-v"),
+        pytest.param(
+            versions("v1.30.1"), [("CP-K8S-002", "spec.kubernetes.versions[0]", INV)], id="CP-K8S-002-leading-v"
+        ),
         pytest.param(
             versions("a.b.c"),
             [("CP-K8S-001", "spec.kubernetes.versions", INV), ("CP-K8S-002", "spec.kubernetes.versions[0]", INV)],
             id="CP-K8S-002-not-semver",
         ),
-        pytest.param(versions("1.30.1", "1.31.0", "1.30.1"), [("CP-K8S-003", "spec.kubernetes.versions[2].version", DUP)], id="CP-K8S-003-repeated"),
+        pytest.param(
+            versions("1.30.1", "1.31.0", "1.30.1"),
+            [("CP-K8S-003", "spec.kubernetes.versions[2].version", DUP)],
+            id="CP-K8S-003-repeated",
+        ),
         pytest.param(versions("1.30.1", "1.30.2"), [], id="CP-K8S-003-unique"),
         pytest.param(
             versions({"version": "1.31.0", "expirationDate": FUTURE}, "1.30.1"),
             [("CP-K8S-004", "spec.kubernetes.versions[].expirationDate", INV)],
             id="CP-K8S-004-latest-expires",
         ),
-        pytest.param(versions("1.31.0", {"version": "1.30.1", "expirationDate": FUTURE}), [], id="CP-K8S-004-older-expires"),
+        pytest.param(
+            versions("1.31.0", {"version": "1.30.1", "expirationDate": FUTURE}), [], id="CP-K8S-004-older-expires"
+        ),
         pytest.param(
             versions({"version": "1.31.0", "classification": "beta"}),
             [("CP-K8S-006", "spec.kubernetes.versions[0].classification", UNS)],
@@ -138,12 +179,18 @@ def test_ca_bundle_accepts_a_pem_certificate(ca: Any) -> None:
             id="CP-K8S-007-deprecated-with-date",
         ),
         pytest.param(
-            versions({"version": "1.31.2", "classification": "supported"}, {"version": "1.31.1", "classification": "supported"}),
+            versions(
+                {"version": "1.31.2", "classification": "supported"},
+                {"version": "1.31.1", "classification": "supported"},
+            ),
             [("CP-K8S-008", "spec.kubernetes.versions[0]", FOR), ("CP-K8S-008", "spec.kubernetes.versions[1]", FOR)],
             id="CP-K8S-008-two-supported",
         ),
         pytest.param(
-            versions({"version": "1.31.2", "classification": "supported"}, {"version": "1.31.1", "classification": "deprecated"}),
+            versions(
+                {"version": "1.31.2", "classification": "supported"},
+                {"version": "1.31.1", "classification": "deprecated"},
+            ),
             [],
             id="CP-K8S-008-supported-and-deprecated",
         ),
@@ -153,8 +200,14 @@ def test_ca_bundle_accepts_a_pem_certificate(ca: Any) -> None:
             id="CP-K8S-008-unclassified-ignored-14328",
         ),
         pytest.param(
-            versions({"version": "1.31.2", "classification": "supported"}, {"version": "1.31.1", "classification": "supported", "expirationDate": PAST}),
-            [("CP-K8S-008", "spec.kubernetes.versions[0]", FOR), ("CP-EXP-001", "spec.kubernetes.versions[1].expirationDate", FOR)],
+            versions(
+                {"version": "1.31.2", "classification": "supported"},
+                {"version": "1.31.1", "classification": "supported", "expirationDate": PAST},
+            ),
+            [
+                ("CP-K8S-008", "spec.kubernetes.versions[0]", FOR),
+                ("CP-EXP-001", "spec.kubernetes.versions[1].expirationDate", FOR),
+            ],
             id="CP-K8S-008-expired-partner-counts",
         ),
         pytest.param(
@@ -171,7 +224,16 @@ def test_kubernetes_versions(kubernetes: dict[str, Any], expected: list[Any]) ->
 @pytest.mark.parametrize(
     ("entry", "expected"),
     [
-        pytest.param({"lifecycle": [{"classification": "preview"}, {"classification": "supported", "startTime": "2026-01-01T00:00:00Z"}]}, [], id="CP-LC-valid"),
+        pytest.param(
+            {
+                "lifecycle": [
+                    {"classification": "preview"},
+                    {"classification": "supported", "startTime": "2026-01-01T00:00:00Z"},
+                ]
+            },
+            [],
+            id="CP-LC-valid",
+        ),
         pytest.param(
             {"classification": "supported", "lifecycle": [{"classification": "supported"}]},
             [("CP-LC-001", "spec.kubernetes.versions[1]", FOR)],
@@ -183,12 +245,22 @@ def test_kubernetes_versions(kubernetes: dict[str, Any], expected: list[Any]) ->
             id="CP-LC-002-unknown",
         ),
         pytest.param(
-            {"lifecycle": [{"classification": "supported"}, {"classification": "supported", "startTime": "2026-01-01T00:00:00Z"}]},
+            {
+                "lifecycle": [
+                    {"classification": "supported"},
+                    {"classification": "supported", "startTime": "2026-01-01T00:00:00Z"},
+                ]
+            },
             [("CP-LC-003", "spec.kubernetes.versions[1].lifecycle[1].classification", DUP)],
             id="CP-LC-003-duplicate",
         ),
         pytest.param(
-            {"lifecycle": [{"classification": "deprecated"}, {"classification": "supported", "startTime": "2026-01-01T00:00:00Z"}]},
+            {
+                "lifecycle": [
+                    {"classification": "deprecated"},
+                    {"classification": "supported", "startTime": "2026-01-01T00:00:00Z"},
+                ]
+            },
             [("CP-LC-004", "spec.kubernetes.versions[1].lifecycle[1].classification", INV)],
             id="CP-LC-004-order",
         ),
@@ -198,7 +270,12 @@ def test_kubernetes_versions(kubernetes: dict[str, Any], expected: list[Any]) ->
             id="CP-LC-005-missing-start",
         ),
         pytest.param(
-            {"lifecycle": [{"classification": "preview", "startTime": "2026-06-01T00:00:00Z"}, {"classification": "supported", "startTime": "2026-01-01T00:00:00Z"}]},
+            {
+                "lifecycle": [
+                    {"classification": "preview", "startTime": "2026-06-01T00:00:00Z"},
+                    {"classification": "supported", "startTime": "2026-01-01T00:00:00Z"},
+                ]
+            },
             [("CP-LC-006", "spec.kubernetes.versions[1].lifecycle[1]", INV)],
             id="CP-LC-006-decreasing",
         ),
@@ -211,7 +288,12 @@ def test_lifecycle_with_gate(entry: dict[str, Any], expected: list[Any]) -> None
 
 def test_cp_k8s_005_latest_lifecycle_ends_expired() -> None:
     raw = cloud_profile_dict(
-        kubernetes=versions({"version": "1.31.0", "lifecycle": [{"classification": "supported"}, {"classification": "expired", "startTime": FUTURE}]})
+        kubernetes=versions(
+            {
+                "version": "1.31.0",
+                "lifecycle": [{"classification": "supported"}, {"classification": "expired", "startTime": FUTURE}],
+            }
+        )
     )
     assert create(raw, LIFECYCLE_ON) == [("CP-K8S-005", "spec.kubernetes.versions[].lifecycle", INV)]
     ok = cloud_profile_dict(kubernetes=versions({"version": "1.31.0", "lifecycle": [{"classification": "supported"}]}))
@@ -223,13 +305,31 @@ def test_cp_k8s_005_latest_lifecycle_ends_expired() -> None:
     [
         pytest.param([], [("CP-MI-001", "spec.machineImages", REQ)], id="CP-MI-001-empty"),
         pytest.param([image("ubuntu", "22.4.0")], [], id="CP-MI-001-one"),
-        pytest.param([image("", "1.0.0")], [("CP-MI-002", "spec.machineImages[0].name", REQ)], id="CP-MI-002-empty-name"),
-        pytest.param([image("acme/ubuntu", "1.0.0")], [("CP-MI-002", "spec.machineImages[0].name", INV)], id="CP-MI-002-prefixed"),
-        pytest.param([image("ubuntu", "1.0.0"), image("ubuntu", "2.0.0")], [("CP-MI-003", "spec.machineImages[1]", DUP)], id="CP-MI-003-duplicate"),
-        pytest.param([image("ubuntu")], [("CP-MI-004", "spec.machineImages[0].versions", REQ)], id="CP-MI-004-no-versions"),
-        pytest.param([image("ubuntu", "1.0.0", updateStrategy="latest")], [("CP-MI-005", "spec.machineImages[0].updateStrategy", UNS)], id="CP-MI-005-unknown"),
+        pytest.param(
+            [image("", "1.0.0")], [("CP-MI-002", "spec.machineImages[0].name", REQ)], id="CP-MI-002-empty-name"
+        ),
+        pytest.param(
+            [image("acme/ubuntu", "1.0.0")], [("CP-MI-002", "spec.machineImages[0].name", INV)], id="CP-MI-002-prefixed"
+        ),
+        pytest.param(
+            [image("ubuntu", "1.0.0"), image("ubuntu", "2.0.0")],
+            [("CP-MI-003", "spec.machineImages[1]", DUP)],
+            id="CP-MI-003-duplicate",
+        ),
+        pytest.param(
+            [image("ubuntu")], [("CP-MI-004", "spec.machineImages[0].versions", REQ)], id="CP-MI-004-no-versions"
+        ),
+        pytest.param(
+            [image("ubuntu", "1.0.0", updateStrategy="latest")],
+            [("CP-MI-005", "spec.machineImages[0].updateStrategy", UNS)],
+            id="CP-MI-005-unknown",
+        ),
         pytest.param([image("ubuntu", "1.0.0", updateStrategy="patch")], [], id="CP-MI-005-patch"),
-        pytest.param([image("ubuntu", "1.0.0", "1.0.0")], [("CP-MI-006", "spec.machineImages[0].versions[1]", DUP)], id="CP-MI-006-duplicate"),
+        pytest.param(
+            [image("ubuntu", "1.0.0", "1.0.0")],
+            [("CP-MI-006", "spec.machineImages[0].versions[1]", DUP)],
+            id="CP-MI-006-duplicate",
+        ),
         pytest.param(
             [image("ubuntu", "a.b.c")],
             [("CP-MI-007", "spec.machineImages", INV), ("CP-MI-007", "spec.machineImages[0].versions[0].version", INV)],
@@ -237,12 +337,21 @@ def test_cp_k8s_005_latest_lifecycle_ends_expired() -> None:
         ),
         pytest.param([image("ubuntu", "18.04.201906170", "1.0.1-dev", "v2")], [], id="CP-MI-007-loose-semver"),
         pytest.param(
-            [image("ubuntu", {"version": "2.0.0", "inPlaceUpdates": {"supported": True, "minVersionForUpdate": "x.y"}})],
+            [
+                image(
+                    "ubuntu", {"version": "2.0.0", "inPlaceUpdates": {"supported": True, "minVersionForUpdate": "x.y"}}
+                )
+            ],
             [("CP-MI-008", "spec.machineImages[0].versions[0].minVersionForInPlaceUpdate", INV)],
             id="CP-MI-008-bad-min-version",
         ),
         pytest.param(
-            [image("ubuntu", {"version": "2.0.0", "inPlaceUpdates": {"supported": True, "minVersionForUpdate": "1.0.0"}})],
+            [
+                image(
+                    "ubuntu",
+                    {"version": "2.0.0", "inPlaceUpdates": {"supported": True, "minVersionForUpdate": "1.0.0"}},
+                )
+            ],
             [],
             id="CP-MI-008-valid",
         ),
@@ -256,19 +365,37 @@ def test_cp_k8s_005_latest_lifecycle_ends_expired() -> None:
             [("CP-MI-009", "spec.machineImages[0].versions[0].kubeletVersionConstraint", INV)],
             id="CP-MI-009-empty",
         ),
-        pytest.param([image("ubuntu", {"version": "2.0.0", "kubeletVersionConstraint": ">= 1.26, < 1.30"})], [], id="CP-MI-009-range"),
+        pytest.param(
+            [image("ubuntu", {"version": "2.0.0", "kubeletVersionConstraint": ">= 1.26, < 1.30"})],
+            [],
+            id="CP-MI-009-range",
+        ),
         pytest.param(
             [image("ubuntu", {"version": "2.0.0", "architectures": ["amd64", "s390x"]})],
             [("CP-MI-010", "spec.machineImages[0].versions[0].architectures[1]", UNS)],
             id="CP-MI-010-unknown-arch",
         ),
         pytest.param([image("ubuntu", {"version": "2.0.0", "architectures": ["arm64"]})], [], id="CP-MI-010-arm64"),
-        pytest.param([image("ubuntu", "2.0.0", {"version": "1.0.0", "expirationDate": PAST})], [
-            ("CP-EXP-001", "spec.machineImages[0].versions[1].expirationDate", FOR)], id="CP-MI-011-expired-older-on-create"),
-        pytest.param([image("ubuntu", {"version": "2.0.0", "expirationDate": FUTURE})], [], id="CP-MI-011-latest-may-expire"),
         pytest.param(
-            [image("ubuntu", {"version": "1.2.0", "classification": "supported"}, {"version": "1.2.1", "classification": "supported"})],
-            [("CP-K8S-008", "spec.machineImages[0].versions[0]", FOR), ("CP-K8S-008", "spec.machineImages[0].versions[1]", FOR)],
+            [image("ubuntu", "2.0.0", {"version": "1.0.0", "expirationDate": PAST})],
+            [("CP-EXP-001", "spec.machineImages[0].versions[1].expirationDate", FOR)],
+            id="CP-MI-011-expired-older-on-create",
+        ),
+        pytest.param(
+            [image("ubuntu", {"version": "2.0.0", "expirationDate": FUTURE})], [], id="CP-MI-011-latest-may-expire"
+        ),
+        pytest.param(
+            [
+                image(
+                    "ubuntu",
+                    {"version": "1.2.0", "classification": "supported"},
+                    {"version": "1.2.1", "classification": "supported"},
+                )
+            ],
+            [
+                ("CP-K8S-008", "spec.machineImages[0].versions[0]", FOR),
+                ("CP-K8S-008", "spec.machineImages[0].versions[1]", FOR),
+            ],
             id="CP-MI-012-supported-per-minor",
         ),
         pytest.param(
@@ -286,9 +413,15 @@ def test_machine_images(images: list[dict[str, Any]], expected: list[Any]) -> No
     ("cri", "expected"),
     [
         pytest.param([{"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}], [], id="CP-CRI-valid"),
-        pytest.param([{"name": "docker"}], [("CP-CRI-002", "spec.machineImages[0].versions[0].cri[0].name", UNS)], id="CP-CRI-002-docker"),
         pytest.param(
-            [{"name": "containerd"}, {"name": "containerd"}], [("CP-CRI-003", "spec.machineImages[0].versions[0].cri[1]", DUP)], id="CP-CRI-003-duplicate"
+            [{"name": "docker"}],
+            [("CP-CRI-002", "spec.machineImages[0].versions[0].cri[0].name", UNS)],
+            id="CP-CRI-002-docker",
+        ),
+        pytest.param(
+            [{"name": "containerd"}, {"name": "containerd"}],
+            [("CP-CRI-003", "spec.machineImages[0].versions[0].cri[1]", DUP)],
+            id="CP-CRI-003-duplicate",
         ),
         pytest.param(
             [{"name": "containerd", "containerRuntimes": [{"type": "a/b"}, {"type": "kata"}, {"type": "kata"}]}],
@@ -319,13 +452,24 @@ def test_cp_cri_001_reported_without_defaulting() -> None:
     ("machine_types", "expected"),
     [
         pytest.param([], [("CP-MT-001", "spec.machineTypes", REQ)], id="CP-MT-001-empty"),
-        pytest.param([{"name": "", "cpu": "1", "gpu": "0", "memory": "1Gi"}], [("CP-MT-002", "spec.machineTypes[0].name", REQ)], id="CP-MT-002-no-name"),
         pytest.param(
-            [{"name": "a", "cpu": "1", "gpu": "0", "memory": "1Gi"}, {"name": "a", "cpu": "1", "gpu": "0", "memory": "1Gi"}],
+            [{"name": "", "cpu": "1", "gpu": "0", "memory": "1Gi"}],
+            [("CP-MT-002", "spec.machineTypes[0].name", REQ)],
+            id="CP-MT-002-no-name",
+        ),
+        pytest.param(
+            [
+                {"name": "a", "cpu": "1", "gpu": "0", "memory": "1Gi"},
+                {"name": "a", "cpu": "1", "gpu": "0", "memory": "1Gi"},
+            ],
             [("CP-MT-002", "spec.machineTypes[1].name", DUP)],
             id="CP-MT-002-duplicate",
         ),
-        pytest.param([{"name": "a", "cpu": "-1", "gpu": "0", "memory": "1Gi"}], [("CP-MT-003", "spec.machineTypes[0].cpu", INV)], id="CP-MT-003-negative"),
+        pytest.param(
+            [{"name": "a", "cpu": "-1", "gpu": "0", "memory": "1Gi"}],
+            [("CP-MT-003", "spec.machineTypes[0].cpu", INV)],
+            id="CP-MT-003-negative",
+        ),
         pytest.param([{"name": "a", "cpu": 2, "gpu": 0, "memory": "1.5Gi"}], [], id="CP-MT-003-numbers"),
         pytest.param(
             [{"name": "a", "cpu": "1", "gpu": "0", "memory": "1Gi", "storage": {"class": "std", "type": "ssd"}}],
@@ -333,12 +477,30 @@ def test_cp_cri_001_reported_without_defaulting() -> None:
             id="CP-MT-004-neither",
         ),
         pytest.param(
-            [{"name": "a", "cpu": "1", "gpu": "0", "memory": "1Gi", "storage": {"class": "std", "type": "ssd", "size": "20Gi", "minSize": "10Gi"}}],
+            [
+                {
+                    "name": "a",
+                    "cpu": "1",
+                    "gpu": "0",
+                    "memory": "1Gi",
+                    "storage": {"class": "std", "type": "ssd", "size": "20Gi", "minSize": "10Gi"},
+                }
+            ],
             [("CP-MT-004", "spec.machineTypes[0].storage", INV)],
             id="CP-MT-004-both",
         ),
         pytest.param(
-            [{"name": "a", "cpu": "1", "gpu": "0", "memory": "1Gi", "storage": {"class": "std", "type": "ssd", "minSize": "10Gi"}}], [], id="CP-MT-004-min"
+            [
+                {
+                    "name": "a",
+                    "cpu": "1",
+                    "gpu": "0",
+                    "memory": "1Gi",
+                    "storage": {"class": "std", "type": "ssd", "minSize": "10Gi"},
+                }
+            ],
+            [],
+            id="CP-MT-004-min",
         ),
         pytest.param(
             [{"name": "a", "cpu": "1", "gpu": "0", "memory": "1Gi", "architecture": "ppc"}],
@@ -359,14 +521,24 @@ def test_machine_types(machine_types: list[dict[str, Any]], expected: list[Any])
 @pytest.mark.parametrize(
     ("volume_types", "expected"),
     [
-        pytest.param([{"name": "gp3", "class": "standard"}, {"name": "io1", "class": "premium", "minSize": "20Gi"}], [], id="CP-VT-001-valid"),
+        pytest.param(
+            [{"name": "gp3", "class": "standard"}, {"name": "io1", "class": "premium", "minSize": "20Gi"}],
+            [],
+            id="CP-VT-001-valid",
+        ),
         pytest.param(
             [{"name": "gp3", "class": "standard"}, {"name": "gp3", "class": "standard"}, {"name": "", "class": ""}],
             [("CP-VT-001", "spec.volumeTypes[1].name", DUP)],
             id="CP-VT-001-duplicate-stops",
         ),
-        pytest.param([{"name": "gp3", "class": ""}], [("CP-VT-001", "spec.volumeTypes[0].class", REQ)], id="CP-VT-001-class"),
-        pytest.param([{"name": "gp3", "class": "s", "minSize": "-1Gi"}], [("CP-VT-001", "spec.volumeTypes[0].minSize", INV)], id="CP-VT-001-min-size"),
+        pytest.param(
+            [{"name": "gp3", "class": ""}], [("CP-VT-001", "spec.volumeTypes[0].class", REQ)], id="CP-VT-001-class"
+        ),
+        pytest.param(
+            [{"name": "gp3", "class": "s", "minSize": "-1Gi"}],
+            [("CP-VT-001", "spec.volumeTypes[0].minSize", INV)],
+            id="CP-VT-001-min-size",
+        ),
     ],
 )
 def test_volume_types(volume_types: list[dict[str, Any]], expected: list[Any]) -> None:
@@ -377,13 +549,22 @@ def test_volume_types(volume_types: list[dict[str, Any]], expected: list[Any]) -
     ("regions", "expected"),
     [
         pytest.param([], [("CP-REG-001", "spec.regions", REQ)], id="CP-REG-001-empty"),
-        pytest.param([{"name": "a"}, {"name": "a"}], [("CP-REG-001", "spec.regions[1].name", DUP)], id="CP-REG-001-duplicate"),
+        pytest.param(
+            [{"name": "a"}, {"name": "a"}], [("CP-REG-001", "spec.regions[1].name", DUP)], id="CP-REG-001-duplicate"
+        ),
         pytest.param(
             [{"name": "a", "zones": [{"name": "z"}, {"name": "z"}, {"name": ""}]}],
-            [("CP-REG-001", "spec.regions[0].zones[1].name", DUP), ("CP-REG-001", "spec.regions[0].zones[2].name", REQ)],
+            [
+                ("CP-REG-001", "spec.regions[0].zones[1].name", DUP),
+                ("CP-REG-001", "spec.regions[0].zones[2].name", REQ),
+            ],
             id="CP-REG-001-zones",
         ),
-        pytest.param([{"name": "a", "labels": {"tier": "not valid!"}}], [("CP-REG-001", "spec.regions[0].labels", INV)], id="CP-REG-001-labels"),
+        pytest.param(
+            [{"name": "a", "labels": {"tier": "not valid!"}}],
+            [("CP-REG-001", "spec.regions[0].labels", INV)],
+            id="CP-REG-001-labels",
+        ),
         pytest.param([{"name": "a", "labels": {"seed.gardener.cloud/reliability": "high"}}], [], id="CP-REG-001-valid"),
     ],
 )
@@ -391,18 +572,36 @@ def test_regions(regions: list[dict[str, Any]], expected: list[Any]) -> None:
     assert create(cloud_profile_dict(regions=regions)) == expected
 
 
-SUPPORTED_IMAGE = [image("gardenlinux", {"version": "1592.1.0", "classification": "supported"}, {"version": "1443.3.0", "classification": "preview"})]
+SUPPORTED_IMAGE = [
+    image(
+        "gardenlinux",
+        {"version": "1592.1.0", "classification": "supported"},
+        {"version": "1443.3.0", "classification": "preview"},
+    )
+]
 
 
 @pytest.mark.parametrize(
     ("bastion", "expected"),
     [
         pytest.param({}, [("CP-BAS-001", "spec.bastion", INV)], id="CP-BAS-001-empty"),
-        pytest.param({"machineType": {"name": "m5.large"}, "machineImage": {"name": "gardenlinux"}}, [], id="CP-BAS-valid"),
-        pytest.param({"machineType": {"name": "nope"}}, [("CP-BAS-002", "spec.bastion.machineType.name", INV)], id="CP-BAS-002-unknown-type"),
-        pytest.param({"machineImage": {"name": "nope"}}, [("CP-BAS-003", "spec.bastion.machineImage.name", INV)], id="CP-BAS-003-unknown-image"),
         pytest.param(
-            {"machineImage": {"name": "gardenlinux", "version": "9.9.9"}}, [("CP-BAS-003", "spec.bastion.machineImage.version", INV)], id="CP-BAS-003-unknown-version"
+            {"machineType": {"name": "m5.large"}, "machineImage": {"name": "gardenlinux"}}, [], id="CP-BAS-valid"
+        ),
+        pytest.param(
+            {"machineType": {"name": "nope"}},
+            [("CP-BAS-002", "spec.bastion.machineType.name", INV)],
+            id="CP-BAS-002-unknown-type",
+        ),
+        pytest.param(
+            {"machineImage": {"name": "nope"}},
+            [("CP-BAS-003", "spec.bastion.machineImage.name", INV)],
+            id="CP-BAS-003-unknown-image",
+        ),
+        pytest.param(
+            {"machineImage": {"name": "gardenlinux", "version": "9.9.9"}},
+            [("CP-BAS-003", "spec.bastion.machineImage.version", INV)],
+            id="CP-BAS-003-unknown-version",
         ),
         pytest.param(
             {"machineImage": {"name": "gardenlinux", "version": "1443.3.0"}},
@@ -433,19 +632,39 @@ CAPS = [{"name": "architecture", "values": ["amd64", "arm64"]}]
         pytest.param(
             {
                 "machineCapabilities": CAPS,
-                "machineImages": [image("gl", {"version": "1.0.0", "capabilityFlavors": [{"architecture": ["amd64"]}, {"architecture": ["arm64"]}]})],
-                "machineTypes": [{"name": "m", "cpu": "1", "gpu": "0", "memory": "1Gi", "capabilities": {"architecture": ["arm64"]}}],
+                "machineImages": [
+                    image(
+                        "gl",
+                        {
+                            "version": "1.0.0",
+                            "capabilityFlavors": [{"architecture": ["amd64"]}, {"architecture": ["arm64"]}],
+                        },
+                    )
+                ],
+                "machineTypes": [
+                    {"name": "m", "cpu": "1", "gpu": "0", "memory": "1Gi", "capabilities": {"architecture": ["arm64"]}}
+                ],
             },
             [],
             id="CP-CAP-valid",
         ),
         pytest.param(
-            {"machineCapabilities": [*CAPS, {"name": "architecture", "values": ["amd64"]}], "machineImages": [image("gl", {"version": "1.0.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})]},
+            {
+                "machineCapabilities": [*CAPS, {"name": "architecture", "values": ["amd64"]}],
+                "machineImages": [
+                    image("gl", {"version": "1.0.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})
+                ],
+            },
             [("CP-CAP-002", "spec.machineCapabilities[1].name", DUP)],
             id="CP-CAP-002-duplicate",
         ),
         pytest.param(
-            {"machineCapabilities": [*CAPS, {"name": "gardener-x", "values": ["a"]}], "machineImages": [image("gl", {"version": "1.0.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})]},
+            {
+                "machineCapabilities": [*CAPS, {"name": "gardener-x", "values": ["a"]}],
+                "machineImages": [
+                    image("gl", {"version": "1.0.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})
+                ],
+            },
             [("CP-CAP-003", "spec.machineCapabilities[1].name", FOR)],
             id="CP-CAP-003-reserved-prefix",
         ),
@@ -455,7 +674,10 @@ CAPS = [{"name": "architecture", "values": ["amd64", "arm64"]}]
             id="CP-CAP-004-architecture-required",
         ),
         pytest.param(
-            {"machineCapabilities": [{"name": "architecture", "values": ["amd64"]}, {"name": "gpu", "values": []}], "machineImages": [image("gl", "1.0.0")]},
+            {
+                "machineCapabilities": [{"name": "architecture", "values": ["amd64"]}, {"name": "gpu", "values": []}],
+                "machineImages": [image("gl", "1.0.0")],
+            },
             [("CP-CAP-005", "spec.machineCapabilities.gpu", REQ)],
             id="CP-CAP-005-empty-values",
         ),
@@ -467,8 +689,18 @@ CAPS = [{"name": "architecture", "values": ["amd64", "arm64"]}]
         pytest.param(
             {
                 "machineCapabilities": CAPS,
-                "machineImages": [image("gl", {"version": "1.0.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})],
-                "machineTypes": [{"name": "m", "cpu": "1", "gpu": "0", "memory": "1Gi", "capabilities": {"architecture": ["amd64", "arm64"]}}],
+                "machineImages": [
+                    image("gl", {"version": "1.0.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})
+                ],
+                "machineTypes": [
+                    {
+                        "name": "m",
+                        "cpu": "1",
+                        "gpu": "0",
+                        "memory": "1Gi",
+                        "capabilities": {"architecture": ["amd64", "arm64"]},
+                    }
+                ],
             },
             [("CP-CAP-007", "spec.machineTypes[0].capabilities.architecture", INV)],
             id="CP-CAP-007-two-architectures",
@@ -485,7 +717,9 @@ def test_capabilities(spec: dict[str, Any], expected: list[Any]) -> None:
 
 
 def test_cp_cap_001_gate_off() -> None:
-    raw = cloud_profile_dict(machineCapabilities=[{"name": "architecture", "values": ["amd64"]}], machineImages=[image("gl", "1.0.0")])
+    raw = cloud_profile_dict(
+        machineCapabilities=[{"name": "architecture", "values": ["amd64"]}], machineImages=[image("gl", "1.0.0")]
+    )
     assert create(raw, CAPS_OFF) == [("CP-CAP-001", "spec.machineCapabilities", FOR)]
     assert create(raw) == []
 
@@ -495,14 +729,22 @@ def test_cp_cap_001_gate_off() -> None:
 
 def test_cp_lim_002_max_nodes_total_cannot_decrease() -> None:
     old = cloud_profile_dict(limits={"maxNodesTotal": 100})
-    assert update(cloud_profile_dict(limits={"maxNodesTotal": 50}), old) == [("CP-LIM-002", "spec.limits.maxNodesTotal", INV)]
+    assert update(cloud_profile_dict(limits={"maxNodesTotal": 50}), old) == [
+        ("CP-LIM-002", "spec.limits.maxNodesTotal", INV)
+    ]
     assert update(cloud_profile_dict(limits={"maxNodesTotal": 200}), old) == []
     assert update(cloud_profile_dict(), old) == []  # removing limits is allowed
 
 
 def test_cp_lc_007_version_cannot_turn_unavailable() -> None:
-    old = cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "lifecycle": [{"classification": "supported"}]}))
-    new = cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "lifecycle": [{"classification": "supported", "startTime": FUTURE}]}))
+    old = cloud_profile_dict(
+        kubernetes=versions("1.31.0", {"version": "1.30.1", "lifecycle": [{"classification": "supported"}]})
+    )
+    new = cloud_profile_dict(
+        kubernetes=versions(
+            "1.31.0", {"version": "1.30.1", "lifecycle": [{"classification": "supported", "startTime": FUTURE}]}
+        )
+    )
     assert update(new, old, LIFECYCLE_ON) == [("CP-LC-007", "spec.kubernetes.versions[1]", FOR)]
     assert update(old, old, LIFECYCLE_ON) == []
 
@@ -513,12 +755,18 @@ def test_cp_lc_007_version_cannot_turn_unavailable() -> None:
 def test_cp_exp_001_new_versions_with_past_expiration_denied_on_create() -> None:
     raw = cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "expirationDate": PAST}))
     assert create(raw) == [("CP-EXP-001", "spec.kubernetes.versions[1].expirationDate", FOR)]
-    assert create(cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "expirationDate": FUTURE}))) == []
+    assert (
+        create(cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "expirationDate": FUTURE}))) == []
+    )
 
 
 def test_cp_exp_001_only_added_versions_are_judged_on_update() -> None:
     old = cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "expirationDate": PAST}))
-    added = cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "expirationDate": PAST}, {"version": "1.29.9", "expirationDate": PAST}))
+    added = cloud_profile_dict(
+        kubernetes=versions(
+            "1.31.0", {"version": "1.30.1", "expirationDate": PAST}, {"version": "1.29.9", "expirationDate": PAST}
+        )
+    )
     assert update(old, old) == []  # unchanged expired version: never judged by the clock
     assert update(added, old) == [("CP-EXP-001", "spec.kubernetes.versions[2].expirationDate", FOR)]
     # expiring an existing version by moving its date into the past is how operators force updates: allowed
@@ -533,7 +781,9 @@ def test_cp_exp_001_machine_image_versions() -> None:
 
 
 def test_cp_exp_001_message_names_version_and_date() -> None:
-    raw = cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "expirationDate": "2025-03-01T00:00:00Z"}))
+    raw = cloud_profile_dict(
+        kubernetes=versions("1.31.0", {"version": "1.30.1", "expirationDate": "2025-03-01T00:00:00Z"})
+    )
     verdict = cloudprofile.validate_create(request(cloud_profile(raw)), EMPTY_VIEW, Settings())
     assert verdict.errors[0].detail == 'new version "1.30.1" must not have an expiration date in the past (2025-03-01)'
 
@@ -547,7 +797,11 @@ def test_cp_exp_001_message_names_version_and_date() -> None:
             id="CP-WARN-001-deprecated-without-date",
         ),
         pytest.param(
-            {"kubernetes": versions("1.31.0", {"version": "1.30.1", "classification": "deprecated", "expirationDate": FUTURE})},
+            {
+                "kubernetes": versions(
+                    "1.31.0", {"version": "1.30.1", "classification": "deprecated", "expirationDate": FUTURE}
+                )
+            },
             [],
             id="CP-WARN-001-deprecated-with-far-date",
         ),
@@ -561,7 +815,11 @@ def test_cp_exp_001_message_names_version_and_date() -> None:
             [("CP-WARN-002", "spec.machineImages[0].versions[1].expirationDate", FOR)],
             id="CP-WARN-002-image-expires-soon",
         ),
-        pytest.param({"kubernetes": versions("1.26.0", "1.24.3")}, [("CP-WARN-003", "spec.kubernetes.versions", FOR)], id="CP-WARN-003-gap"),
+        pytest.param(
+            {"kubernetes": versions("1.26.0", "1.24.3")},
+            [("CP-WARN-003", "spec.kubernetes.versions", FOR)],
+            id="CP-WARN-003-gap",
+        ),
         pytest.param({"kubernetes": versions("1.26.0", "1.25.1", "1.24.3")}, [], id="CP-WARN-003-consecutive"),
         pytest.param(
             {"machineImages": [image("gl", {"version": "2.0.0", "expirationDate": SOON}, "1.0.0")]},
@@ -580,7 +838,11 @@ def _update_warnings(new: dict[str, Any], old: dict[str, Any]) -> list[tuple[str
 
 
 def test_cp_warn_004_major_strategy_with_expired_latest() -> None:
-    raw = cloud_profile_dict(machineImages=[image("gl", {"version": "2.0.0", "expirationDate": PAST}, {"version": "1.0.0", "expirationDate": PAST})])
+    raw = cloud_profile_dict(
+        machineImages=[
+            image("gl", {"version": "2.0.0", "expirationDate": PAST}, {"version": "1.0.0", "expirationDate": PAST})
+        ]
+    )
     assert _update_warnings(raw, raw) == [("CP-WARN-004", "spec.machineImages[0].updateStrategy", FOR)]
     fine = cloud_profile_dict(machineImages=[image("gl", "2.0.0", {"version": "1.0.0", "expirationDate": PAST})])
     assert _update_warnings(fine, fine) == []
@@ -589,15 +851,21 @@ def test_cp_warn_004_major_strategy_with_expired_latest() -> None:
 @pytest.mark.parametrize(
     ("strategy", "items", "expected"),
     [
-        pytest.param("patch", [{"version": "1.2.0", "expirationDate": PAST}, "1.2.5"], [], id="CP-WARN-005-patch-target"),
-        pytest.param("patch", [{"version": "1.2.0", "expirationDate": PAST}, "1.3.0"], [], id="CP-WARN-005-patch-next-minor"),
+        pytest.param(
+            "patch", [{"version": "1.2.0", "expirationDate": PAST}, "1.2.5"], [], id="CP-WARN-005-patch-target"
+        ),
+        pytest.param(
+            "patch", [{"version": "1.2.0", "expirationDate": PAST}, "1.3.0"], [], id="CP-WARN-005-patch-next-minor"
+        ),
         pytest.param(
             "patch",
             [{"version": "1.9.0", "expirationDate": PAST}, "2.0.0"],
             [("CP-WARN-005", "spec.machineImages[0].updateStrategy", FOR)],
             id="CP-WARN-005-patch-no-target-in-major",
         ),
-        pytest.param("minor", [{"version": "1.9.0", "expirationDate": PAST}, "2.0.0"], [], id="CP-WARN-005-minor-next-major"),
+        pytest.param(
+            "minor", [{"version": "1.9.0", "expirationDate": PAST}, "2.0.0"], [], id="CP-WARN-005-minor-next-major"
+        ),
         pytest.param(
             "minor",
             [{"version": "1.9.0", "expirationDate": PAST}, {"version": "2.0.0", "classification": "preview"}],

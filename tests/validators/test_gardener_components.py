@@ -132,8 +132,15 @@ def triples(obj: dict[str, Any], old: dict[str, Any] | None = None, *, cluster: 
     operation = Operation.CREATE if old is None else Operation.UPDATE
     fn = entry.entry(operation)
     assert fn is not None
-    request = AdmissionRequest(uid="u", operation=operation, object=new, old_object=previous, now=NOW,
-                               name=obj["metadata"]["name"], namespace=obj["metadata"].get("namespace", ""))
+    request = AdmissionRequest(
+        uid="u",
+        operation=operation,
+        object=new,
+        old_object=previous,
+        now=NOW,
+        name=obj["metadata"]["name"],
+        namespace=obj["metadata"].get("namespace", ""),
+    )
     verdict = fn(request, cluster, DEFAULT_SETTINGS)
     return [(f.rule.id, str(f.path), f.type) for f in verdict.errors]
 
@@ -234,11 +241,15 @@ def test_apiserver_prerequisite_messages_name_components_and_seeds() -> None:
     assert response["status"]["code"] == 403
     listing = ", ".join(f"seed-{i:02} (1.35.1)" for i in range(10))
     assert [c["message"] for c in response["status"]["details"]["causes"]] == [
-        "Forbidden: gardener-scheduler 1.36.5 must be at most one minor version older than gardener-apiserver 1.38.0 "
-        "(prerequisite for upgrading gardener-apiserver from 1.37.2 to 1.38.0)",
-        "Forbidden: gardenlets must not be older than two minor gardener-apiserver versions (gardener-apiserver "
-        f"version: 1.38.0); upgrade the gardenlets of Seeds {listing} and 2 more first (prerequisite for upgrading "
-        "gardener-apiserver from 1.37.2 to 1.38.0)",
+        (
+            "Forbidden: gardener-scheduler 1.36.5 must be at most one minor version older than gardener-apiserver 1.38.0 "
+            "(prerequisite for upgrading gardener-apiserver from 1.37.2 to 1.38.0)"
+        ),
+        (
+            "Forbidden: gardenlets must not be older than two minor gardener-apiserver versions (gardener-apiserver "
+            f"version: 1.38.0); upgrade the gardenlets of Seeds {listing} and 2 more first (prerequisite for upgrading "
+            "gardener-apiserver from 1.37.2 to 1.38.0)"
+        ),
     ]
 
 
@@ -253,10 +264,10 @@ def test_apiserver_downgrade_is_invalid_not_forbidden() -> None:
 @pytest.mark.parametrize(("old", "new", "expected"), [
     pytest.param("v1.37.2", "v1.38.0", [], id="next-minor"),
     pytest.param("v1.37.2", "v1.37.0", [], id="patch-back"),
-    pytest.param("v1.37.2", "v1.36.0", ["downgrading Gardener is not supported (old version was 1.37.2, my version is "
-                                         "1.36.0)"], id="VS-OP-001-downgrade"),
-    pytest.param("v1.37.2", "v1.39.0", ["skipping Gardener versions is unsupported (old version was 1.37.2, my "
-                                         "version is 1.39.0)"], id="VS-OP-001-skip"),
+    pytest.param("v1.37.2", "v1.36.0", [("downgrading Gardener is not supported (old version was 1.37.2, my version is "
+                                         "1.36.0)")], id="VS-OP-001-downgrade"),
+    pytest.param("v1.37.2", "v1.39.0", [("skipping Gardener versions is unsupported (old version was 1.37.2, my "
+                                         "version is 1.39.0)")], id="VS-OP-001-skip"),
 ])  # fmt: skip
 def test_operator_upgrade(old: str, new: str, expected: list[str]) -> None:
     found = triples(deployment("operator", new), deployment("operator", old), cluster=view(synced=False))
@@ -408,8 +419,12 @@ async def test_http_gardenlet_too_new_is_forbidden(tls_client: Client) -> None:
 
 
 async def test_http_deployments(tls_client: Client) -> None:
-    other = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
-             "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "web", "image": "web:1"}]}}}}
+    other = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "web", "image": "web:1"}]}}},
+    }
     assert await _post(tls_client, review_bytes(other, uid="d-1")) == {"uid": "d-1", "allowed": True}
     too_old = await _post(tls_client, review_bytes(deployment("admission-controller", "v1.35.0"), uid="d-2"))
     assert (too_old["allowed"], too_old["status"]["code"]) == (False, 403)
@@ -449,11 +464,19 @@ def test_review_prints_a_denied_gardenlet(tmp_path: Path) -> None:
 
 def test_rules_are_registered_with_their_seed_sources() -> None:
     assert {r.id for r in gardener_components.RULES} == {
-        "VS-GARDENER-002", "VS-GARDENER-003", "VS-GARDENER-004", "VS-GARDENER-005", "VS-GL-001", "VS-OP-001"
+        "VS-GARDENER-002",
+        "VS-GARDENER-003",
+        "VS-GARDENER-004",
+        "VS-GARDENER-005",
+        "VS-GL-001",
+        "VS-OP-001",
     }
     assert all(r.source.startswith("seed 002") for r in gardener_components.RULES)
     assert [r.id for r in gardener_components.RULES if r.uses_cluster] == [
-        "VS-GARDENER-002", "VS-GARDENER-004", "VS-GARDENER-005", "VS-GL-001"
+        "VS-GARDENER-002",
+        "VS-GARDENER-004",
+        "VS-GARDENER-005",
+        "VS-GL-001",
     ]
     for kind in gardener_components.KINDS:
         assert REGISTRY[(kind.group, kind.kind)] is kind

@@ -11,12 +11,6 @@ from typing import Any, Final
 
 import pytest
 
-from webhook.admission import judge
-from webhook.cluster.static import StaticView
-from webhook.field import ErrorType, Verdict
-from webhook.kinds import Operation
-from webhook.settings import Settings
-from webhook.validators import cloudprofile, namespacedcloudprofile
 from tests.builders import (
     FUTURE,
     NOW,
@@ -33,6 +27,12 @@ from tests.builders import (
     triples,
     versions,
 )
+from webhook.admission import judge
+from webhook.cluster.static import StaticView
+from webhook.field import ErrorType, Verdict
+from webhook.kinds import Operation
+from webhook.settings import Settings
+from webhook.validators import cloudprofile, namespacedcloudprofile
 
 Triples = list[tuple[str, str, ErrorType]]
 FORBIDDEN: Final = ErrorType.FORBIDDEN
@@ -45,7 +45,9 @@ OLD: Final = cloud_profile_dict(
 )
 
 
-def profile(k8s: tuple[str, ...] = ("1.33.2", "1.32.5", "1.31.9", "1.30.4"), images: list[Any] | None = None, **spec: Any) -> dict[str, Any]:
+def profile(
+    k8s: tuple[str, ...] = ("1.33.2", "1.32.5", "1.31.9", "1.30.4"), images: list[Any] | None = None, **spec: Any
+) -> dict[str, Any]:
     """OLD with other Kubernetes versions, images or spec fields."""
     raw = deep(OLD)
     raw["spec"]["kubernetes"] = versions(*k8s)
@@ -55,17 +57,34 @@ def profile(k8s: tuple[str, ...] = ("1.33.2", "1.32.5", "1.31.9", "1.30.4"), ima
     return raw
 
 
-def worker(name: str, img: str = "gardenlinux", version: str = "1443.3.0", *, kubernetes: str | None = None, minimum: int = 1) -> dict[str, Any]:
-    raw: dict[str, Any] = {"name": name, "minimum": minimum, "maximum": minimum + 2, "machine": {"type": "m5.large", "image": {"name": img, "version": version}}}
+def worker(
+    name: str, img: str = "gardenlinux", version: str = "1443.3.0", *, kubernetes: str | None = None, minimum: int = 1
+) -> dict[str, Any]:
+    raw: dict[str, Any] = {
+        "name": name,
+        "minimum": minimum,
+        "maximum": minimum + 2,
+        "machine": {"type": "m5.large", "image": {"name": img, "version": version}},
+    }
     if kubernetes is not None:
         raw["kubernetes"] = {"version": kubernetes}
     return raw
 
 
-def shoot(namespace: str, name: str, version: str = "1.33.2", *workers: dict[str, Any], ref: dict[str, Any] | None = None,
-          legacy: str | None = None, deleting: bool = False) -> dict[str, Any]:
+def shoot(
+    namespace: str,
+    name: str,
+    version: str = "1.33.2",
+    *workers: dict[str, Any],
+    ref: dict[str, Any] | None = None,
+    legacy: str | None = None,
+    deleting: bool = False,
+) -> dict[str, Any]:
     """A Shoot referencing CloudProfile `local` (or `ref`, or legacy cloudProfileName `legacy`)."""
-    spec: dict[str, Any] = {"kubernetes": {"version": version}, "provider": {"type": "local", "workers": list(workers) or [worker("w1", "gardenlinux", "1592.1.0")]}}
+    spec: dict[str, Any] = {
+        "kubernetes": {"version": version},
+        "provider": {"type": "local", "workers": list(workers) or [worker("w1", "gardenlinux", "1592.1.0")]},
+    }
     if legacy is not None:
         spec["cloudProfileName"] = legacy
     else:
@@ -76,8 +95,12 @@ def shoot(namespace: str, name: str, version: str = "1.33.2", *workers: dict[str
     return {"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot", "metadata": meta, "spec": spec}
 
 
-def via_ncp(namespace: str, name: str, version: str = "1.33.2", *workers: dict[str, Any], deleting: bool = False) -> dict[str, Any]:
-    return shoot(namespace, name, version, *workers, ref={"kind": "NamespacedCloudProfile", "name": "custom"}, deleting=deleting)
+def via_ncp(
+    namespace: str, name: str, version: str = "1.33.2", *workers: dict[str, Any], deleting: bool = False
+) -> dict[str, Any]:
+    return shoot(
+        namespace, name, version, *workers, ref={"kind": "NamespacedCloudProfile", "name": "custom"}, deleting=deleting
+    )
 
 
 def child(namespace: str = "garden-c", *, deleting: bool = False, **spec: Any) -> dict[str, Any]:
@@ -138,25 +161,63 @@ def test_ref_cp_000_unsynced_view_is_cluster_001() -> None:
 @pytest.mark.parametrize(
     ("cluster", "new", "expected"),
     [
-        pytest.param(view(shoot("garden-a", "cp", "1.32.5")), profile(("1.33.2", "1.31.9", "1.30.4")),
-                     [("REF-CP-001", K8S, FORBIDDEN)], id="REF-CP-001-control-plane"),
-        pytest.param(view(shoot("garden-a", "cp", "1.32.5")), profile(("1.33.2", "1.32.5", "1.31.9")), [], id="REF-CP-001-unused"),
-        pytest.param(view(shoot("garden-a", "pool", "1.32.5", worker("old", kubernetes="1.31.9"))), profile(("1.33.2", "1.32.5", "1.30.4")),
-                     [("REF-CP-001", K8S, FORBIDDEN)], id="REF-CP-001-worker-pool-only"),
-        pytest.param(view(shoot("garden-a", "legacy", "1.32.5", legacy="local")), profile(("1.33.2", "1.31.9", "1.30.4")),
-                     [("REF-CP-001", K8S, FORBIDDEN)], id="REF-CP-001-legacy-cloudProfileName"),
-        pytest.param(view(shoot("garden-a", "gone", "1.32.5", deleting=True)), profile(("1.33.2", "1.31.9", "1.30.4")), [],
-                     id="REF-CP-001-deleting-shoot"),
-        pytest.param(view(child(), via_ncp("garden-c", "s", "1.32.5")), profile(("1.33.2", "1.31.9", "1.30.4")),
-                     [("REF-CP-001", K8S, FORBIDDEN)], id="REF-CP-001-through-namespaced-profile"),
-        pytest.param(view(child(deleting=True), via_ncp("garden-c", "s", "1.32.5")), profile(("1.33.2", "1.31.9", "1.30.4")), [],
-                     id="REF-CP-001-through-deleting-namespaced-profile"),
-        pytest.param(view(child("garden-x"), via_ncp("garden-c", "s", "1.32.5")), profile(("1.33.2", "1.31.9", "1.30.4")), [],
-                     id="REF-CP-001-namespaced-profile-of-another-namespace"),
-        pytest.param(view(shoot("garden-a", "other", "1.32.5", ref={"kind": "CloudProfile", "name": "other"})),
-                     profile(("1.33.2", "1.31.9", "1.30.4")), [], id="REF-CP-001-other-profile"),
-        pytest.param(view(shoot("garden-a", "a", "1.32.5"), shoot("garden-b", "b", "1.31.9"), shoot("garden-b", "c", "1.33.2")),
-                     profile(("1.33.2", "1.30.4")), [("REF-CP-001", K8S, FORBIDDEN)] * 2, id="REF-CP-001-one-per-shoot"),
+        pytest.param(
+            view(shoot("garden-a", "cp", "1.32.5")),
+            profile(("1.33.2", "1.31.9", "1.30.4")),
+            [("REF-CP-001", K8S, FORBIDDEN)],
+            id="REF-CP-001-control-plane",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "cp", "1.32.5")), profile(("1.33.2", "1.32.5", "1.31.9")), [], id="REF-CP-001-unused"
+        ),
+        pytest.param(
+            view(shoot("garden-a", "pool", "1.32.5", worker("old", kubernetes="1.31.9"))),
+            profile(("1.33.2", "1.32.5", "1.30.4")),
+            [("REF-CP-001", K8S, FORBIDDEN)],
+            id="REF-CP-001-worker-pool-only",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "legacy", "1.32.5", legacy="local")),
+            profile(("1.33.2", "1.31.9", "1.30.4")),
+            [("REF-CP-001", K8S, FORBIDDEN)],
+            id="REF-CP-001-legacy-cloudProfileName",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "gone", "1.32.5", deleting=True)),
+            profile(("1.33.2", "1.31.9", "1.30.4")),
+            [],
+            id="REF-CP-001-deleting-shoot",
+        ),
+        pytest.param(
+            view(child(), via_ncp("garden-c", "s", "1.32.5")),
+            profile(("1.33.2", "1.31.9", "1.30.4")),
+            [("REF-CP-001", K8S, FORBIDDEN)],
+            id="REF-CP-001-through-namespaced-profile",
+        ),
+        pytest.param(
+            view(child(deleting=True), via_ncp("garden-c", "s", "1.32.5")),
+            profile(("1.33.2", "1.31.9", "1.30.4")),
+            [],
+            id="REF-CP-001-through-deleting-namespaced-profile",
+        ),
+        pytest.param(
+            view(child("garden-x"), via_ncp("garden-c", "s", "1.32.5")),
+            profile(("1.33.2", "1.31.9", "1.30.4")),
+            [],
+            id="REF-CP-001-namespaced-profile-of-another-namespace",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "other", "1.32.5", ref={"kind": "CloudProfile", "name": "other"})),
+            profile(("1.33.2", "1.31.9", "1.30.4")),
+            [],
+            id="REF-CP-001-other-profile",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "a", "1.32.5"), shoot("garden-b", "b", "1.31.9"), shoot("garden-b", "c", "1.33.2")),
+            profile(("1.33.2", "1.30.4")),
+            [("REF-CP-001", K8S, FORBIDDEN)] * 2,
+            id="REF-CP-001-one-per-shoot",
+        ),
     ],
 )
 def test_ref_cp_001(cluster: StaticView, new: dict[str, Any], expected: Triples) -> None:
@@ -164,8 +225,10 @@ def test_ref_cp_001(cluster: StaticView, new: dict[str, Any], expected: Triples)
 
 
 def test_ref_cp_001_messages() -> None:
-    cluster = view(shoot("garden-a", "cp", "1.32.5", worker("w1", "gardenlinux", "1592.1.0", kubernetes="1.32.5")),
-                   shoot("garden-b", "pool", "1.33.2", worker("old", kubernetes="1.32.5")))
+    cluster = view(
+        shoot("garden-a", "cp", "1.32.5", worker("w1", "gardenlinux", "1592.1.0", kubernetes="1.32.5")),
+        shoot("garden-b", "pool", "1.33.2", worker("old", kubernetes="1.32.5")),
+    )
     details = [f.detail for f in update(profile(("1.33.2", "1.31.9", "1.30.4")), cluster).errors]
     prefix = 'unable to delete Kubernetes version "1.32.5" from CloudProfile "local" - version is still in use by shoot'
     assert details == [f"{prefix} 'garden-a/cp'", f"{prefix} 'garden-b/pool' by worker \"old\""]
@@ -177,11 +240,21 @@ def test_ref_cp_001_messages() -> None:
 @pytest.mark.parametrize(
     ("cluster", "expected"),
     [
-        pytest.param(view(child(kubernetes=versions({"version": "1.31.9", "expirationDate": FUTURE}))), [("REF-CP-002", K8S, FORBIDDEN)],
-                     id="REF-CP-002-overridden"),
-        pytest.param(view(child(kubernetes=versions({"version": "1.33.2", "expirationDate": FUTURE}))), [], id="REF-CP-002-other-override"),
-        pytest.param(view(child(deleting=True, kubernetes=versions({"version": "1.31.9", "expirationDate": FUTURE}))), [],
-                     id="REF-CP-002-deleting-namespaced-profile"),
+        pytest.param(
+            view(child(kubernetes=versions({"version": "1.31.9", "expirationDate": FUTURE}))),
+            [("REF-CP-002", K8S, FORBIDDEN)],
+            id="REF-CP-002-overridden",
+        ),
+        pytest.param(
+            view(child(kubernetes=versions({"version": "1.33.2", "expirationDate": FUTURE}))),
+            [],
+            id="REF-CP-002-other-override",
+        ),
+        pytest.param(
+            view(child(deleting=True, kubernetes=versions({"version": "1.31.9", "expirationDate": FUTURE}))),
+            [],
+            id="REF-CP-002-deleting-namespaced-profile",
+        ),
     ],
 )
 def test_ref_cp_002(cluster: StaticView, expected: Triples) -> None:
@@ -202,18 +275,42 @@ GL_ONLY_NEW: Final = [image("gardenlinux", "1592.1.0"), image("ubuntu", "22.4.0"
 @pytest.mark.parametrize(
     ("cluster", "images", "expected"),
     [
-        pytest.param(view(shoot("garden-a", "s", "1.33.2", worker("w1"), worker("w2", "ubuntu", "22.4.0"))), GL_ONLY_NEW,
-                     [("REF-CP-003", f"{IMAGES}[0].versions", FORBIDDEN)], id="REF-CP-003-version-removed"),
-        pytest.param(view(shoot("garden-a", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0"))), GL_ONLY_NEW, [],
-                     id="REF-CP-003-unused-version"),
-        pytest.param(view(shoot("garden-a", "s", "1.33.2", worker("w1", "ubuntu", "22.4.0"), worker("w2", "ubuntu", "22.4.0"))),
-                     [image("gardenlinux", "1592.1.0", "1443.3.0")], [("REF-CP-003", IMAGES, FORBIDDEN)] * 2,
-                     id="REF-CP-003-whole-image-removed"),
-        pytest.param(view(shoot("garden-a", "s", "1.33.2", worker("w1"), deleting=True)), GL_ONLY_NEW, [], id="REF-CP-003-deleting-shoot"),
-        pytest.param(view(child(), via_ncp("garden-c", "s", "1.33.2", worker("w1"))), GL_ONLY_NEW,
-                     [("REF-CP-003", f"{IMAGES}[0].versions", FORBIDDEN)], id="REF-CP-003-through-namespaced-profile"),
-        pytest.param(view(shoot("garden-a", "s", "1.33.2", worker("w1", "suse", "1443.3.0"))), GL_ONLY_NEW, [],
-                     id="REF-CP-003-image-not-in-profile"),
+        pytest.param(
+            view(shoot("garden-a", "s", "1.33.2", worker("w1"), worker("w2", "ubuntu", "22.4.0"))),
+            GL_ONLY_NEW,
+            [("REF-CP-003", f"{IMAGES}[0].versions", FORBIDDEN)],
+            id="REF-CP-003-version-removed",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0"))),
+            GL_ONLY_NEW,
+            [],
+            id="REF-CP-003-unused-version",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "s", "1.33.2", worker("w1", "ubuntu", "22.4.0"), worker("w2", "ubuntu", "22.4.0"))),
+            [image("gardenlinux", "1592.1.0", "1443.3.0")],
+            [("REF-CP-003", IMAGES, FORBIDDEN)] * 2,
+            id="REF-CP-003-whole-image-removed",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "s", "1.33.2", worker("w1"), deleting=True)),
+            GL_ONLY_NEW,
+            [],
+            id="REF-CP-003-deleting-shoot",
+        ),
+        pytest.param(
+            view(child(), via_ncp("garden-c", "s", "1.33.2", worker("w1"))),
+            GL_ONLY_NEW,
+            [("REF-CP-003", f"{IMAGES}[0].versions", FORBIDDEN)],
+            id="REF-CP-003-through-namespaced-profile",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "s", "1.33.2", worker("w1", "suse", "1443.3.0"))),
+            GL_ONLY_NEW,
+            [],
+            id="REF-CP-003-image-not-in-profile",
+        ),
     ],
 )
 def test_ref_cp_003(cluster: StaticView, images: list[Any], expected: Triples) -> None:
@@ -223,28 +320,60 @@ def test_ref_cp_003(cluster: StaticView, images: list[Any], expected: Triples) -
 def test_ref_cp_003_message_names_the_worker() -> None:
     verdict = update(profile(images=GL_ONLY_NEW), view(shoot("garden-a", "s", "1.33.2", worker("w1"))))
     assert [f.detail for f in verdict.errors] == [
-        "unable to delete Machine image version 'gardenlinux/1443.3.0' from CloudProfile \"local\" - version is still in use "
-        "by shoot 'garden-a/s' by worker \"w1\""
+        (
+            "unable to delete Machine image version 'gardenlinux/1443.3.0' from CloudProfile \"local\" - version is still in use "
+            "by shoot 'garden-a/s' by worker \"w1\""
+        )
     ]
 
 
 # ---------------------------------------------------------------------------------------------- REF-CP-004
 
 NCP_IMAGES: Final = {"machineImages": [image("gardenlinux", {"version": "1443.3.0", "expirationDate": FUTURE})]}
-NCP_OWN_IMAGE: Final = {"machineImages": [image("suse", {"version": "15.6.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]},
-                                                 updateStrategy="major")]}
+NCP_OWN_IMAGE: Final = {
+    "machineImages": [
+        image(
+            "suse",
+            {"version": "15.6.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]},
+            updateStrategy="major",
+        )
+    ]
+}
 
 
 @pytest.mark.parametrize(
     ("ncp_spec", "images", "expected"),
     [
-        pytest.param(NCP_IMAGES, [image("ubuntu", "22.4.0")],
-                     [("REF-CP-004", IMAGES, FORBIDDEN), ("REF-CP-004", IMAGES, FORBIDDEN)], id="REF-CP-004-whole-image-removed"),
-        pytest.param(NCP_IMAGES, GL_ONLY_NEW, [("REF-CP-004", f"{IMAGES}[0].versions", FORBIDDEN)], id="REF-CP-004-version-removed"),
-        pytest.param(NCP_IMAGES, [image("gardenlinux", "1443.3.0"), image("ubuntu", "22.4.0")], [], id="REF-CP-004-other-version-removed"),
-        pytest.param(NCP_OWN_IMAGE, [*OLD["spec"]["machineImages"], image("suse", "15.6.0")],
-                     [("REF-CP-004", f"{IMAGES}[2]", FORBIDDEN)], id="REF-CP-004-image-added-that-child-defines"),
-        pytest.param(NCP_OWN_IMAGE, [*OLD["spec"]["machineImages"], image("flatcar", "4000.0.0")], [], id="REF-CP-004-other-image-added"),
+        pytest.param(
+            NCP_IMAGES,
+            [image("ubuntu", "22.4.0")],
+            [("REF-CP-004", IMAGES, FORBIDDEN), ("REF-CP-004", IMAGES, FORBIDDEN)],
+            id="REF-CP-004-whole-image-removed",
+        ),
+        pytest.param(
+            NCP_IMAGES,
+            GL_ONLY_NEW,
+            [("REF-CP-004", f"{IMAGES}[0].versions", FORBIDDEN)],
+            id="REF-CP-004-version-removed",
+        ),
+        pytest.param(
+            NCP_IMAGES,
+            [image("gardenlinux", "1443.3.0"), image("ubuntu", "22.4.0")],
+            [],
+            id="REF-CP-004-other-version-removed",
+        ),
+        pytest.param(
+            NCP_OWN_IMAGE,
+            [*OLD["spec"]["machineImages"], image("suse", "15.6.0")],
+            [("REF-CP-004", f"{IMAGES}[2]", FORBIDDEN)],
+            id="REF-CP-004-image-added-that-child-defines",
+        ),
+        pytest.param(
+            NCP_OWN_IMAGE,
+            [*OLD["spec"]["machineImages"], image("flatcar", "4000.0.0")],
+            [],
+            id="REF-CP-004-other-image-added",
+        ),
     ],
 )
 def test_ref_cp_004(ncp_spec: dict[str, Any], images: list[Any], expected: Triples) -> None:
@@ -254,15 +383,23 @@ def test_ref_cp_004(ncp_spec: dict[str, Any], images: list[Any], expected: Tripl
 def test_ref_cp_004_messages() -> None:
     details = [f.detail for f in update(profile(images=[image("ubuntu", "22.4.0")]), view(child(**NCP_IMAGES))).errors]
     assert details == [
-        'unable to delete MachineImage "gardenlinux" from CloudProfile "local" - MachineImage is still in use by '
-        'NamespacedCloudProfile "garden-c/custom"',
-        "unable to delete MachineImage version 'gardenlinux/1443.3.0' from CloudProfile \"local\" - version is still in use "
-        "by NamespacedCloudProfile 'garden-c/custom'",
+        (
+            'unable to delete MachineImage "gardenlinux" from CloudProfile "local" - MachineImage is still in use by '
+            'NamespacedCloudProfile "garden-c/custom"'
+        ),
+        (
+            "unable to delete MachineImage version 'gardenlinux/1443.3.0' from CloudProfile \"local\" - version is still in use "
+            "by NamespacedCloudProfile 'garden-c/custom'"
+        ),
     ]
-    added = update(profile(images=[*OLD["spec"]["machineImages"], image("suse", "15.6.0")]), view(child(**NCP_OWN_IMAGE)))
+    added = update(
+        profile(images=[*OLD["spec"]["machineImages"], image("suse", "15.6.0")]), view(child(**NCP_OWN_IMAGE))
+    )
     assert [f.detail for f in added.errors] == [
-        'unable to add MachineImage "suse" to CloudProfile "local" - MachineImage is already defined by NamespacedCloudProfile '
-        '"garden-c/custom"'
+        (
+            'unable to add MachineImage "suse" to CloudProfile "local" - MachineImage is already defined by NamespacedCloudProfile '
+            '"garden-c/custom"'
+        )
     ]
 
 
@@ -274,23 +411,46 @@ LIMIT: Final = "spec.limits.maxNodesTotal"
 @pytest.mark.parametrize(
     ("cluster", "max_nodes_total", "expected"),
     [
-        pytest.param(view(shoot("garden-a", "big", "1.33.2", worker("a", minimum=3), worker("b", minimum=2))), 4,
-                     [("REF-CP-005", LIMIT, FORBIDDEN)], id="REF-CP-005-sum-of-minimums-exceeds"),
-        pytest.param(view(shoot("garden-a", "big", "1.33.2", worker("a", minimum=3), worker("b", minimum=2))), 5, [],
-                     id="REF-CP-005-sum-equals-limit"),
-        pytest.param(view(shoot("garden-a", "big", "1.33.2", worker("a", minimum=9), deleting=True)), 4, [], id="REF-CP-005-deleting-shoot"),
-        pytest.param(view(child(), via_ncp("garden-c", "big", "1.33.2", worker("a", minimum=9))), 4,
-                     [("REF-CP-005", LIMIT, FORBIDDEN)], id="REF-CP-005-through-namespaced-profile"),
-        pytest.param(view(child(limits={"maxNodesTotal": 20}), via_ncp("garden-c", "big", "1.33.2", worker("a", minimum=9))), 4, [],
-                     id="REF-CP-005-child-with-own-limit"),
+        pytest.param(
+            view(shoot("garden-a", "big", "1.33.2", worker("a", minimum=3), worker("b", minimum=2))),
+            4,
+            [("REF-CP-005", LIMIT, FORBIDDEN)],
+            id="REF-CP-005-sum-of-minimums-exceeds",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "big", "1.33.2", worker("a", minimum=3), worker("b", minimum=2))),
+            5,
+            [],
+            id="REF-CP-005-sum-equals-limit",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "big", "1.33.2", worker("a", minimum=9), deleting=True)),
+            4,
+            [],
+            id="REF-CP-005-deleting-shoot",
+        ),
+        pytest.param(
+            view(child(), via_ncp("garden-c", "big", "1.33.2", worker("a", minimum=9))),
+            4,
+            [("REF-CP-005", LIMIT, FORBIDDEN)],
+            id="REF-CP-005-through-namespaced-profile",
+        ),
+        pytest.param(
+            view(child(limits={"maxNodesTotal": 20}), via_ncp("garden-c", "big", "1.33.2", worker("a", minimum=9))),
+            4,
+            [],
+            id="REF-CP-005-child-with-own-limit",
+        ),
     ],
 )
 def test_ref_cp_005(cluster: StaticView, max_nodes_total: int, expected: Triples) -> None:
     verdict = update(profile(limits={"maxNodesTotal": max_nodes_total}), cluster)
     assert triples(verdict) == expected
     if expected:
-        assert verdict.errors[0].detail.startswith("the total minimum node count of all worker pools of shoot \"garden-")
-        assert verdict.errors[0].detail.endswith(f"must not exceed the limit of {max_nodes_total} total nodes configured in the cloud profile")
+        assert verdict.errors[0].detail.startswith('the total minimum node count of all worker pools of shoot "garden-')
+        assert verdict.errors[0].detail.endswith(
+            f"must not exceed the limit of {max_nodes_total} total nodes configured in the cloud profile"
+        )
 
 
 def test_ref_cp_005_unchanged_limits_are_not_judged() -> None:
@@ -302,19 +462,43 @@ def test_ref_cp_005_unchanged_limits_are_not_judged() -> None:
 # ---------------------------------------------------------------------------------------------- REF-CP-006
 
 CAP_IMAGES: Final = [image("gardenlinux", {"version": "1592.1.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})]
-CAPS_OLD: Final = [{"name": "architecture", "values": ["amd64", "arm64"]}, {"name": "gpu", "values": ["a100", "h100", "l4"]}]
+CAPS_OLD: Final = [
+    {"name": "architecture", "values": ["amd64", "arm64"]},
+    {"name": "gpu", "values": ["a100", "h100", "l4"]},
+]
 CAPS_NEW: Final = [{"name": "architecture", "values": ["amd64", "arm64"]}, {"name": "gpu", "values": ["a100"]}]
-GPU_TYPE: Final = {"name": "g", "cpu": "8", "gpu": "1", "memory": "64Gi", "capabilities": {"architecture": ["amd64"], "gpu": ["l4", "h100"]}}
+GPU_TYPE: Final = {
+    "name": "g",
+    "cpu": "8",
+    "gpu": "1",
+    "memory": "64Gi",
+    "capabilities": {"architecture": ["amd64"], "gpu": ["l4", "h100"]},
+}
 ARCH_TYPE: Final = {"name": "a", "cpu": "8", "gpu": "0", "memory": "64Gi", "capabilities": {"architecture": ["arm64"]}}
 
 
 @pytest.mark.parametrize(
     ("caps_new", "ncp_types", "expected"),
     [
-        pytest.param(CAPS_NEW, [GPU_TYPE], [("REF-CP-006", "spec.machineCapabilities[1].values", FORBIDDEN)], id="REF-CP-006-values-removed"),
-        pytest.param(CAPS_NEW[:1], [GPU_TYPE], [("REF-CP-006", "spec.machineCapabilities", FORBIDDEN)], id="REF-CP-006-capability-removed"),
+        pytest.param(
+            CAPS_NEW,
+            [GPU_TYPE],
+            [("REF-CP-006", "spec.machineCapabilities[1].values", FORBIDDEN)],
+            id="REF-CP-006-values-removed",
+        ),
+        pytest.param(
+            CAPS_NEW[:1],
+            [GPU_TYPE],
+            [("REF-CP-006", "spec.machineCapabilities", FORBIDDEN)],
+            id="REF-CP-006-capability-removed",
+        ),
         pytest.param(CAPS_OLD, [GPU_TYPE], [], id="REF-CP-006-nothing-removed"),
-        pytest.param([{"name": "architecture", "values": ["amd64"]}], [ARCH_TYPE], [], id="REF-CP-006-child-uses-only-architecture"),
+        pytest.param(
+            [{"name": "architecture", "values": ["amd64"]}],
+            [ARCH_TYPE],
+            [],
+            id="REF-CP-006-child-uses-only-architecture",
+        ),
     ],
 )
 def test_ref_cp_006(caps_new: list[Any], ncp_types: list[Any], expected: Triples) -> None:
@@ -342,9 +526,21 @@ def delete_profile(cluster: Any) -> Verdict:
     [
         pytest.param(view(shoot("garden-a", "s")), [("REF-DEL-001", "", FORBIDDEN)], id="REF-DEL-001-shoot"),
         pytest.param(view(child()), [("REF-DEL-001", "", FORBIDDEN)], id="REF-DEL-001-namespaced-profile"),
-        pytest.param(view(child(), shoot("garden-a", "s", legacy="local")), [("REF-DEL-001", "", FORBIDDEN)] * 2, id="REF-DEL-001-both"),
-        pytest.param(view(child(deleting=True), shoot("garden-a", "s", deleting=True)), [], id="REF-DEL-001-only-deleting-referrers"),
-        pytest.param(view(shoot("garden-a", "s", ref={"kind": "CloudProfile", "name": "other"})), [], id="REF-DEL-001-unreferenced"),
+        pytest.param(
+            view(child(), shoot("garden-a", "s", legacy="local")),
+            [("REF-DEL-001", "", FORBIDDEN)] * 2,
+            id="REF-DEL-001-both",
+        ),
+        pytest.param(
+            view(child(deleting=True), shoot("garden-a", "s", deleting=True)),
+            [],
+            id="REF-DEL-001-only-deleting-referrers",
+        ),
+        pytest.param(
+            view(shoot("garden-a", "s", ref={"kind": "CloudProfile", "name": "other"})),
+            [],
+            id="REF-DEL-001-unreferenced",
+        ),
         pytest.param(_UnsyncedView(), [("CLUSTER-001", "", FORBIDDEN)], id="REF-DEL-001-unsynced"),
     ],
 )
@@ -374,10 +570,24 @@ PARENT: Final = cloud_profile_dict(
     machineImages=[image("gardenlinux", "1592.1.0", {"version": "1443.3.0", "expirationDate": PAST})],
     limits={"maxNodesTotal": 50},
 )
-OWN_VERSION: Final = {"version": "1000.0.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"], "classification": "supported"}
+OWN_VERSION: Final = {
+    "version": "1000.0.0",
+    "cri": [{"name": "containerd"}],
+    "architectures": ["amd64"],
+    "classification": "supported",
+}
 NCP_OLD: Final = child(
-    kubernetes=versions({"version": "1.31.9", "expirationDate": FUTURE}, {"version": "1.32.5", "expirationDate": FUTURE}),
-    machineImages=[image("gardenlinux", {"version": "1443.3.0", "expirationDate": FUTURE}, {"version": "1592.1.0", "expirationDate": FUTURE}, OWN_VERSION)],
+    kubernetes=versions(
+        {"version": "1.31.9", "expirationDate": FUTURE}, {"version": "1.32.5", "expirationDate": FUTURE}
+    ),
+    machineImages=[
+        image(
+            "gardenlinux",
+            {"version": "1443.3.0", "expirationDate": FUTURE},
+            {"version": "1592.1.0", "expirationDate": FUTURE},
+            OWN_VERSION,
+        )
+    ],
 )
 
 
@@ -403,34 +613,84 @@ NCP_IMAGE_PATH: Final = f"{IMAGES}[0].versions"
 @pytest.mark.parametrize(
     ("cluster", "new", "expected"),
     [
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.31.9")), ncp_with(kubernetes=NCP_K8S_LEFT),
-                     [("REF-NCP-001", K8S, FORBIDDEN)], id="REF-NCP-001-extended-kubernetes-version"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0", kubernetes="1.31.9"))),
-                     ncp_with(kubernetes=NCP_K8S_LEFT), [("REF-NCP-001", K8S, FORBIDDEN)], id="REF-NCP-001-extended-version-of-a-pool"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.33.2")), ncp_with(kubernetes=versions({"version": "1.31.9", "expirationDate": FUTURE})),
-                     [], id="REF-NCP-001-parent-version-not-expired"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.31.9", deleting=True)), ncp_with(kubernetes=NCP_K8S_LEFT), [],
-                     id="REF-NCP-001-deleting-shoot"),
-        pytest.param(ncp_view(shoot("garden-c", "s", "1.31.9")), ncp_with(kubernetes=NCP_K8S_LEFT), [],
-                     id="REF-NCP-001-shoot-of-the-parent"),
-        pytest.param(ncp_view(via_ncp("garden-d", "s", "1.31.9")), ncp_with(kubernetes=NCP_K8S_LEFT), [],
-                     id="REF-NCP-001-shoot-of-another-namespace"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1000.0.0"))),
-                     ncp_with(machineImages=[image("gardenlinux", {"version": "1443.3.0", "expirationDate": FUTURE})]),
-                     [("REF-NCP-001", NCP_IMAGE_PATH, FORBIDDEN)], id="REF-NCP-001-own-image-version"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1443.3.0"))),
-                     ncp_with(machineImages=[image("gardenlinux", OWN_VERSION)]),
-                     [("REF-NCP-001", NCP_IMAGE_PATH, FORBIDDEN)], id="REF-NCP-001-extended-image-version"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0"))),
-                     ncp_with(machineImages=[]), [], id="REF-NCP-001-parent-image-version-not-expired"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1443.3.0"))),
-                     ncp_with(machineImages=[]), [("REF-NCP-001", IMAGES, FORBIDDEN)], id="REF-NCP-001-whole-image-removed"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0", minimum=8))),
-                     ncp_with(limits={"maxNodesTotal": 5}), [("REF-NCP-001", LIMIT, FORBIDDEN)], id="REF-NCP-001-limit"),
-        pytest.param(ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0", minimum=8))),
-                     ncp_with(limits={"maxNodesTotal": 8}), [], id="REF-NCP-001-limit-covers"),
-        pytest.param(_UnsyncedView.from_objects([PARENT]), ncp_with(kubernetes=NCP_K8S_LEFT),
-                     [("CLUSTER-001", "spec.parent.name", FORBIDDEN), ("CLUSTER-001", "spec", FORBIDDEN)], id="REF-NCP-001-unsynced"),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.31.9")),
+            ncp_with(kubernetes=NCP_K8S_LEFT),
+            [("REF-NCP-001", K8S, FORBIDDEN)],
+            id="REF-NCP-001-extended-kubernetes-version",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0", kubernetes="1.31.9"))),
+            ncp_with(kubernetes=NCP_K8S_LEFT),
+            [("REF-NCP-001", K8S, FORBIDDEN)],
+            id="REF-NCP-001-extended-version-of-a-pool",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.33.2")),
+            ncp_with(kubernetes=versions({"version": "1.31.9", "expirationDate": FUTURE})),
+            [],
+            id="REF-NCP-001-parent-version-not-expired",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.31.9", deleting=True)),
+            ncp_with(kubernetes=NCP_K8S_LEFT),
+            [],
+            id="REF-NCP-001-deleting-shoot",
+        ),
+        pytest.param(
+            ncp_view(shoot("garden-c", "s", "1.31.9")),
+            ncp_with(kubernetes=NCP_K8S_LEFT),
+            [],
+            id="REF-NCP-001-shoot-of-the-parent",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-d", "s", "1.31.9")),
+            ncp_with(kubernetes=NCP_K8S_LEFT),
+            [],
+            id="REF-NCP-001-shoot-of-another-namespace",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1000.0.0"))),
+            ncp_with(machineImages=[image("gardenlinux", {"version": "1443.3.0", "expirationDate": FUTURE})]),
+            [("REF-NCP-001", NCP_IMAGE_PATH, FORBIDDEN)],
+            id="REF-NCP-001-own-image-version",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1443.3.0"))),
+            ncp_with(machineImages=[image("gardenlinux", OWN_VERSION)]),
+            [("REF-NCP-001", NCP_IMAGE_PATH, FORBIDDEN)],
+            id="REF-NCP-001-extended-image-version",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0"))),
+            ncp_with(machineImages=[]),
+            [],
+            id="REF-NCP-001-parent-image-version-not-expired",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1443.3.0"))),
+            ncp_with(machineImages=[]),
+            [("REF-NCP-001", IMAGES, FORBIDDEN)],
+            id="REF-NCP-001-whole-image-removed",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0", minimum=8))),
+            ncp_with(limits={"maxNodesTotal": 5}),
+            [("REF-NCP-001", LIMIT, FORBIDDEN)],
+            id="REF-NCP-001-limit",
+        ),
+        pytest.param(
+            ncp_view(via_ncp("garden-c", "s", "1.33.2", worker("w1", "gardenlinux", "1592.1.0", minimum=8))),
+            ncp_with(limits={"maxNodesTotal": 8}),
+            [],
+            id="REF-NCP-001-limit-covers",
+        ),
+        pytest.param(
+            _UnsyncedView.from_objects([PARENT]),
+            ncp_with(kubernetes=NCP_K8S_LEFT),
+            [("CLUSTER-001", "spec.parent.name", FORBIDDEN), ("CLUSTER-001", "spec", FORBIDDEN)],
+            id="REF-NCP-001-unsynced",
+        ),
     ],
 )
 def test_ref_ncp_001(cluster: StaticView, new: dict[str, Any], expected: Triples) -> None:
@@ -439,12 +699,18 @@ def test_ref_ncp_001(cluster: StaticView, new: dict[str, Any], expected: Triples
 
 def test_ref_ncp_001_messages() -> None:
     cluster = ncp_view(via_ncp("garden-c", "s", "1.31.9", worker("w1", "gardenlinux", "1000.0.0")))
-    new = ncp_with(kubernetes=NCP_K8S_LEFT, machineImages=[image("gardenlinux", {"version": "1443.3.0", "expirationDate": FUTURE})])
+    new = ncp_with(
+        kubernetes=NCP_K8S_LEFT, machineImages=[image("gardenlinux", {"version": "1443.3.0", "expirationDate": FUTURE})]
+    )
     assert [f.detail for f in ncp_update(new, cluster).errors] == [
-        "unable to delete Kubernetes version \"1.31.9\" from NamespacedCloudProfile 'garden-c/custom' - version with extended "
-        "expiration date is still in use by shoot 'garden-c/s'",
-        "unable to delete Machine image version 'gardenlinux/1000.0.0' from NamespacedCloudProfile 'garden-c/custom' - "
-        "version is still in use by shoot 'garden-c/s' by worker \"w1\"",
+        (
+            "unable to delete Kubernetes version \"1.31.9\" from NamespacedCloudProfile 'garden-c/custom' - version with extended "
+            "expiration date is still in use by shoot 'garden-c/s'"
+        ),
+        (
+            "unable to delete Machine image version 'gardenlinux/1000.0.0' from NamespacedCloudProfile 'garden-c/custom' - "
+            "version is still in use by shoot 'garden-c/s' by worker \"w1\""
+        ),
     ]
 
 
@@ -508,8 +774,11 @@ def test_ref_del_001_is_cluster_001_when_a_kind_it_reads_is_stale(stale: str, ex
 @pytest.mark.parametrize(
     ("stale", "expected"),
     [
-        pytest.param("CloudProfile", [("CLUSTER-001", "spec.parent.name", FORBIDDEN), ("CLUSTER-001", "spec", FORBIDDEN)],
-                     id="CLUSTER-001-stale-parent"),
+        pytest.param(
+            "CloudProfile",
+            [("CLUSTER-001", "spec.parent.name", FORBIDDEN), ("CLUSTER-001", "spec", FORBIDDEN)],
+            id="CLUSTER-001-stale-parent",
+        ),
         pytest.param("Shoot", [("CLUSTER-001", "spec", FORBIDDEN)], id="CLUSTER-001-stale-shoots"),
         pytest.param("NamespacedCloudProfile", [("REF-NCP-001", K8S, FORBIDDEN)], id="REF-NCP-001-reads-no-siblings"),
     ],
@@ -525,7 +794,9 @@ def test_ref_ncp_001_is_cluster_001_when_a_kind_it_reads_is_stale(stale: str, ex
 ])  # fmt: skip
 def test_ref_del_002_is_cluster_001_when_shoots_are_stale(stale: str, expected: Triples) -> None:
     req = request(None, namespaced_cloud_profile(NCP_OLD), operation=Operation.DELETE)
-    verdict = namespacedcloudprofile.validate_delete(req, stale_view([PARENT, NCP_OLD, via_ncp("garden-c", "s")], stale), Settings())
+    verdict = namespacedcloudprofile.validate_delete(
+        req, stale_view([PARENT, NCP_OLD, via_ncp("garden-c", "s")], stale), Settings()
+    )
     assert triples(verdict) == expected
 
 
@@ -540,12 +811,18 @@ def test_judge_update_in_use_is_403_with_every_finding() -> None:
     status = outcome.response["status"]
     assert (outcome.allowed, outcome.code, status["code"], status["reason"]) == (False, 403, 403, "Forbidden")
     assert status["message"].split("; ") == [
-        'spec.kubernetes.versions: Forbidden: unable to delete Kubernetes version "1.32.5" from CloudProfile "local" - '
-        "version is still in use by shoot 'garden-a/a'",
-        'spec.kubernetes.versions: Forbidden: unable to delete Kubernetes version "1.32.5" from CloudProfile "local" - '
-        "version is still in use by shoot 'garden-b/b'",
-        "spec.machineImages[0].versions: Forbidden: unable to delete Machine image version 'gardenlinux/1443.3.0' from "
-        "CloudProfile \"local\" - version is still in use by shoot 'garden-b/b' by worker \"w1\"",
+        (
+            'spec.kubernetes.versions: Forbidden: unable to delete Kubernetes version "1.32.5" from CloudProfile "local" - '
+            "version is still in use by shoot 'garden-a/a'"
+        ),
+        (
+            'spec.kubernetes.versions: Forbidden: unable to delete Kubernetes version "1.32.5" from CloudProfile "local" - '
+            "version is still in use by shoot 'garden-b/b'"
+        ),
+        (
+            "spec.machineImages[0].versions: Forbidden: unable to delete Machine image version 'gardenlinux/1443.3.0' from "
+            'CloudProfile "local" - version is still in use by shoot \'garden-b/b\' by worker "w1"'
+        ),
     ]
     assert outcome.review["response"]["auditAnnotations"]["gardener-webhook/rules"] == "REF-CP-001,REF-CP-003"
     assert "warnings" not in outcome.response  # cluster-state findings are never ratcheted into warnings
@@ -568,7 +845,9 @@ def test_judge_update_of_unused_versions_is_allowed() -> None:
 def test_judge_delete_is_403(obj: dict[str, Any], cluster: StaticView, kind: str) -> None:
     outcome = judge(review_bytes(None, obj, operation="DELETE"), view=cluster, settings=Settings(), now=NOW)
     assert (outcome.allowed, outcome.code, outcome.response["status"]["reason"]) == (False, 403, "Forbidden")
-    assert outcome.response["status"]["message"].startswith(f"Forbidden: Cannot delete {kind}, because the following Shoots")
+    assert outcome.response["status"]["message"].startswith(
+        f"Forbidden: Cannot delete {kind}, because the following Shoots"
+    )
     assert json.loads(json.dumps(outcome.review))["response"]["status"]["details"]["causes"][0]["field"] == ""
 
 

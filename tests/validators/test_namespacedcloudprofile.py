@@ -8,11 +8,6 @@ from typing import Any, Final
 
 import pytest
 
-from webhook.admission import judge
-from webhook.cluster.static import StaticView
-from webhook.field import ErrorType, Verdict
-from webhook.settings import Settings
-from webhook.validators import ALL_RULES, REGISTRY, namespacedcloudprofile
 from tests.builders import (
     EMPTY_VIEW,
     FUTURE,
@@ -30,6 +25,11 @@ from tests.builders import (
     triples,
     versions,
 )
+from webhook.admission import judge
+from webhook.cluster.static import StaticView
+from webhook.field import ErrorType, Verdict
+from webhook.settings import Settings
+from webhook.validators import ALL_RULES, REGISTRY, namespacedcloudprofile
 
 Triples = list[tuple[str, str, ErrorType]]
 
@@ -98,7 +98,9 @@ def test_kind_is_registered_with_its_rules() -> None:
     [
         pytest.param({"name": "custom"}, [("NCP-001", "metadata.namespace", REQUIRED)], id="NCP-001-no-namespace"),
         pytest.param(
-            {"name": "Custom_1", "namespace": "garden-local"}, [("NCP-001", "metadata.name", INVALID)], id="NCP-001-bad-name"
+            {"name": "Custom_1", "namespace": "garden-local"},
+            [("NCP-001", "metadata.name", INVALID)],
+            id="NCP-001-bad-name",
         ),
         pytest.param({"name": "custom.v1", "namespace": "garden-local"}, [], id="NCP-001-valid"),
     ],
@@ -120,7 +122,9 @@ def test_metadata(metadata: dict[str, Any], expected: Triples) -> None:
             [("NCP-002", "spec.parent.kind", UNSUPPORTED)],
             id="NCP-002-kind",
         ),
-        pytest.param({"kind": "CloudProfile", "name": ""}, [("NCP-002", "spec.parent.name", REQUIRED)], id="NCP-002-no-name"),
+        pytest.param(
+            {"kind": "CloudProfile", "name": ""}, [("NCP-002", "spec.parent.name", REQUIRED)], id="NCP-002-no-name"
+        ),
         pytest.param(
             {},
             [("NCP-002", "spec.parent.kind", UNSUPPORTED), ("NCP-002", "spec.parent.name", REQUIRED)],
@@ -181,7 +185,10 @@ def test_parent_immutable(new_parent: str, expected: Triples) -> None:
         ),
         pytest.param(
             [override("1.32")],
-            [("CP-K8S-002", "spec.kubernetes.versions[0]", INVALID), ("NCP-ADM-001", "spec.kubernetes.versions[0]", FORBIDDEN)],
+            [
+                ("CP-K8S-002", "spec.kubernetes.versions[0]", INVALID),
+                ("NCP-ADM-001", "spec.kubernetes.versions[0]", FORBIDDEN),
+            ],
             id="NCP-004-format",
         ),
         pytest.param(
@@ -203,7 +210,10 @@ def test_kubernetes_versions_static(entries: list[dict[str, Any]], expected: Tri
 
 def test_classification_detail() -> None:
     verdict = create(ncp(kubernetes=k8s(override("1.32.5", classification="supported"))))
-    assert verdict.errors[0].detail == "must not provide a classification to a Kubernetes version in NamespacedCloudProfile"
+    assert (
+        verdict.errors[0].detail
+        == "must not provide a classification to a Kubernetes version in NamespacedCloudProfile"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- NCP-005
@@ -215,7 +225,9 @@ BAD_CA: Final = "-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIF
     ("spec", "expected"),
     [
         pytest.param(
-            {"machineImages": [{"name": "gardenlinux", "updateStrategy": "minor"}]}, [], id="NCP-005-update-strategy-only"
+            {"machineImages": [{"name": "gardenlinux", "updateStrategy": "minor"}]},
+            [],
+            id="NCP-005-update-strategy-only",
         ),
         pytest.param(
             {"machineImages": [{"name": "gardenlinux", "updateStrategy": "sometimes"}]},
@@ -223,7 +235,11 @@ BAD_CA: Final = "-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIF
             id="NCP-005-update-strategy-unsupported",
         ),
         pytest.param(
-            {"machineImages": [{"name": "garden/linux", "versions": [full_version("1.0.0")], "updateStrategy": "major"}]},
+            {
+                "machineImages": [
+                    {"name": "garden/linux", "versions": [full_version("1.0.0")], "updateStrategy": "major"}
+                ]
+            },
             [("CP-MI-002", "spec.machineImages[0].name", INVALID)],
             id="NCP-005-image-name",
         ),
@@ -251,10 +267,16 @@ BAD_CA: Final = "-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIF
             id="NCP-005-machine-type-cpu",
         ),
         pytest.param(
-            {"volumeTypes": [{"name": "fast"}]}, [("CP-VT-001", "spec.volumeTypes[0].class", REQUIRED)], id="NCP-005-volume-class"
+            {"volumeTypes": [{"name": "fast"}]},
+            [("CP-VT-001", "spec.volumeTypes[0].class", REQUIRED)],
+            id="NCP-005-volume-class",
         ),
         pytest.param({"caBundle": BAD_CA}, [("CP-CA-001", "spec.caBundle", INVALID)], id="NCP-005-ca-bundle"),
-        pytest.param({"limits": {"maxNodesTotal": 0}}, [("CP-LIM-001", "spec.limits.maxNodesTotal", INVALID)], id="NCP-005-limits"),
+        pytest.param(
+            {"limits": {"maxNodesTotal": 0}},
+            [("CP-LIM-001", "spec.limits.maxNodesTotal", INVALID)],
+            id="NCP-005-limits",
+        ),
         pytest.param(
             {
                 "machineTypes": [{"name": "m5.xlarge", "cpu": "4", "gpu": "0", "memory": "16Gi"}],
@@ -306,7 +328,9 @@ def test_parent_lookup(view: StaticView, expected: Triples, detail: str) -> None
     ("entries", "expected"),
     [
         pytest.param(
-            [override("1.30.0")], [("NCP-ADM-001", "spec.kubernetes.versions[0]", FORBIDDEN)], id="NCP-ADM-001-not-in-parent"
+            [override("1.30.0")],
+            [("NCP-ADM-001", "spec.kubernetes.versions[0]", FORBIDDEN)],
+            id="NCP-ADM-001-not-in-parent",
         ),
         pytest.param([override("1.31.1")], [], id="NCP-ADM-001-in-parent"),
         pytest.param(
@@ -471,7 +495,9 @@ def test_capability_parent_sees_architectures_as_flavors() -> None:
     """With a capability parent, architectures become capability flavors first (TransformSpecToParentFormat)."""
     parent = cloud_profile_dict(
         machineCapabilities=[{"name": "architecture", "values": ["amd64"]}],
-        machineImages=[image("gardenlinux", {"version": "1592.1.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})],
+        machineImages=[
+            image("gardenlinux", {"version": "1592.1.0", "capabilityFlavors": [{"architecture": ["amd64"]}]})
+        ],
     )
     view = StaticView.from_objects([parent])
     entry = override("1592.1.0", architectures=["amd64"], cri=CONTAINERD)
@@ -515,9 +541,7 @@ def test_capability_parent_sees_architectures_as_flavors() -> None:
             ],
             id="NCP-ADM-005-new-image-empty",
         ),
-        pytest.param(
-            [image("gardenlinux", full_version("1600.0.0"))], [], id="NCP-ADM-005-new-version-valid"
-        ),
+        pytest.param([image("gardenlinux", full_version("1600.0.0"))], [], id="NCP-ADM-005-new-version-valid"),
         pytest.param(
             [image("gardenlinux", {"version": "1600.0.0"})],
             [("CP-CRI-001", "status.cloudProfileSpec.machineImages[0].versions[2].cri", REQUIRED)],
@@ -590,10 +614,14 @@ def test_adopted_by_parent_details(adopted_view: StaticView) -> None:
     new = ncp(machineImages=[image("suse", full_version("15.6.0", architectures=["arm64"]), updateStrategy="patch")])
     verdict = update(new, ncp(machineImages=[SUSE_IN_NCP]), view=adopted_view)
     assert [f.detail for f in verdict.errors] == [
-        'cannot update the machine image update strategy of "suse", as this version has been added to the parent '
-        "CloudProfile by now",
-        'cannot update the machine image version spec (except for the expiration date) of "suse@15.6.0", as this '
-        "version has been added to the parent CloudProfile by now",
+        (
+            'cannot update the machine image update strategy of "suse", as this version has been added to the parent '
+            "CloudProfile by now"
+        ),
+        (
+            'cannot update the machine image version spec (except for the expiration date) of "suse@15.6.0", as this '
+            "version has been added to the parent CloudProfile by now"
+        ),
     ]
 
 
@@ -738,7 +766,9 @@ def test_unsynced_view_warns_instead_when_fail_open() -> None:
     body = review_bytes(ncp(kubernetes=k8s(override("1.32.5"))))
     outcome = judge(body, view=_UnsyncedView.from_objects([PARENT]), settings=settings, now=NOW)
     assert outcome.allowed
-    assert outcome.warnings == ('spec.parent.name: Forbidden: cluster state not yet known: cannot check parent CloudProfile "local"; retry shortly',)
+    assert outcome.warnings == (
+        'spec.parent.name: Forbidden: cluster state not yet known: cannot check parent CloudProfile "local"; retry shortly',
+    )
 
 
 def test_delete_is_allowed() -> None:
@@ -772,6 +802,8 @@ def test_expired_override_message() -> None:
     outcome = judge(review_bytes(raw), view=VIEW, settings=Settings(), now=NOW)
     assert outcome.response["status"]["code"] == 403
     assert outcome.messages == (
-        f'spec.kubernetes.versions[0].expirationDate: Invalid value: "{PAST}": '
-        'expiration date for version "1.32.5" is in the past',
+        (
+            f'spec.kubernetes.versions[0].expirationDate: Invalid value: "{PAST}": '
+            'expiration date for version "1.32.5" is in the past'
+        ),
     )

@@ -33,7 +33,11 @@ from webhook.admission import judge
 from webhook.settings import Settings
 from webhook.validators import ALL_RULES, REGISTRY, operatingsystemconfig
 
-CRI_DEFAULT = {"name": "containerd", "cgroupDriver": "systemd", "containerd": {"sandboxImage": "registry.k8s.io/pause:3.10"}}
+CRI_DEFAULT = {
+    "name": "containerd",
+    "cgroupDriver": "systemd",
+    "containerd": {"sandboxImage": "registry.k8s.io/pause:3.10"},
+}
 
 
 def containerd(**fields: Any) -> dict[str, Any]:
@@ -75,8 +79,12 @@ def test_registered_for_create_and_update_only() -> None:
     ("metadata", "expected"),
     [
         pytest.param({"name": "pool-a-original", "namespace": "shoot--dev--crazy"}, [], id="OSC-META-001-valid"),
-        pytest.param({"namespace": "shoot--dev--crazy"}, [("OSC-META-001", "metadata.name", REQ)], id="OSC-META-001-no-name"),
-        pytest.param({"name": "Pool_A", "namespace": "x"}, [("OSC-META-001", "metadata.name", INV)], id="OSC-META-001-not-dns"),
+        pytest.param(
+            {"namespace": "shoot--dev--crazy"}, [("OSC-META-001", "metadata.name", REQ)], id="OSC-META-001-no-name"
+        ),
+        pytest.param(
+            {"name": "Pool_A", "namespace": "x"}, [("OSC-META-001", "metadata.name", INV)], id="OSC-META-001-not-dns"
+        ),
         pytest.param({"name": "pool-a"}, [("OSC-META-001", "metadata.namespace", REQ)], id="OSC-META-001-no-namespace"),
     ],
 )
@@ -92,7 +100,11 @@ def test_metadata(metadata: dict[str, Any], expected: Triples) -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        pytest.param({k: v for k, v in osc_dict().items() if k != "spec"}, [("OSC-CRD-001", "spec", REQ)], id="OSC-CRD-001-no-spec"),
+        pytest.param(
+            {k: v for k, v in osc_dict().items() if k != "spec"},
+            [("OSC-CRD-001", "spec", REQ)],
+            id="OSC-CRD-001-no-spec",
+        ),
         pytest.param(osc_dict(type=None), [("OSC-CRD-001", "spec.type", REQ)], id="OSC-CRD-001-no-type"),
         pytest.param(osc_dict(purpose=None), [("OSC-CRD-001", "spec.purpose", REQ)], id="OSC-CRD-001-no-purpose"),
         pytest.param(
@@ -112,7 +124,9 @@ def test_crd_spec_keys(raw: dict[str, Any], expected: Triples) -> None:
     ("cri", "expected"),
     [
         pytest.param({"name": "containerd"}, [], id="OSC-CRD-002-containerd"),
-        pytest.param({"cgroupDriver": "systemd"}, [("OSC-CRD-002", "spec.criConfig.name", REQ)], id="OSC-CRD-002-no-name"),
+        pytest.param(
+            {"cgroupDriver": "systemd"}, [("OSC-CRD-002", "spec.criConfig.name", REQ)], id="OSC-CRD-002-no-name"
+        ),
         pytest.param({"name": "docker"}, [("OSC-CRD-002", "spec.criConfig.name", UNS)], id="OSC-CRD-002-docker"),
         pytest.param({"name": ""}, [("OSC-CRD-002", "spec.criConfig.name", UNS)], id="OSC-CRD-002-empty"),
     ],
@@ -174,7 +188,10 @@ def test_class_immutable(new: str | None, old: str | None, expected: Triples) ->
         ),
         pytest.param(
             {"files": [{"path": "/a", "content": {"inline": {}}}]},
-            [("OSC-CRD-004", "spec.files[0].content.inline.data", REQ), ("OSC-CRD-004", "spec.files[0].content.inline.encoding", REQ)],
+            [
+                ("OSC-CRD-004", "spec.files[0].content.inline.data", REQ),
+                ("OSC-CRD-004", "spec.files[0].content.inline.encoding", REQ),
+            ],
             id="OSC-CRD-004-inline-keys",
         ),
         pytest.param(
@@ -184,12 +201,18 @@ def test_class_immutable(new: str | None, old: str | None, expected: Triples) ->
         ),
         pytest.param(
             {"files": [{"path": "/a", "content": {"secretRef": {}}}]},
-            [("OSC-CRD-004", "spec.files[0].content.secretRef.dataKey", REQ), ("OSC-CRD-004", "spec.files[0].content.secretRef.name", REQ)],
+            [
+                ("OSC-CRD-004", "spec.files[0].content.secretRef.dataKey", REQ),
+                ("OSC-CRD-004", "spec.files[0].content.secretRef.name", REQ),
+            ],
             id="OSC-CRD-004-secret-ref-keys",
         ),
         pytest.param(
             {"files": [{"path": "/a", "content": {"imageRef": {}}}]},
-            [("OSC-CRD-004", "spec.files[0].content.imageRef.filePathInImage", REQ), ("OSC-CRD-004", "spec.files[0].content.imageRef.image", REQ)],
+            [
+                ("OSC-CRD-004", "spec.files[0].content.imageRef.filePathInImage", REQ),
+                ("OSC-CRD-004", "spec.files[0].content.imageRef.image", REQ),
+            ],
             id="OSC-CRD-004-image-ref-keys",
         ),
         pytest.param(
@@ -202,7 +225,12 @@ def test_class_immutable(new: str | None, old: str | None, expected: Triples) ->
             id="OSC-CRD-004-unit-keys",
         ),
         pytest.param(
-            {"criConfig": {"name": "containerd", "containerd": {"registries": [{"hosts": [{}]}], "plugins": [{"op": "add"}]}}},
+            {
+                "criConfig": {
+                    "name": "containerd",
+                    "containerd": {"registries": [{"hosts": [{}]}], "plugins": [{"op": "add"}]},
+                }
+            },
             [
                 ("OSC-CRD-004", f"{CONTAINERD}.plugins[0].path", REQ),
                 ("OSC-CRD-004", f"{CONTAINERD}.registries[0].hosts[0].url", REQ),
@@ -213,10 +241,17 @@ def test_class_immutable(new: str | None, old: str | None, expected: Triples) ->
         ),
         pytest.param(
             {"inPlaceUpdates": {}},
-            [("OSC-CRD-004", "spec.inPlaceUpdates.kubelet", REQ), ("OSC-CRD-004", "spec.inPlaceUpdates.operatingSystemVersion", REQ)],
+            [
+                ("OSC-CRD-004", "spec.inPlaceUpdates.kubelet", REQ),
+                ("OSC-CRD-004", "spec.inPlaceUpdates.operatingSystemVersion", REQ),
+            ],
             id="OSC-CRD-004-in-place-updates-keys",
         ),
-        pytest.param({"inPlaceUpdates": {"kubelet": "1.33.2", "operatingSystemVersion": "1877.1"}}, [], id="OSC-CRD-004-in-place-updates"),
+        pytest.param(
+            {"inPlaceUpdates": {"kubelet": "1.33.2", "operatingSystemVersion": "1877.1"}},
+            [],
+            id="OSC-CRD-004-in-place-updates",
+        ),
     ],
 )
 def test_crd_required_keys(spec: dict[str, Any], expected: Triples) -> None:
@@ -428,7 +463,9 @@ def test_plugin_values_message_shows_the_json() -> None:
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        pytest.param({"cri": {"name": "containerd"}}, [("OSC-CRI-006", "spec.cri", FOR)], id="OSC-CRI-006-seed-spelling"),
+        pytest.param(
+            {"cri": {"name": "containerd"}}, [("OSC-CRI-006", "spec.cri", FOR)], id="OSC-CRI-006-seed-spelling"
+        ),
         pytest.param({}, [], id="OSC-CRI-006-api-spelling"),
     ],
 )
@@ -483,7 +520,7 @@ def test_cgroup_driver_mismatch_names_both_paths() -> None:
     files = [plain_file("/etc/a"), kubelet_file("cgroupfs")]
     [finding] = create_verdict(osc_dict(files=files)).errors
     assert (str(finding.path), finding.value) == ("spec.criConfig.cgroupDriver", "systemd")
-    assert finding.detail == "must equal the kubelet's cgroupDriver \"cgroupfs\" in spec.files[1].content.inline.data"
+    assert finding.detail == 'must equal the kubelet\'s cgroupDriver "cgroupfs" in spec.files[1].content.inline.data'
 
 
 CGROUPFS_CRI = {"name": "containerd", "cgroupDriver": "cgroupfs"}
@@ -548,11 +585,18 @@ def test_kubernetes_version_prefers_in_place_updates() -> None:
 @pytest.mark.parametrize(
     ("units", "expected"),
     [
-        pytest.param([{"name": "a.service", "dropIns": [{"name": "10-a.conf", "content": "[Service]"}]}], [], id="OSC-UNIT-001-valid"),
+        pytest.param(
+            [{"name": "a.service", "dropIns": [{"name": "10-a.conf", "content": "[Service]"}]}],
+            [],
+            id="OSC-UNIT-001-valid",
+        ),
         pytest.param([{"name": ""}], [("OSC-UNIT-001", "spec.units[0].name", REQ)], id="OSC-UNIT-001-empty-name"),
         pytest.param(
             [{"name": "a.service", "dropIns": [{"name": "", "content": ""}]}],
-            [("OSC-UNIT-001", "spec.units[0].dropIns[0].name", REQ), ("OSC-UNIT-001", "spec.units[0].dropIns[0].content", REQ)],
+            [
+                ("OSC-UNIT-001", "spec.units[0].dropIns[0].name", REQ),
+                ("OSC-UNIT-001", "spec.units[0].dropIns[0].content", REQ),
+            ],
             id="OSC-UNIT-001-empty-drop-in",
         ),
         pytest.param(
@@ -561,7 +605,9 @@ def test_kubernetes_version_prefers_in_place_updates() -> None:
             id="OSC-UNIT-001-file-path-without-file",
         ),
         # Units may depend on files the extension added to the status.
-        pytest.param([{"name": "a.service", "filePaths": ["/etc/from-extension"]}], [], id="OSC-UNIT-001-file-from-status"),
+        pytest.param(
+            [{"name": "a.service", "filePaths": ["/etc/from-extension"]}], [], id="OSC-UNIT-001-file-from-status"
+        ),
     ],
 )
 def test_units(units: list[dict[str, Any]], expected: Triples) -> None:
@@ -652,10 +698,15 @@ def test_files(file: dict[str, Any], expected: Triples) -> None:
 
 
 def test_file_messages() -> None:
-    two = {"path": "/a", "content": {"inline": {"encoding": "", "data": "x"}, "imageRef": {"image": "i", "filePathInImage": "/f"}}}
+    two = {
+        "path": "/a",
+        "content": {"inline": {"encoding": "", "data": "x"}, "imageRef": {"image": "i", "filePathInImage": "/f"}},
+    }
     [finding] = create_verdict(osc_dict(files=[kubelet_file("systemd"), two])).errors
     assert finding.value == ["inline", "imageRef"]
-    assert finding.detail == "either 'secretRef', 'inline' or 'imageRef' must be provided, not multiple at the same time"
+    assert (
+        finding.detail == "either 'secretRef', 'inline' or 'imageRef' must be provided, not multiple at the same time"
+    )
     gzip = plain_file("/a")
     gzip["content"]["inline"]["encoding"] = "gzip"
     [finding] = create_verdict(osc_dict(files=[kubelet_file("systemd"), gzip])).errors
@@ -734,7 +785,9 @@ def _paths(*entries: tuple[str, str | None]) -> list[dict[str, Any]]:
         ),
     ],
 )  # fmt: skip
-def test_duplicate_file_paths(files: list[dict[str, Any]], extension_files: list[dict[str, Any]], expected: Triples) -> None:
+def test_duplicate_file_paths(
+    files: list[dict[str, Any]], extension_files: list[dict[str, Any]], expected: Triples
+) -> None:
     raw = with_status(osc_dict(files=files, units=[]), extensionFiles=extension_files)
     assert create(raw) == expected
 

@@ -42,8 +42,10 @@ def test_static_denial_is_422() -> None:
     assert (out.allowed, out.code) == (False, 422)
     assert out.response["status"]["reason"] == "Invalid"
     assert out.messages == (
-        f"{W0}.kubernetes.version: Forbidden: worker group kubernetes version must be at most three minor versions behind "
-        "control plane version (Kubernetes version skew policy)",
+        (
+            f"{W0}.kubernetes.version: Forbidden: worker group kubernetes version must be at most three minor versions behind "
+            "control plane version (Kubernetes version skew policy)"
+        ),
     )
 
 
@@ -64,7 +66,9 @@ def test_static_and_profile_findings_together_answer_403_with_both() -> None:
 
 
 def test_allowed_with_resolution_warnings_within_120_characters() -> None:
-    raw = shoot_dict(pool(machine={"type": "m5.large", "image": {"name": "gardenlinux", "version": "1443"}}), version="1.33")
+    raw = shoot_dict(
+        pool(machine={"type": "m5.large", "image": {"name": "gardenlinux", "version": "1443"}}), version="1.33"
+    )
     out = outcome(review_bytes(raw))
     assert out.allowed
     assert out.warnings == (
@@ -100,7 +104,9 @@ def test_preexisting_static_defects_are_ratcheted_on_update() -> None:
     new["spec"]["provider"]["workers"][0]["maximum"] = 3
     out = outcome(review_bytes(new, old))
     assert out.allowed
-    assert out.warnings == ("unchanged, not enforced: spec.secretBindingName: Required value: must be set when credentialsBindingName is not",)
+    assert out.warnings == (
+        "unchanged, not enforced: spec.secretBindingName: Required value: must be set when credentialsBindingName is not",
+    )
 
 
 def test_delete_and_subresources_are_not_judged() -> None:
@@ -116,7 +122,9 @@ def test_cluster_state_unknown_follows_fail_closed() -> None:
     closed = outcome(body, view=UnsyncedView())
     assert (closed.allowed, closed.code, closed.rule_ids) == (False, 403, ("CLUSTER-001",))
     opened = outcome(body, view=UnsyncedView(), settings=Settings(cluster=ClusterSettings(fail_closed=False)))
-    assert opened.allowed and opened.warnings[0].startswith("spec.cloudProfile.name: Forbidden: cluster state not yet known")
+    assert opened.allowed and opened.warnings[0].startswith(
+        "spec.cloudProfile.name: Forbidden: cluster state not yet known"
+    )
 
 
 # ------------------------------------------------------------------------------------------------- real Shoots
@@ -170,7 +178,9 @@ CREATE_LOCAL: Final = {
 }
 
 
-@pytest.mark.parametrize(("name", "rules"), sorted(CREATE_LOCAL.items()), ids=lambda v: v[:60] if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("name", "rules"), sorted(CREATE_LOCAL.items()), ids=lambda v: v[:60] if isinstance(v, str) else ""
+)
 def test_provider_local_shoots_on_create(name: str, rules: tuple[str, ...]) -> None:
     (raw,) = read_objects(real_path(name))
     out = judge(review_bytes(raw), view=local_view(), settings=Settings(), now=NOW)

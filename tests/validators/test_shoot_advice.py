@@ -141,7 +141,9 @@ def test_unchanged_shoot_still_gets_advice() -> None:
 # ------------------------------------------------------------------------------------------- no target, ceiling
 
 GAP = cloud_profile_dict(
-    kubernetes=versions({"version": "1.31.9", "expirationDate": PAST}, {"version": "1.30.9", "expirationDate": PAST}, "1.33.2"),
+    kubernetes=versions(
+        {"version": "1.31.9", "expirationDate": PAST}, {"version": "1.30.9", "expirationDate": PAST}, "1.33.2"
+    ),
     machineImages=[
         image("gardenlinux", {"version": "1592.1.0", "expirationDate": PAST}),
         image("coreos", {"version": "3.0.0", "expirationDate": SOON}, updateStrategy="major"),

@@ -37,7 +37,9 @@ W0_TYPE = f"{W0}.machine.type"
 W0_IMAGE = f"{W0}.machine.image"
 
 
-def machine(type_: str = "m5.large", name: str = "gardenlinux", version: str = "1592.1.0", **extra: Any) -> dict[str, Any]:
+def machine(
+    type_: str = "m5.large", name: str = "gardenlinux", version: str = "1592.1.0", **extra: Any
+) -> dict[str, Any]:
     return {"type": type_, "image": {"name": name, "version": version}, **extra}
 
 
@@ -63,19 +65,29 @@ def test_sh_adm_k8s_001_create(version: str, expected: Triples) -> None:
 
 def test_sh_adm_k8s_001_lists_eligible_versions_with_previews_marked() -> None:
     (line,) = details(verdict_create(shoot_dict(version="1.32.5")))
-    assert line.startswith(f'{CP_VERSION}: supported values: "1.35.0 (preview)", "1.34.2", "1.34.1", "1.33.2", "1.33.1", "1.32.9"')
+    assert line.startswith(
+        f'{CP_VERSION}: supported values: "1.35.0 (preview)", "1.34.2", "1.34.1", "1.33.2", "1.33.1", "1.32.9"'
+    )
     assert '"1.32.5"' not in line  # expired versions are not eligible on CREATE
 
 
 @pytest.mark.parametrize(
     ("new", "old", "expected"),
     [
-        pytest.param(shoot_dict(version="1.32.5"), shoot_dict(version="1.31.9"), [], id="SH-ADM-K8S-001-expired-on-update"),
         pytest.param(
-            shoot_dict(version="1.33.7"), shoot_dict(version="1.33.2"), [("SH-ADM-K8S-001", CP_VERSION, UNS)], id="SH-ADM-K8S-001-changed"
+            shoot_dict(version="1.32.5"), shoot_dict(version="1.31.9"), [], id="SH-ADM-K8S-001-expired-on-update"
         ),
         pytest.param(
-            shoot_dict(pool(minimum=2), version="1.33.9"), shoot_dict(version="1.33.9"), [], id="SH-ADM-K8S-001-unchanged-not-judged"
+            shoot_dict(version="1.33.7"),
+            shoot_dict(version="1.33.2"),
+            [("SH-ADM-K8S-001", CP_VERSION, UNS)],
+            id="SH-ADM-K8S-001-changed",
+        ),
+        pytest.param(
+            shoot_dict(pool(minimum=2), version="1.33.9"),
+            shoot_dict(version="1.33.9"),
+            [],
+            id="SH-ADM-K8S-001-unchanged-not-judged",
         ),
         pytest.param(
             shoot_dict(pool(), pool("pool-b", kubernetes={"version": "1.32.5"})),
@@ -137,8 +149,14 @@ def test_sh_adm_prv_001_message() -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        pytest.param(shoot_dict(region="eu-9"), [("SH-ADM-REG-001", "spec.region", UNS), ("SH-ADM-REG-001", f"{W0}.zones[0]", INV)], id="SH-ADM-REG-001-region"),
-        pytest.param(shoot_dict(pool(zones=["eu-1c"])), [("SH-ADM-REG-001", f"{W0}.zones[0]", UNS)], id="SH-ADM-REG-001-zone"),
+        pytest.param(
+            shoot_dict(region="eu-9"),
+            [("SH-ADM-REG-001", "spec.region", UNS), ("SH-ADM-REG-001", f"{W0}.zones[0]", INV)],
+            id="SH-ADM-REG-001-region",
+        ),
+        pytest.param(
+            shoot_dict(pool(zones=["eu-1c"])), [("SH-ADM-REG-001", f"{W0}.zones[0]", UNS)], id="SH-ADM-REG-001-zone"
+        ),
         pytest.param(
             shoot_dict(pool(zones=["eu-1a"]), region="eu-2"),
             [("SH-ADM-REG-001", f"{W0}.zones[0]", INV)],
@@ -146,7 +164,9 @@ def test_sh_adm_prv_001_message() -> None:
         ),
         pytest.param(shoot_dict(pool(zones=[]), region="eu-2"), [], id="SH-ADM-REG-001-region-without-zones-no-zones"),
         pytest.param(
-            shoot_dict(pool(zones=["eu-1a", "eu-1a"])), [("SH-ADM-REG-001", f"{W0}.zones[1]", DUP)], id="SH-ADM-REG-001-duplicate-zone"
+            shoot_dict(pool(zones=["eu-1a", "eu-1a"])),
+            [("SH-ADM-REG-001", f"{W0}.zones[1]", DUP)],
+            id="SH-ADM-REG-001-duplicate-zone",
         ),
         pytest.param(shoot_dict(pool(zones=["eu-1a", "eu-1b"])), [], id="SH-ADM-REG-001-valid"),
     ],
@@ -169,7 +189,9 @@ def test_sh_adm_reg_001_unchanged_region_and_zones_are_not_judged() -> None:
         pytest.param(pool(machine=machine("x9.large")), [("SH-ADM-MT-001", W0_TYPE, UNS)], id="SH-ADM-MT-001-unknown"),
         pytest.param(pool(machine=machine("m4.large")), [("SH-ADM-MT-001", W0_TYPE, INV)], id="SH-ADM-MT-001-unusable"),
         pytest.param(
-            pool(machine=machine("c5.large"), zones=["eu-1b"]), [("SH-ADM-MT-001", W0_TYPE, INV)], id="SH-ADM-MT-001-zone"
+            pool(machine=machine("c5.large"), zones=["eu-1b"]),
+            [("SH-ADM-MT-001", W0_TYPE, INV)],
+            id="SH-ADM-MT-001-zone",
         ),
         pytest.param(
             pool(machine=machine("m5.large", version="1443.10.0", architecture="arm64")),
@@ -201,9 +223,13 @@ def test_sh_adm_mt_001_unchanged_type_is_not_judged() -> None:
     ("worker", "expected"),
     [
         pytest.param(
-            pool(machine=machine(version="1592.9.9")), [("SH-ADM-IMG-001", f"{W0_IMAGE}.version", UNS)], id="SH-ADM-IMG-001-unknown"
+            pool(machine=machine(version="1592.9.9")),
+            [("SH-ADM-IMG-001", f"{W0_IMAGE}.version", UNS)],
+            id="SH-ADM-IMG-001-unknown",
         ),
-        pytest.param(pool(machine=machine(version="1443.9.0")), [("SH-ADM-IMG-001", W0_IMAGE, INV)], id="SH-ADM-IMG-001-expired"),
+        pytest.param(
+            pool(machine=machine(version="1443.9.0")), [("SH-ADM-IMG-001", W0_IMAGE, INV)], id="SH-ADM-IMG-001-expired"
+        ),
         pytest.param(
             pool(machine=machine("m6g.large", version="1443.10.0")),
             [("SH-ADM-IMG-001", W0_IMAGE, INV)],
@@ -218,9 +244,13 @@ def test_sh_adm_img_001_create(worker: dict[str, Any], expected: Triples) -> Non
 
 def test_sh_adm_img_001_messages() -> None:
     (line,) = details(verdict_create(shoot_dict(pool(machine=machine(version="1443.9.0")))))
-    assert line.startswith(f"{W0_IMAGE}: machine image version 'gardenlinux:1443.9.0' is expired, supported machine image versions are: [")
+    assert line.startswith(
+        f"{W0_IMAGE}: machine image version 'gardenlinux:1443.9.0' is expired, supported machine image versions are: ["
+    )
     (line,) = details(verdict_create(shoot_dict(pool(machine=machine("m6g.large", version="1443.10.0")))))
-    assert "does not support CPU architecture \"arm64\", supported machine image versions are: [gardenlinux:1592.1.0" in line
+    assert (
+        'does not support CPU architecture "arm64", supported machine image versions are: [gardenlinux:1592.1.0' in line
+    )
 
 
 @pytest.mark.parametrize(
@@ -261,7 +291,10 @@ def test_sh_adm_img_001_in_place() -> None:
     worker = pool(updateStrategy="AutoInPlaceUpdate", machine=image_of("local", "0.9.0"))
     assert create(shoot_dict(worker), settings=gate) == [("SH-ADM-IMG-001", W0_IMAGE, INV)]
     (line,) = details(verdict_create(shoot_dict(worker), settings=gate))
-    assert "does not support in-place updates, supported machine image versions are: [local:1.0.0 local:1.1.0 local:2.0.0]" in line
+    assert (
+        "does not support in-place updates, supported machine image versions are: [local:1.0.0 local:1.1.0 local:2.0.0]"
+        in line
+    )
     worker = pool(updateStrategy="AutoInPlaceUpdate", machine=image_of("local", "1.0.0"))
     assert create(shoot_dict(worker), settings=gate) == []
 
@@ -280,7 +313,12 @@ GVISOR = {"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}
             [("SH-ADM-CRI-001", f"{W0}.cri.containerRuntimes[0].type", INV)],
             id="SH-ADM-CRI-001-runtime-not-offered",
         ),
-        pytest.param(shoot_dict(pool(machine=machine(version="1592.2.0"), cri=GVISOR)), None, [], id="SH-ADM-CRI-001-runtime-offered"),
+        pytest.param(
+            shoot_dict(pool(machine=machine(version="1592.2.0"), cri=GVISOR)),
+            None,
+            [],
+            id="SH-ADM-CRI-001-runtime-offered",
+        ),
         pytest.param(
             shoot_dict(pool(machine=machine(version="1592.1.0"), cri=GVISOR)),
             shoot_dict(pool(machine=machine(version="1592.2.0"), cri=GVISOR)),
@@ -288,7 +326,10 @@ GVISOR = {"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}
             id="SH-ADM-CRI-001-image-switch-loses-runtime",
         ),
         pytest.param(
-            shoot_dict(pool(cri=GVISOR, maximum=3)), shoot_dict(pool(cri=GVISOR)), [], id="SH-ADM-CRI-001-unchanged-not-judged"
+            shoot_dict(pool(cri=GVISOR, maximum=3)),
+            shoot_dict(pool(cri=GVISOR)),
+            [],
+            id="SH-ADM-CRI-001-unchanged-not-judged",
         ),
     ],
 )
@@ -310,7 +351,11 @@ def test_sh_adm_cri_001_message() -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        pytest.param(shoot_dict(pool(machine=machine(version="1312.4.0"))), [("SH-ADM-KUB-001", W0_IMAGE, INV)], id="SH-ADM-KUB-001-cp"),
+        pytest.param(
+            shoot_dict(pool(machine=machine(version="1312.4.0"))),
+            [("SH-ADM-KUB-001", W0_IMAGE, INV)],
+            id="SH-ADM-KUB-001-cp",
+        ),
         pytest.param(
             shoot_dict(pool(machine=machine(version="1312.4.0"), kubernetes={"version": "1.30.14"})),
             [("SH-ADM-KUB-001", W0_IMAGE, INV)],
@@ -345,8 +390,16 @@ def test_sh_adm_kub_001_is_judged_on_every_request() -> None:
 @pytest.mark.parametrize(
     ("worker", "expected"),
     [
-        pytest.param(pool(volume={"type": "gp9", "size": "50Gi"}), [("SH-ADM-VOL-001", f"{W0}.volume.type", UNS)], id="SH-ADM-VOL-001-unknown"),
-        pytest.param(pool(volume={"type": "io1", "size": "50Gi"}), [("SH-ADM-VOL-001", f"{W0}.volume.type", INV)], id="SH-ADM-VOL-001-unusable"),
+        pytest.param(
+            pool(volume={"type": "gp9", "size": "50Gi"}),
+            [("SH-ADM-VOL-001", f"{W0}.volume.type", UNS)],
+            id="SH-ADM-VOL-001-unknown",
+        ),
+        pytest.param(
+            pool(volume={"type": "io1", "size": "50Gi"}),
+            [("SH-ADM-VOL-001", f"{W0}.volume.type", INV)],
+            id="SH-ADM-VOL-001-unusable",
+        ),
         pytest.param(
             pool(volume={"type": "st1", "size": "50Gi"}, zones=["eu-1b"]),
             [("SH-ADM-VOL-001", f"{W0}.volume.type", INV)],
@@ -362,7 +415,9 @@ def test_sh_adm_kub_001_is_judged_on_every_request() -> None:
             [("SH-ADM-VOL-001", f"{W0}.volume.size", INV)],
             id="SH-ADM-VOL-001-volume-type-min-size",
         ),
-        pytest.param(pool(machine=machine("c5.large"), volume={"type": "gp3", "size": "25Gi"}), [], id="SH-ADM-VOL-001-valid"),
+        pytest.param(
+            pool(machine=machine("c5.large"), volume={"type": "gp3", "size": "25Gi"}), [], id="SH-ADM-VOL-001-valid"
+        ),
     ],
 )
 def test_sh_adm_vol_001(worker: dict[str, Any], expected: Triples) -> None:
@@ -396,8 +451,10 @@ def test_sh_adm_lim_001(minimums: tuple[int, int], expected: Triples) -> None:
 def test_sh_adm_lim_001_message() -> None:
     raw = shoot_dict(pool(minimum=4, maximum=4))
     assert details(verdict_create(raw, view=LIMITED_VIEW)) == [
-        "spec.provider.workers: the total minimum node count of all worker pools must not exceed the limit of 3 "
-        "configured in the CloudProfile"
+        (
+            "spec.provider.workers: the total minimum node count of all worker pools must not exceed the limit of 3 "
+            "configured in the CloudProfile"
+        )
     ]
 
 

@@ -29,7 +29,9 @@ NOW = datetime(2026, 11, 21, tzinfo=UTC)
 PATH = SPEC.child("provider", "workers").index(0)
 
 
-def reference_machine_type(pool: _Pool, spec: CloudProfileSpec, capabilities: Capabilities, region: str, path: FieldPath) -> list[Finding]:
+def reference_machine_type(
+    pool: _Pool, spec: CloudProfileSpec, capabilities: Capabilities, region: str, path: FieldPath
+) -> list[Finding]:
     worker, old = pool.worker, pool.old
     if worker.machine.type == old.machine.type and worker.machine.architecture == old.machine.architecture:
         return []
@@ -39,7 +41,9 @@ def reference_machine_type(pool: _Pool, spec: CloudProfileSpec, capabilities: Ca
     for machine_type in spec.machine_types:
         t_arch = common.machine_type_architecture(machine_type, capabilities) == pool.architecture
         t_usable = bool(machine_type.usable)
-        t_zones = not profile._unavailable_in_a_zone(spec.regions, region, worker.zones, machine_type.name, volume=False)
+        t_zones = not profile._unavailable_in_a_zone(
+            spec.regions, region, worker.zones, machine_type.name, volume=False
+        )
         if t_arch and t_usable and t_zones:
             supported.add(machine_type.name)
         if machine_type.name == worker.machine.type:
@@ -59,7 +63,9 @@ def reference_machine_type(pool: _Pool, spec: CloudProfileSpec, capabilities: Ca
     return [SH_ADM_MT_001.invalid(path, worker.machine.type, detail)]
 
 
-def reference_machine_image(pool: _Pool, spec: CloudProfileSpec, capabilities: Capabilities, now: datetime, path: FieldPath) -> list[Finding]:
+def reference_machine_image(
+    pool: _Pool, spec: CloudProfileSpec, capabilities: Capabilities, now: datetime, path: FieldPath
+) -> list[Finding]:
     worker, old = pool.worker, pool.old
     image, old_image = worker.machine.image, old.machine.image
     if image == old_image and worker.machine.architecture == old.machine.architecture:
@@ -77,15 +83,19 @@ def reference_machine_image(pool: _Pool, spec: CloudProfileSpec, capabilities: C
             label = f"{machine_image.name}:{version.version}"
             listed.add(label)
             classification = current_classification(version, now)
-            if is_active(classification):
-                active.add(label)
-            elif not pool.active_only and classification == Classification.EXPIRED and not profile._lower(version.version, old_version):
+            if is_active(classification) or (
+                not pool.active_only
+                and classification == Classification.EXPIRED
+                and not profile._lower(version.version, old_version)
+            ):
                 active.add(label)
             if common.supports_architecture(version, capabilities, pool.architecture):
                 arch_ok.add(label)
             if in_place and version.in_place_updates is not None and version.in_place_updates.supported:
                 minimum = version.in_place_updates.min_version_for_update
-                if pool.active_only or (minimum is not None and image is not None and profile._at_most(minimum, old_version)):
+                if pool.active_only or (
+                    minimum is not None and image is not None and profile._at_most(minimum, old_version)
+                ):
                     in_place_ok.add(label)
     valid = active & arch_ok
     if in_place:
@@ -103,7 +113,11 @@ def reference_machine_image(pool: _Pool, spec: CloudProfileSpec, capabilities: C
     if label not in active:
         detail += "is expired, "
     if in_place and label not in in_place_ok:
-        detail += "does not support in-place updates, " if pool.active_only else "cannot be in-place updated from the current version, "
+        detail += (
+            "does not support in-place updates, "
+            if pool.active_only
+            else "cannot be in-place updated from the current version, "
+        )
     detail += f"supported machine image versions are: {go_list(sorted(valid))}"
     return [SH_ADM_IMG_001.invalid(path.child("image"), image.model_dump(exclude_none=True), detail)]
 
@@ -160,14 +174,18 @@ workers = st.fixed_dictionaries(
 )
 
 
-@given(spec=specs, worker=workers, old=st.none() | workers, create=st.booleans(), region=st.sampled_from(("eu-1", "eu-3")))
+@given(
+    spec=specs, worker=workers, old=st.none() | workers, create=st.booleans(), region=st.sampled_from(("eu-1", "eu-3"))
+)
 def test_fast_checks_give_the_reference_findings(
     spec: dict[str, Any], worker: dict[str, Any], old: dict[str, Any] | None, create: bool, region: str
 ) -> None:
     decoded = CloudProfileSpec.model_validate(spec, by_alias=True)
     new_worker = Worker.model_validate(worker, by_alias=True)
     stored = Worker.model_validate(old, by_alias=True) if old is not None else profile._NEW_POOL_OLD
-    pool = _Pool(0, new_worker, stored, is_new=old is None, create=create, architecture=new_worker.machine.architecture or "")
+    pool = _Pool(
+        0, new_worker, stored, is_new=old is None, create=create, architecture=new_worker.machine.architecture or ""
+    )
     capabilities = capabilities_of(decoded.machine_capabilities)
     type_path = PATH.child("machine", "type")
     assert profile._validate_machine_type(pool, decoded, capabilities, region, type_path) == reference_machine_type(

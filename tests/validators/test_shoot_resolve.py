@@ -84,7 +84,12 @@ def test_shm_002_judging_continues_with_the_resolved_version() -> None:
     [
         pytest.param("1.32", [], [("SH-WARN-005", W0_VERSION, FOR)], id="SHM-003-partial"),
         pytest.param("1.35", [("SHM-003", W0_VERSION, INV)], [], id="SHM-003-only-preview"),
-        pytest.param("1.29", [("SH-K8S-005", W0_VERSION, FOR)], [("SH-WARN-005", W0_VERSION, FOR)], id="SHM-003-resolved-then-skew"),
+        pytest.param(
+            "1.29",
+            [("SH-K8S-005", W0_VERSION, FOR)],
+            [("SH-WARN-005", W0_VERSION, FOR)],
+            id="SHM-003-resolved-then-skew",
+        ),
         pytest.param("1.32.9", [], [], id="SHM-003-full"),
     ],
 )
@@ -100,7 +105,9 @@ def test_shm_003(version: str, expected: Triples, warnings: Triples) -> None:
 @pytest.mark.parametrize(
     ("worker", "expected", "resolved"),
     [
-        pytest.param(pool(machine={"type": "m5.large"}), [], 'not set, resolves to "gardenlinux:1592.2.0"', id="SHM-005-omitted"),
+        pytest.param(
+            pool(machine={"type": "m5.large"}), [], 'not set, resolves to "gardenlinux:1592.2.0"', id="SHM-005-omitted"
+        ),
         pytest.param(
             pool(machine={"type": "m6g.large", "image": {"version": "1592"}}),
             [],
@@ -108,10 +115,16 @@ def test_shm_003(version: str, expected: Triples, warnings: Triples) -> None:
             id="SHM-005-name-omitted-arm64",
         ),
         pytest.param(
-            pool(machine=image_of("gardenlinux", "1592")), [], 'version "1592" resolves to "gardenlinux:1592.2.0"', id="SHM-005-major"
+            pool(machine=image_of("gardenlinux", "1592")),
+            [],
+            'version "1592" resolves to "gardenlinux:1592.2.0"',
+            id="SHM-005-major",
         ),
         pytest.param(
-            pool(machine=image_of("gardenlinux")), [], 'version not set, resolves to "gardenlinux:1592.2.0"', id="SHM-005-no-version"
+            pool(machine=image_of("gardenlinux")),
+            [],
+            'version not set, resolves to "gardenlinux:1592.2.0"',
+            id="SHM-005-no-version",
         ),
         pytest.param(
             pool(machine=image_of("suse-chost")),
@@ -120,8 +133,12 @@ def test_shm_003(version: str, expected: Triples, warnings: Triples) -> None:
             id="SHM-005-prefers-non-deprecated-even-expired",
         ),
         pytest.param(pool(machine=image_of("ubuntu")), [("SHM-005", W0, INV)], None, id="SHM-005-unknown-image"),
-        pytest.param(pool(machine=image_of("gardenlinux", "1592.x")), [("SHM-005", W0, INV)], None, id="SHM-005-not-numeric"),
-        pytest.param(pool(machine=image_of("local", "3")), [("SHM-005", W0, INV)], None, id="SHM-005-no-version-of-major"),
+        pytest.param(
+            pool(machine=image_of("gardenlinux", "1592.x")), [("SHM-005", W0, INV)], None, id="SHM-005-not-numeric"
+        ),
+        pytest.param(
+            pool(machine=image_of("local", "3")), [("SHM-005", W0, INV)], None, id="SHM-005-no-version-of-major"
+        ),
         pytest.param(pool(machine=image_of("gardenlinux", "1592.1.0")), [], None, id="SHM-005-exact"),
     ],
 )
@@ -152,8 +169,16 @@ def test_shm_005_messages() -> None:
 @pytest.mark.parametrize(
     ("machine", "warning"),
     [
-        pytest.param({"type": "m5.large"}, f'{W0_IMAGE}: not set, keeps "gardenlinux:1592.1.0" of the stored pool', id="SHM-005-kept"),
-        pytest.param(image_of("gardenlinux"), f'{W0_IMAGE}: version not set, keeps "gardenlinux:1592.1.0"', id="SHM-005-version-kept"),
+        pytest.param(
+            {"type": "m5.large"},
+            f'{W0_IMAGE}: not set, keeps "gardenlinux:1592.1.0" of the stored pool',
+            id="SHM-005-kept",
+        ),
+        pytest.param(
+            image_of("gardenlinux"),
+            f'{W0_IMAGE}: version not set, keeps "gardenlinux:1592.1.0"',
+            id="SHM-005-version-kept",
+        ),
     ],
 )
 def test_shm_005_existing_pools_keep_their_image(machine: dict[str, Any], warning: str) -> None:
@@ -166,7 +191,10 @@ def test_shm_005_existing_pools_keep_their_image(machine: dict[str, Any], warnin
 
 PARENT_ONLY = StaticView.from_objects([PROFILE])
 NCP_CUSTOM = namespaced_cloud_profile_dict(
-    parent="local", machineImages=[image("custom-os", {"version": "1.0.0", "architectures": ["amd64"], "cri": [{"name": "containerd"}]})]
+    parent="local",
+    machineImages=[
+        image("custom-os", {"version": "1.0.0", "architectures": ["amd64"], "cri": [{"name": "containerd"}]})
+    ],
 )
 NCP_CUSTOM["metadata"]["namespace"] = "garden-dev"
 NCP_REF = {"cloudProfile": {"kind": "NamespacedCloudProfile", "name": "custom"}}
@@ -226,14 +254,28 @@ def test_profile_lookup(raw: dict[str, Any], view: StaticView, expected: Triples
 @pytest.mark.parametrize(
     ("raw", "stale", "expected"),
     [
-        pytest.param(shoot_dict(version="1.33"), "CloudProfile", [("CLUSTER-001", "spec.cloudProfile.name", FOR)],
-                     id="CLUSTER-001-stale-cloud-profiles"),
-        pytest.param(shoot_dict(version="1.33"), "NamespacedCloudProfile", [], id="cloud-profile-reference-reads-no-ncps"),
+        pytest.param(
+            shoot_dict(version="1.33"),
+            "CloudProfile",
+            [("CLUSTER-001", "spec.cloudProfile.name", FOR)],
+            id="CLUSTER-001-stale-cloud-profiles",
+        ),
+        pytest.param(
+            shoot_dict(version="1.33"), "NamespacedCloudProfile", [], id="cloud-profile-reference-reads-no-ncps"
+        ),
         pytest.param(shoot_dict(version="1.33"), "Shoot", [], id="profile-lookup-reads-no-shoots"),
-        pytest.param(shoot_dict(pool(machine=image_of("custom-os", "1.0.0")), **NCP_REF), "NamespacedCloudProfile",
-                     [("CLUSTER-001", "spec.cloudProfile.name", FOR)], id="CLUSTER-001-stale-ncps"),
-        pytest.param(shoot_dict(pool(machine=image_of("custom-os", "1.0.0")), **NCP_REF), "CloudProfile",
-                     [("CLUSTER-001", "spec.cloudProfile.name", FOR)], id="CLUSTER-001-stale-parent"),
+        pytest.param(
+            shoot_dict(pool(machine=image_of("custom-os", "1.0.0")), **NCP_REF),
+            "NamespacedCloudProfile",
+            [("CLUSTER-001", "spec.cloudProfile.name", FOR)],
+            id="CLUSTER-001-stale-ncps",
+        ),
+        pytest.param(
+            shoot_dict(pool(machine=image_of("custom-os", "1.0.0")), **NCP_REF),
+            "CloudProfile",
+            [("CLUSTER-001", "spec.cloudProfile.name", FOR)],
+            id="CLUSTER-001-stale-parent",
+        ),
     ],
 )
 def test_profile_lookup_of_a_stale_kind(raw: dict[str, Any], stale: str, expected: Triples) -> None:
@@ -246,8 +288,10 @@ def test_sh_adm_ref_001_names_the_profile() -> None:
     ]
     raw = shoot_dict(**NCP_REF)
     assert details(verdict_create(raw, view=StaticView.from_objects([NCP_CUSTOM]))) == [
-        'spec.cloudProfile.name: could not find referenced cloud profile: parent CloudProfile "local" of '
-        'NamespacedCloudProfile "garden-dev/custom" not found'
+        (
+            'spec.cloudProfile.name: could not find referenced cloud profile: parent CloudProfile "local" of '
+            'NamespacedCloudProfile "garden-dev/custom" not found'
+        )
     ]
 
 
@@ -268,7 +312,9 @@ def test_unsynced_view_on_update_reports_the_cluster_state() -> None:
 
 
 def test_namespaced_override_expiry_is_used() -> None:
-    ncp = namespaced_cloud_profile_dict(parent="local", kubernetes={"versions": [{"version": "1.33.2", "expirationDate": FUTURE}]})
+    ncp = namespaced_cloud_profile_dict(
+        parent="local", kubernetes={"versions": [{"version": "1.33.2", "expirationDate": FUTURE}]}
+    )
     ncp["metadata"]["namespace"] = "garden-dev"
     view = StaticView.from_objects([PROFILE, ncp])
     warnings = create_warnings(shoot_dict(**NCP_REF), view=view)

@@ -58,9 +58,13 @@ def test_minimal_shoot_is_valid() -> None:
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        pytest.param({"cloudProfileName": "other"}, [("SHM-001", "spec.cloudProfileName", FOR)], id="SHM-001-two-names"),
         pytest.param(
-            {"cloudProfileName": "local", "cloudProfile": {"kind": "CloudProfile", "name": "local"}}, [], id="SHM-001-synced-copy"
+            {"cloudProfileName": "other"}, [("SHM-001", "spec.cloudProfileName", FOR)], id="SHM-001-two-names"
+        ),
+        pytest.param(
+            {"cloudProfileName": "local", "cloudProfile": {"kind": "CloudProfile", "name": "local"}},
+            [],
+            id="SHM-001-synced-copy",
         ),
         pytest.param({"cloudProfileName": "local", "cloudProfile": None}, [], id="SHM-001-legacy-only"),
     ],
@@ -85,7 +89,11 @@ def test_shm_001_is_not_judged_on_update() -> None:
             id="SH-K8S-001-empty-without-profile",
         ),
         pytest.param(shoot_dict(version=None), [], id="SH-K8S-001-empty-is-resolved-with-profile"),
-        pytest.param(shoot_dict(version="1.33.2", **NO_PROFILE), [("SH-VER-002", "spec.cloudProfile.name", REQ)], id="SH-K8S-001-set"),
+        pytest.param(
+            shoot_dict(version="1.33.2", **NO_PROFILE),
+            [("SH-VER-002", "spec.cloudProfile.name", REQ)],
+            id="SH-K8S-001-set",
+        ),
     ],
 )
 def test_sh_k8s_001(raw: dict[str, Any], expected: Triples) -> None:
@@ -102,7 +110,9 @@ def test_sh_k8s_001(raw: dict[str, Any], expected: Triples) -> None:
             id="SH-K8S-002-downgrade-also-for-pools-following-the-control-plane",
         ),
         pytest.param(shoot_dict(version="1.33.2"), shoot_dict(version="1.33.1"), [], id="SH-K8S-002-patch-upgrade"),
-        pytest.param(shoot_dict(version="1.33"), shoot_dict(version="1.33.2"), [], id="SH-K8S-002-partial-resolves-to-same"),
+        pytest.param(
+            shoot_dict(version="1.33"), shoot_dict(version="1.33.2"), [], id="SH-K8S-002-partial-resolves-to-same"
+        ),
         pytest.param(
             shoot_dict(version="1.33.2"),
             shoot_dict(version="1.31.9"),
@@ -116,7 +126,9 @@ def test_sh_k8s_001(raw: dict[str, Any], expected: Triples) -> None:
             [("SH-K8S-004", W0_VERSION, FOR)],
             id="SH-K8S-004-pool-downgrade",
         ),
-        pytest.param(shoot_dict(versioned("1.33.2")), shoot_dict(versioned("1.30.14")), [], id="SH-K8S-004-rolling-skips-minors"),
+        pytest.param(
+            shoot_dict(versioned("1.33.2")), shoot_dict(versioned("1.30.14")), [], id="SH-K8S-004-rolling-skips-minors"
+        ),
         pytest.param(
             shoot_dict(in_place(kubernetes={"version": "1.33.2"})),
             shoot_dict(in_place(kubernetes={"version": "1.31.9"})),
@@ -183,15 +195,27 @@ def test_sh_k8s_005_messages_cite_the_skew_policy() -> None:
             [("SH-VER-001", "spec.cloudProfileName", FOR)],
             id="SH-VER-001-legacy-name-from-1.34",
         ),
-        pytest.param(shoot_dict(version="1.33.2", cloudProfileName="local", cloudProfile=None), [], id="SH-VER-001-legacy-name-before-1.34"),
-        pytest.param(shoot_dict(**NO_PROFILE), [("SH-VER-002", "spec.cloudProfile.name", REQ)], id="SH-VER-002-no-reference"),
+        pytest.param(
+            shoot_dict(version="1.33.2", cloudProfileName="local", cloudProfile=None),
+            [],
+            id="SH-VER-001-legacy-name-before-1.34",
+        ),
+        pytest.param(
+            shoot_dict(**NO_PROFILE), [("SH-VER-002", "spec.cloudProfile.name", REQ)], id="SH-VER-002-no-reference"
+        ),
         pytest.param(
             shoot_dict(cloudProfile={"kind": "Secret", "name": "local"}),
             [("SH-VER-002", "spec.cloudProfile.kind", UNS)],
             id="SH-VER-002-kind",
         ),
-        pytest.param(shoot_dict(cloudProfile={"kind": "CloudProfile", "name": "local"}), [], id="SH-VER-002-explicit-kind"),
-        pytest.param(shoot_dict(credentialsBindingName=None), [("SH-VER-003", "spec.secretBindingName", REQ)], id="SH-VER-003-none"),
+        pytest.param(
+            shoot_dict(cloudProfile={"kind": "CloudProfile", "name": "local"}), [], id="SH-VER-002-explicit-kind"
+        ),
+        pytest.param(
+            shoot_dict(credentialsBindingName=None),
+            [("SH-VER-003", "spec.secretBindingName", REQ)],
+            id="SH-VER-003-none",
+        ),
         pytest.param(
             shoot_dict(secretBindingName="s"), [("SH-VER-003", "spec.secretBindingName", FOR)], id="SH-VER-003-both"
         ),
@@ -200,17 +224,25 @@ def test_sh_k8s_005_messages_cite_the_skew_policy() -> None:
             [("SH-VER-003", "spec.secretBindingName", FOR)],
             id="SH-VER-003-secret-binding-from-1.34",
         ),
-        pytest.param(shoot_dict(credentialsBindingName=None, secretBindingName="s"), [], id="SH-VER-003-secret-binding-before-1.34"),
+        pytest.param(
+            shoot_dict(credentialsBindingName=None, secretBindingName="s"),
+            [],
+            id="SH-VER-003-secret-binding-before-1.34",
+        ),
         pytest.param(
             shoot_dict(provider={"type": "local", "workers": []}),
             [("SH-VER-003", "spec.credentialsBindingName", FOR)],
             id="SH-VER-003-workerless-with-binding",
         ),
         pytest.param(
-            shoot_dict(provider={"type": "local", "workers": []}, credentialsBindingName=None), [], id="SH-VER-003-workerless"
+            shoot_dict(provider={"type": "local", "workers": []}, credentialsBindingName=None),
+            [],
+            id="SH-VER-003-workerless",
         ),
         pytest.param(
-            shoot_dict(pool(controlPlane={}), credentialsBindingName=None), [], id="SH-VER-003-self-hosted-needs-no-binding"
+            shoot_dict(pool(controlPlane={}), credentialsBindingName=None),
+            [],
+            id="SH-VER-003-self-hosted-needs-no-binding",
         ),
         pytest.param(
             shoot_dict(version="1.35.0", addons={"nginxIngress": {"enabled": False}}),
@@ -248,7 +280,10 @@ def test_version_gated_fields(raw: dict[str, Any], expected: Triples) -> None:
             id="SH-WRK-001-runtime-types",
         ),
         pytest.param(
-            pool(machine=image_of("gardenlinux", "1592.2.0"), cri={"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}),
+            pool(
+                machine=image_of("gardenlinux", "1592.2.0"),
+                cri={"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]},
+            ),
             [],
             id="SH-WRK-001-gvisor",
         ),
@@ -258,7 +293,9 @@ def test_version_gated_fields(raw: dict[str, Any], expected: Triples) -> None:
             id="SH-WRK-002-s390x",
         ),
         pytest.param(
-            pool(machine={**image_of("gardenlinux", "1592.1.0"), "type": "m6g.large", "architecture": "arm64"}), [], id="SH-WRK-002-arm64"
+            pool(machine={**image_of("gardenlinux", "1592.1.0"), "type": "m6g.large", "architecture": "arm64"}),
+            [],
+            id="SH-WRK-002-arm64",
         ),
         pytest.param(
             pool(machine={"type": "", "image": {"name": "gardenlinux", "version": "1592.1.0"}}),
@@ -311,7 +348,12 @@ STRATEGY = f"{W0}.updateStrategy"
     [
         pytest.param(in_place(), Settings(), [("SH-INP-001", STRATEGY, INV)], id="SH-INP-001-gate-off"),
         pytest.param(in_place(), IN_PLACE_ON, [], id="SH-INP-001-gate-on"),
-        pytest.param(pool(updateStrategy="Replace"), Settings(), [("SH-INP-001", STRATEGY, UNS)], id="SH-INP-001-unknown-strategy"),
+        pytest.param(
+            pool(updateStrategy="Replace"),
+            Settings(),
+            [("SH-INP-001", STRATEGY, UNS)],
+            id="SH-INP-001-unknown-strategy",
+        ),
     ],
 )
 def test_sh_inp_001_create(worker: dict[str, Any], settings: Settings, expected: Triples) -> None:
@@ -358,7 +400,9 @@ def test_sh_inp_001_create(worker: dict[str, Any], settings: Settings, expected:
             [("SH-INP-001", f"{W0}.machine.image.version", FOR), ("SH-ADM-IMG-001", f"{W0}.machine.image", INV)],
             id="SH-INP-001-in-place-image-downgrade",
         ),
-        pytest.param(shoot_dict(in_place("1.1.0")), shoot_dict(in_place("1.0.0")), [], id="SH-INP-001-in-place-image-upgrade"),
+        pytest.param(
+            shoot_dict(in_place("1.1.0")), shoot_dict(in_place("1.0.0")), [], id="SH-INP-001-in-place-image-upgrade"
+        ),
     ],
 )
 def test_sh_inp_001_update(new: dict[str, Any], old: dict[str, Any], expected: Triples) -> None:
@@ -383,7 +427,11 @@ GVISOR = {"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}
             [("SH-CRI-POL-001", f"{W0}.cri", FOR)],
             id="SH-CRI-POL-001-resolved-image",
         ),
-        pytest.param(pool(machine=image_of("gardenlinux", "1592.2.0"), cri={"name": "containerd"}), [], id="SH-CRI-POL-001-default"),
+        pytest.param(
+            pool(machine=image_of("gardenlinux", "1592.2.0"), cri={"name": "containerd"}),
+            [],
+            id="SH-CRI-POL-001-default",
+        ),
         pytest.param(pool(machine=image_of("gardenlinux", "1592.2.0")), [], id="SH-CRI-POL-001-no-cri-section"),
     ],
 )

@@ -164,9 +164,8 @@ class ClusterIndex:
             self._remove_deployment((namespace, name))
         elif kind == SEED:
             self._gardenlets.pop(name, None)
-        elif kind == CONFIG_MAP:
-            if (namespace, name) == _GARDENER_INFO_KEY:
-                self._gardener_info = None
+        elif kind == CONFIG_MAP and (namespace, name) == _GARDENER_INFO_KEY:
+            self._gardener_info = None
 
     def replace(self, kind: str, objects: Iterable[Tracked]) -> None:
         """Make the index hold exactly `objects` of `kind` (a relist): forget the others, upsert these.

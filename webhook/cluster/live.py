@@ -373,7 +373,7 @@ class LiveView(ClusterIndex):
                     if time.perf_counter() >= deadline:
                         self._loop.call_soon(self._drain)
                         return
-            except Exception:  # noqa: BLE001 - one change that cannot be applied must not stop all later ones
+            except Exception:  # broad: one change that cannot be applied must not stop all later ones
                 logger.exception("cluster view could not apply a change; skipped")
             self._backlog.popleft()
         self._draining = False
@@ -579,7 +579,7 @@ class _Reflector:
                 delay = self._backoff.delay(failures)
                 fields = {"error": _describe(exc), "retry_in_s": round(delay, 3), "failures": failures}
                 logger.warning("cluster list/watch failed; retrying", extra={**self._fields, **fields})
-            except Exception:  # noqa: BLE001 - a dead reflector would freeze a view that still claims to be synced
+            except Exception:  # broad: a dead reflector would freeze a view that still claims to be synced
                 if self._stop.is_set():
                     break
                 self._resource_version = None
@@ -771,13 +771,15 @@ class _Reflector:
         r = self._resource
         params = {**params, **r.selectors(), "_preload_content": False}
         try:
+            # The client's annotations give the decoded result; with _preload_content=False it is the raw response.
             response: urllib3.HTTPResponse
             if not r.group:
-                response = self._core.list_namespaced_config_map(r.namespace, **params)
+                assert r.namespace is not None  # Resource.__post_init__: core-API kinds are namespaced
+                response = self._core.list_namespaced_config_map(r.namespace, **params)  # type: ignore[assignment]
             elif r.namespace is not None:
-                response = self._api.list_namespaced_custom_object(r.group, r.version, r.namespace, r.plural, **params)
+                response = self._api.list_namespaced_custom_object(r.group, r.version, r.namespace, r.plural, **params)  # type: ignore[assignment]
             else:
-                response = self._api.list_cluster_custom_object(r.group, r.version, r.plural, **params)
+                response = self._api.list_cluster_custom_object(r.group, r.version, r.plural, **params)  # type: ignore[assignment]
         except ApiException as exc:
             if exc.status == 410:
                 raise _Gone(exc.reason) from None

@@ -18,9 +18,7 @@ from pydantic_core import PydanticCustomError
 
 T = TypeVar("T")
 
-_RFC3339: Final = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"
-)
+_RFC3339: Final = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
 
 
 def _null_to_empty_list(value: Any) -> Any:

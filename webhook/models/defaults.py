@@ -63,7 +63,9 @@ def _default_volume_type(volume_type: VolumeType) -> VolumeType:
 
 def _changed_fields(**pairs: tuple[Sequence[object], Sequence[object]]) -> dict[str, object]:
     """The fields whose defaulted list holds a new object: {field: new list} (empty when nothing changed)."""
-    return {name: list(new) for name, (new, old) in pairs.items() if any(n is not o for n, o in zip(new, old, strict=True))}
+    return {
+        name: list(new) for name, (new, old) in pairs.items() if any(n is not o for n, o in zip(new, old, strict=True))
+    }
 
 
 def default_cloud_profile(profile: CloudProfile) -> CloudProfile:
@@ -78,7 +80,9 @@ def default_cloud_profile(profile: CloudProfile) -> CloudProfile:
     types = [_default_machine_type(t, architecture=legacy_architectures) for t in spec.machine_types]
     volumes = [_default_volume_type(v) for v in spec.volume_types]
     update = _changed_fields(
-        machine_images=(images, spec.machine_images), machine_types=(types, spec.machine_types), volume_types=(volumes, spec.volume_types)
+        machine_images=(images, spec.machine_images),
+        machine_types=(types, spec.machine_types),
+        volume_types=(volumes, spec.volume_types),
     )
     return profile.model_copy(update={"spec": spec.model_copy(update=update)}) if update else profile
 

@@ -56,7 +56,7 @@ _UNIT_SECONDS: Final = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0
 TIMEOUT_SHARE: Final = 0.9  # of the request's timeout spent judging at most; the rest is for the answer
 
 SETTINGS = web.AppKey("settings", Settings)
-VIEW = web.AppKey("view", ClusterView)  # type: ignore[type-abstract]
+VIEW = web.AppKey("view", ClusterView)
 METRICS = web.AppKey("metrics", Metrics)
 MAX_BODY = web.AppKey("max_body_bytes", int)
 CLIENT_CNS = web.AppKey("client_cns", frozenset[str])
@@ -298,7 +298,11 @@ def _reject(
 def _denial(uid: str, message: str, reason: str, code: int) -> dict[str, Any]:
     """A review that denies with a Kubernetes Status of the given reason and code."""
     status = {"metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
-    return {"apiVersion": API_VERSION, "kind": "AdmissionReview", "response": {"uid": uid, "allowed": False, "status": status}}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "AdmissionReview",
+        "response": {"uid": uid, "allowed": False, "status": status},
+    }
 
 
 def _timed_out(request: web.Request, started: float, body: bytes, timeout_seconds: float) -> web.Response:
@@ -309,7 +313,9 @@ def _timed_out(request: web.Request, started: float, body: bytes, timeout_second
     uid, kind, operation = _peek(body)
     seconds = time.perf_counter() - started
     fields = {"uid": uid, "kind": kind, "operation": operation, "timeout_s": timeout_seconds}
-    logger.error("judging cut off at the request's timeout; denied", extra={**fields, "duration_ms": round(seconds * 1000, 3)})
+    logger.error(
+        "judging cut off at the request's timeout; denied", extra={**fields, "duration_ms": round(seconds * 1000, 3)}
+    )
     if not uid:
         return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, "request could not be judged")
     what = kind or "the object"

@@ -30,7 +30,7 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 
-class DeadlineExceeded(BaseException):  # noqa: N818 - named for what happened, as asyncio.CancelledError
+class DeadlineExceeded(BaseException):  # no "Error" suffix: named for what happened, as asyncio.CancelledError
     """The limited block ran out of time (raised inside it by the SIGALRM handler)."""
 
 

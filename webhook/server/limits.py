@@ -21,7 +21,7 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from aiohttp import web
 
@@ -53,13 +53,13 @@ class GuardedProtocol(asyncio.Protocol):
         self.inner = inner
         self._live = live
         self._loop = loop
-        self.transport: asyncio.BaseTransport | None = None
+        self.transport: asyncio.Transport | None = None
         self.created = loop.time()
         self.started: float | None = None
         self.parsed = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # a stream server's connection: it can be aborted
         self.inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
@@ -141,10 +141,14 @@ class ConnectionGuard:
         """Close every connection whose request head is overdue; returns how many were closed."""
         closed = 0
         for protocol in list(self._live):
-            if protocol.transport is not None and not protocol.transport.is_closing():
-                if protocol.stalled(now, self.read_timeout_seconds):
-                    protocol.transport.abort()
-                    closed += 1
+            transport = protocol.transport
+            if (
+                transport is not None
+                and not transport.is_closing()
+                and protocol.stalled(now, self.read_timeout_seconds)
+            ):
+                transport.abort()
+                closed += 1
         if closed:
             self._on_refused("request head timeout")
             logger.warning(

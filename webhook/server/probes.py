@@ -53,7 +53,7 @@ class Readiness:
 
 
 READINESS = web.AppKey("readiness", Readiness)
-HEALTH_VIEW = web.AppKey("health_view", ClusterView)  # type: ignore[type-abstract]
+HEALTH_VIEW = web.AppKey("health_view", ClusterView)
 REGISTRY = web.AppKey("registry", CollectorRegistry)
 
 
@@ -126,7 +126,7 @@ class HealthThread:
     def _run(self) -> None:
         try:
             asyncio.run(self._serve())
-        except BaseException as exc:  # noqa: BLE001 - reported to start(); the thread must not die silently
+        except BaseException as exc:  # broad: reported to start(); the thread must not die silently
             if not self._started.done():
                 self._started.set_exception(exc)
             else:

@@ -47,8 +47,6 @@ from webhook.cluster.index import ClusterIndex
 from webhook.cluster.view import ClusterView
 from webhook.server.app import IN_FLIGHT, MAX_BODY_BYTES, create_app
 from webhook.server.certwatch import DEFAULT_POLL_SECONDS, CertificateWatcher
-from webhook.server.logs import json_logging
-from webhook.server.metrics import CertificateMetrics, ClusterCollector
 from webhook.server.limits import (
     MAX_BODIES_IN_MEMORY,
     MAX_CONNECTIONS,
@@ -57,6 +55,8 @@ from webhook.server.limits import (
     ConnectionGuard,
     GuardedTLSSite,
 )
+from webhook.server.logs import json_logging
+from webhook.server.metrics import CertificateMetrics, ClusterCollector
 from webhook.server.probes import HealthThread, Readiness, create_health_app
 from webhook.server.tls import (
     TLS_VERSIONS,
@@ -80,7 +80,9 @@ MAX_PORT: Final = 65535
 # CloudProfile review allocates some 20 000 containers, nearly all freed by reference counting; at 700 the
 # collector ran dozens of times per request and took about a quarter of its time (bench/run.py).
 GC_GEN0_THRESHOLD: Final = 50_000
-FINAL_CLOSE_SECONDS: Final = 1.0  # after the in-flight wait: aiohttp's own close of what is left, then the health thread
+FINAL_CLOSE_SECONDS: Final = (
+    1.0  # after the in-flight wait: aiohttp's own close of what is left, then the health thread
+)
 
 ViewFactory = Callable[[], ClusterView]
 
@@ -161,7 +163,6 @@ def _run_view(view: BackgroundView) -> Callable[[web.Application], AsyncIterator
 
 class ServeError(Exception):
     """An option, certificate or address that makes serving impossible; message for the operator (exit 2)."""
-
 
 
 def run_server(
@@ -293,7 +294,9 @@ async def _serve(
                 not_found=getattr(view, "not_found_counts", None),
             )
         )
-    health = HealthThread(create_health_app(view, registry=registry, readiness=readiness), options.health_host, options.health_port)
+    health = HealthThread(
+        create_health_app(view, registry=registry, readiness=readiness), options.health_host, options.health_port
+    )
     # access_log=None: the admission handler writes its own JSON line per request. The runner's own shutdown
     # timeout is short: the in-flight wait below already spent the shutdown budget.
     runner = web.AppRunner(
@@ -311,7 +314,9 @@ async def _serve(
         try:
             health_address = await health.start()
         except OSError as exc:
-            raise ServeError(f"cannot listen on {url('http', (options.health_host, options.health_port))} (health): {exc.strerror or exc}") from None
+            raise ServeError(
+                f"cannot listen on {url('http', (options.health_host, options.health_port))} (health): {exc.strerror or exc}"
+            ) from None
         tls_site = GuardedTLSSite(
             runner, options.host, options.port, guard=guard, ssl_context=watcher.context, reuse_port=options.reuse_port or None
         )  # fmt: skip
@@ -335,7 +340,9 @@ async def _serve(
             pass
         await tls_site.stop()  # no new connections; the open ones keep working
         in_flight = app[IN_FLIGHT]
-        logger.info("shutting down", extra={"in_flight": in_flight.count, "timeout_s": options.shutdown_timeout_seconds})
+        logger.info(
+            "shutting down", extra={"in_flight": in_flight.count, "timeout_s": options.shutdown_timeout_seconds}
+        )
         if not await in_flight.wait_idle(options.shutdown_timeout_seconds):
             logger.warning("requests still in flight at the shutdown timeout", extra={"in_flight": in_flight.count})
     finally:

@@ -302,10 +302,10 @@ def _new_ca(
                 key_agreement=False, key_cert_sign=True, crl_sign=True, encipher_only=False, decipher_only=False,
             ),
             critical=True,
-        )  # fmt: skip
+        )
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
         .sign(key, hashes.SHA256())
-    )
+    )  # fmt: skip
     return cert, key
 
 
@@ -339,13 +339,13 @@ def _new_serving(
                 key_agreement=False, key_cert_sign=False, crl_sign=False, encipher_only=False, decipher_only=False,
             ),
             critical=True,
-        )  # fmt: skip
+        )
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(x509.SubjectAlternativeName(sans), critical=False)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(ca_ski), critical=False)
         .sign(ca_key, hashes.SHA256())
-    )
+    )  # fmt: skip
     return cert, key
 
 

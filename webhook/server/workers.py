@@ -130,7 +130,9 @@ class _Supervisor:
             "gardener_webhook_worker_restarts", "Worker processes restarted after they exited.", ("worker",),
             registry=self.registry,
         )  # fmt: skip
-        self.up = Gauge("gardener_webhook_worker_up", "1 while the worker process runs.", ("worker",), registry=self.registry)
+        self.up = Gauge(
+            "gardener_webhook_worker_up", "1 while the worker process runs.", ("worker",), registry=self.registry
+        )
         self.session: aiohttp.ClientSession | None = None
 
     async def run(self) -> int:
@@ -183,10 +185,9 @@ class _Supervisor:
         waits = [asyncio.create_task(w.listening.wait()) for w in self.workers]
         stopped = asyncio.create_task(stop.wait())
         crashed = asyncio.create_task(self._first_exit())
+        first: list[asyncio.Future[Any]] = [asyncio.gather(*waits), stopped, crashed]
         try:
-            done, _ = await asyncio.wait(
-                [asyncio.gather(*waits), stopped, crashed], timeout=STARTUP_SECONDS, return_when=asyncio.FIRST_COMPLETED
-            )
+            await asyncio.wait(first, timeout=STARTUP_SECONDS, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for task in (*waits, stopped, crashed):
                 task.cancel()
@@ -328,4 +329,3 @@ class _Merged(Collector):
                     labels: dict[str, Any] = {**sample.labels, "worker": index}
                     merged.add_sample(sample.name, labels, sample.value, sample.timestamp)
         yield from families.values()
-

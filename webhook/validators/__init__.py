@@ -15,8 +15,16 @@ from webhook.kinds import CLUSTER_001, OBJ_DECODE_001, KindValidator
 from webhook.validators import cloudprofile, gardener_components, namespacedcloudprofile, operatingsystemconfig, shoot
 
 REGISTRY: Final[Mapping[tuple[str, str], KindValidator[Any]]] = MappingProxyType(
-    {(k.group, k.kind): k for k in (cloudprofile.KIND, namespacedcloudprofile.KIND, shoot.KIND, operatingsystemconfig.KIND,
-                                    *gardener_components.KINDS)}
+    {
+        (k.group, k.kind): k
+        for k in (
+            cloudprofile.KIND,
+            namespacedcloudprofile.KIND,
+            shoot.KIND,
+            operatingsystemconfig.KIND,
+            *gardener_components.KINDS,
+        )
+    }
 )
 
 ALL_RULES: Final[Mapping[str, Rule]] = rules_table((OBJ_DECODE_001, CLUSTER_001), *(k.rules for k in REGISTRY.values()))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Final
 
 from webhook.cluster.view import (
@@ -162,10 +163,18 @@ def validate_spec(spec: CloudProfileSpec, ctx: ProfileContext, path: FieldPath) 
     findings: list[Finding] = []
     if not spec.type:
         findings.append(CP_TYPE_001.required(path.child("type"), "must provide a provider type"))
-    findings.extend(common.validate_capability_definitions(spec.machine_capabilities, ctx, path.child("machineCapabilities")))
+    findings.extend(
+        common.validate_capability_definitions(spec.machine_capabilities, ctx, path.child("machineCapabilities"))
+    )
     findings.extend(common.validate_kubernetes_settings(spec.kubernetes.versions, ctx, path.child("kubernetes")))
-    findings.extend(common.validate_cloud_profile_machine_images(spec.machine_images, capabilities, ctx, path.child("machineImages")))
-    findings.extend(common.validate_cloud_profile_machine_types(spec.machine_types, capabilities, path.child("machineTypes")))
+    findings.extend(
+        common.validate_cloud_profile_machine_images(
+            spec.machine_images, capabilities, ctx, path.child("machineImages")
+        )
+    )
+    findings.extend(
+        common.validate_cloud_profile_machine_types(spec.machine_types, capabilities, path.child("machineTypes"))
+    )
     findings.extend(common.validate_volume_types(spec.volume_types, path.child("volumeTypes")))
     findings.extend(_validate_regions(spec.regions, path.child("regions")))
     findings.extend(_validate_bastion(spec, capabilities, ctx, path.child("bastion")))
@@ -222,12 +231,18 @@ def _validate_bastion(
         match = next((t for t in spec.machine_types if t.name == bastion.machine_type.name), None)
         if match is None:
             findings.append(
-                CP_BAS_002.invalid(path.child("machineType", "name"), bastion.machine_type.name, "machine type not found in spec.machineTypes")
+                CP_BAS_002.invalid(
+                    path.child("machineType", "name"),
+                    bastion.machine_type.name,
+                    "machine type not found in spec.machineTypes",
+                )
             )
         else:
             arch = common.machine_type_architecture(match, capabilities)
     if bastion.machine_image is not None:
-        findings.extend(_validate_bastion_image(bastion, spec.machine_images, capabilities, arch, ctx, path.child("machineImage")))
+        findings.extend(
+            _validate_bastion_image(bastion, spec.machine_images, capabilities, arch, ctx, path.child("machineImage"))
+        )
     return findings
 
 
@@ -253,7 +268,9 @@ def _validate_bastion_image(
             return [CP_BAS_003.invalid(at, wanted.version, "image version not found in spec.machineImages")]
     for version in candidates:
         arch_ok = arch is None or common.supports_architecture(version, capabilities, arch)
-        supported = version.classification is not None and current_classification(version, ctx.now) == Classification.SUPPORTED
+        supported = (
+            version.classification is not None and current_classification(version, ctx.now) == Classification.SUPPORTED
+        )
         if arch_ok and supported:
             return []
     shown = "<nil>" if arch is None else arch
@@ -271,9 +288,13 @@ def _validate_spec_update(
     if new.limits is not None and old.limits is not None:
         n, o = new.limits.max_nodes_total, old.limits.max_nodes_total
         if n is not None and o is not None and n < o:
-            findings.append(CP_LIM_002.invalid(path.child("limits", "maxNodesTotal"), n, "maxNodesTotal cannot be decreased"))
+            findings.append(
+                CP_LIM_002.invalid(path.child("limits", "maxNodesTotal"), n, "maxNodesTotal cannot be decreased")
+            )
     findings.extend(
-        _validate_not_turned_unavailable(new.kubernetes.versions, old.kubernetes.versions, ctx, path.child("kubernetes", "versions"))
+        _validate_not_turned_unavailable(
+            new.kubernetes.versions, old.kubernetes.versions, ctx, path.child("kubernetes", "versions")
+        )
     )
     old_images = {image.name: image for image in old.machine_images}
     for i, image in enumerate(new.machine_images):
@@ -302,7 +323,10 @@ def _validate_not_turned_unavailable(
             and current_classification(before, ctx.now) != Classification.UNAVAILABLE
         ):
             findings.append(
-                CP_LC_007.forbidden(path.index(i), "a version cannot be turned unavailable if it was already moved into a later lifecycle stage")
+                CP_LC_007.forbidden(
+                    path.index(i),
+                    "a version cannot be turned unavailable if it was already moved into a later lifecycle stage",
+                )
             )
     return findings
 
@@ -320,14 +344,22 @@ def _validate_new_versions_not_expired(
     old_k8s = {v.version for v in old.kubernetes.versions} if old is not None else set()
     for i, version in enumerate(new.kubernetes.versions):
         if version.version not in old_k8s:
-            findings.extend(_expired_on_arrival(version, f'new version "{version.version}"', ctx, path.child("kubernetes", "versions").index(i)))
+            findings.extend(
+                _expired_on_arrival(
+                    version, f'new version "{version.version}"', ctx, path.child("kubernetes", "versions").index(i)
+                )
+            )
     old_images = {img.name: {v.version for v in img.versions} for img in old.machine_images} if old is not None else {}
     for i, image in enumerate(new.machine_images):
         known = old_images.get(image.name, set())
         for j, version in enumerate(image.versions):
             if version.version not in known:
                 label = f'new version "{version.version}" of machine image "{image.name}"'
-                findings.extend(_expired_on_arrival(version, label, ctx, path.child("machineImages").index(i).child("versions").index(j)))
+                findings.extend(
+                    _expired_on_arrival(
+                        version, label, ctx, path.child("machineImages").index(i).child("versions").index(j)
+                    )
+                )
     return findings
 
 
@@ -343,7 +375,8 @@ def _expired_on_arrival(version: ExpirableVersion, label: str, ctx: ProfileConte
     if expired is not None and expired.start_time is not None and expired.start_time < ctx.now:
         return [
             CP_EXP_001.forbidden(
-                path.child("lifecycle"), f"{label} must not enter the expired stage in the past ({format_date(expired.start_time)})"
+                path.child("lifecycle"),
+                f"{label} must not enter the expired stage in the past ({format_date(expired.start_time)})",
             )
         ]
     return []
@@ -354,11 +387,17 @@ def _expired_on_arrival(version: ExpirableVersion, label: str, ctx: ProfileConte
 
 def _warnings(spec: CloudProfileSpec, ctx: ProfileContext, expiry_warning_days: int, path: FieldPath) -> list[Finding]:
     """Seed 000 advice (CP-WARN-*): deprecated without date, expiring soon, minor gaps, stuck force updates."""
-    findings = common.warn_versions(spec.kubernetes.versions, ctx, expiry_warning_days, path.child("kubernetes", "versions"))
+    findings = common.warn_versions(
+        spec.kubernetes.versions, ctx, expiry_warning_days, path.child("kubernetes", "versions")
+    )
     findings.extend(_warn_minor_gaps(spec.kubernetes.versions, path.child("kubernetes", "versions")))
     for i, image in enumerate(spec.machine_images):
         image_path = path.child("machineImages").index(i)
-        findings.extend(common.warn_versions(image.versions, ctx, expiry_warning_days, image_path.child("versions"), image=image.name))
+        findings.extend(
+            common.warn_versions(
+                image.versions, ctx, expiry_warning_days, image_path.child("versions"), image=image.name
+            )
+        )
         findings.extend(_warn_force_update_impossible(image, ctx, image_path))
     return findings
 
@@ -368,7 +407,7 @@ def _warn_minor_gaps(versions: Sequence[ExpirableVersion], path: FieldPath) -> l
     """Seed 000: force updates move one minor at a time, so a missing minor strands clusters below it."""
     minors = sorted({p.minor_key for p in (find_version(v.version) for v in versions) if p is not None})
     findings: list[Finding] = []
-    for (major, lower), (next_major, upper) in zip(minors, minors[1:], strict=False):
+    for (major, lower), (next_major, upper) in pairwise(minors):
         if major == next_major and upper - lower > 1:
             missing = f"{major}.{lower + 1}" if upper - lower == 2 else f"{major}.{lower + 1}-{major}.{upper - 1}"
             findings.append(
@@ -567,7 +606,7 @@ def _validate_kubernetes_versions_unused(
             w for p in profiles for w in view.workers_using_kubernetes_version(p, version)
         )
         findings.extend(
-            REF_CP_001.forbidden(path, f'{prefix} by shoot \'{w.shoot}\' by worker "{w.worker}"') for w in workers
+            REF_CP_001.forbidden(path, f"{prefix} by shoot '{w.shoot}' by worker \"{w.worker}\"") for w in workers
         )
     return findings
 
@@ -616,7 +655,7 @@ def _validate_image_versions_unused(
                 REF_CP_003.forbidden(
                     at,
                     f"unable to delete Machine image version '{image}/{version}' from CloudProfile \"{name}\" - "
-                    f'version is still in use by shoot \'{w.shoot}\' by worker "{w.worker}"',
+                    f"version is still in use by shoot '{w.shoot}' by worker \"{w.worker}\"",
                 )
                 for w in workers
             )

@@ -21,8 +21,8 @@ from webhook.models.core import (
     CRI,
     CapabilityDefinition,
     ExpirableVersion,
-    Limits,
     LifecycleStage,
+    Limits,
     MachineImage,
     MachineImageVersion,
     MachineType,
@@ -71,7 +71,9 @@ CP_MI_006 = Rule("CP-MI-006", f"{_UTILS} ValidateMachineImageVersion")
 CP_MI_007 = Rule("CP-MI-007", f"{_UTILS} ValidateMachineImageVersion, ValidateMachineImages")
 CP_MI_008 = Rule("CP-MI-008", f"{_UTILS} ValidateMachineImageVersion")
 CP_MI_009 = Rule("CP-MI-009", f"{_UTILS} ValidateMachineImageVersion")
-CP_MI_010 = Rule("CP-MI-010", f"{_UTILS} validateMachineImageVersionArchitecture; {_CP} ValidateMachineImageAdditionalConfig")
+CP_MI_010 = Rule(
+    "CP-MI-010", f"{_UTILS} validateMachineImageVersionArchitecture; {_CP} ValidateMachineImageAdditionalConfig"
+)
 CP_CRI_001 = Rule("CP-CRI-001", f"{_CP} validateContainerRuntimesInterfaces")
 CP_CRI_002 = Rule("CP-CRI-002", f"{_CP} validateContainerRuntimesInterfaces")
 CP_CRI_003 = Rule("CP-CRI-003", f"{_CP} validateContainerRuntimesInterfaces")
@@ -161,7 +163,9 @@ def validate_expirable_version(version: ExpirableVersion, ctx: ProfileContext, p
         findings.append(CP_K8S_007.forbidden(path.child("classification"), "cannot specify `classification` expired"))
     if version.lifecycle and (version.classification is not None or version.expiration_date is not None):
         findings.append(
-            CP_LC_001.forbidden(path, "cannot specify `classification` or `expirationDate` in combination with `lifecycle`")
+            CP_LC_001.forbidden(
+                path, "cannot specify `classification` or `expirationDate` in combination with `lifecycle`"
+            )
         )
     if version.lifecycle:
         findings.extend(_validate_lifecycle(version.lifecycle, path.child("lifecycle")))
@@ -179,7 +183,9 @@ def _validate_lifecycle(stages: Sequence[LifecycleStage], path: FieldPath) -> li
     for k, stage in enumerate(stages):
         if stage.classification not in DECLARABLE_CLASSIFICATIONS:
             findings.append(
-                CP_LC_002.unsupported(path.index(k).child("classification"), stage.classification, DECLARABLE_CLASSIFICATIONS)
+                CP_LC_002.unsupported(
+                    path.index(k).child("classification"), stage.classification, DECLARABLE_CLASSIFICATIONS
+                )
             )
         if stage.classification in seen:
             findings.append(CP_LC_003.duplicate(path.index(k).child("classification"), stage.classification))
@@ -202,13 +208,17 @@ def _validate_lifecycle(stages: Sequence[LifecycleStage], path: FieldPath) -> li
             continue
         if stage.start_time is None:
             findings.append(
-                CP_LC_005.required(path.index(k), "only the leading lifecycle elements can have the start time optional")
+                CP_LC_005.required(
+                    path.index(k), "only the leading lifecycle elements can have the start time optional"
+                )
             )
             continue
         if previous_start is not None and stage.start_time < previous_start:
             findings.append(
                 CP_LC_006.invalid(
-                    path.index(k), format_rfc3339(stage.start_time), "lifecycle start times must be monotonically increasing"
+                    path.index(k),
+                    format_rfc3339(stage.start_time),
+                    "lifecycle start times must be monotonically increasing",
                 )
             )
         previous_start = stage.start_time
@@ -290,7 +300,9 @@ def validate_kubernetes_versions(
         idx = versions_path.index(i)
         if not is_kubernetes_version_format(version.version):
             findings.append(
-                CP_K8S_002.invalid(idx, version.version, r"all Kubernetes versions must match the regex ^([0-9]+\.){2}[0-9]+$")
+                CP_K8S_002.invalid(
+                    idx, version.version, r"all Kubernetes versions must match the regex ^([0-9]+\.){2}[0-9]+$"
+                )
             )
         elif version.version in seen:
             findings.append(CP_K8S_003.duplicate(idx.child("version"), version.version))
@@ -327,7 +339,9 @@ def validate_kubernetes_settings(
     latest = find_latest(versions)
     if latest is None:
         findings.append(
-            CP_K8S_001.invalid(versions_path, "", "failed to determine the latest kubernetes version from the cloud profile")
+            CP_K8S_001.invalid(
+                versions_path, "", "failed to determine the latest kubernetes version from the cloud profile"
+            )
         )
     else:
         entry = versions[latest[0]]
@@ -367,7 +381,10 @@ def _flavors_with_defaults(
 def supports_architecture(version: MachineImageVersion, capabilities: Capabilities, architecture: str) -> bool:
     """Whether an image version runs on `architecture`: from capability flavors if defined, else `architectures`."""
     if capabilities:
-        return any(architecture in f.get(ARCHITECTURE, ()) for f in _flavors_with_defaults(version.capability_flavors, capabilities))
+        return any(
+            architecture in f.get(ARCHITECTURE, ())
+            for f in _flavors_with_defaults(version.capability_flavors, capabilities)
+        )
     return architecture in version.architectures
 
 
@@ -402,7 +419,9 @@ def validate_machine_images(
     seen_versions: set[str] = set()
     for i, image in enumerate(images):
         findings.extend(
-            validate_machine_image(image, capabilities, seen_names, seen_versions, path.index(i), allow_empty_versions=allow_empty_versions)
+            validate_machine_image(
+                image, capabilities, seen_names, seen_versions, path.index(i), allow_empty_versions=allow_empty_versions
+            )
         )
     return findings
 
@@ -427,13 +446,17 @@ def validate_machine_image(
         findings.extend(_qualified_name(CP_MI_002, image.name, "machine image name", path.child("name")))
     if not image.versions and not allow_empty_versions:
         findings.append(
-            CP_MI_004.required(path.child("versions"), f"must provide at least one version for the machine image '{image.name}'")
+            CP_MI_004.required(
+                path.child("versions"), f"must provide at least one version for the machine image '{image.name}'"
+            )
         )
     if image.update_strategy is not None and image.update_strategy not in UPDATE_STRATEGIES:
         findings.append(CP_MI_005.unsupported(path.child("updateStrategy"), image.update_strategy, UPDATE_STRATEGIES))
     versions_path = path.child("versions")
     for j, version in enumerate(image.versions):
-        findings.extend(validate_machine_image_version(image, version, capabilities, seen_versions, versions_path.index(j)))
+        findings.extend(
+            validate_machine_image_version(image, version, capabilities, seen_versions, versions_path.index(j))
+        )
     return findings
 
 
@@ -457,7 +480,11 @@ def validate_machine_image_version(
     except InvalidVersion:
         findings.append(CP_MI_007.invalid(path.child("version"), version.version, _MACHINE_IMAGE_VERSION_PARSE))
     in_place = version.in_place_updates
-    if in_place is not None and in_place.min_version_for_update is not None and find_version(in_place.min_version_for_update) is None:
+    if (
+        in_place is not None
+        and in_place.min_version_for_update is not None
+        and find_version(in_place.min_version_for_update) is None
+    ):
         findings.append(
             CP_MI_008.invalid(
                 path.child("minVersionForInPlaceUpdate"),
@@ -495,7 +522,9 @@ def _validate_image_version_flavors(
                     continue
                 for k, value in enumerate(values):
                     if value not in capabilities[name]:
-                        findings.append(CP_CAP_006.unsupported(flavor_path.child(name).index(k), value, capabilities[name]))
+                        findings.append(
+                            CP_CAP_006.unsupported(flavor_path.child(name).index(k), value, capabilities[name])
+                        )
     return findings
 
 
@@ -527,7 +556,11 @@ def _validate_image_version_architecture(
                     )
                 )
             elif len(values) > 1:
-                findings.append(CP_CAP_006.invalid(arch_path, list(values), "must not define more than one architecture within an image flavor"))
+                findings.append(
+                    CP_CAP_006.invalid(
+                        arch_path, list(values), "must not define more than one architecture within an image flavor"
+                    )
+                )
             flavor_architectures.extend(v for v in values if v not in flavor_architectures)
         if not flavor_architectures and len(supported) == 1:
             flavor_architectures = list(supported)
@@ -589,10 +622,15 @@ def validate_image_additional_config(
         findings.extend(validate_expirable_version(version, ctx, version_path))
         if not capabilities:
             if not version.architectures:
-                findings.append(CP_MI_010.required(version_path.child("architectures"), "must provide at least one architecture"))
+                findings.append(
+                    CP_MI_010.required(version_path.child("architectures"), "must provide at least one architecture")
+                )
             if version.capability_flavors:
                 findings.append(
-                    CP_CAP_008.forbidden(version_path.child("capabilityFlavors"), "must not provide capabilities without global definition")
+                    CP_CAP_008.forbidden(
+                        version_path.child("capabilityFlavors"),
+                        "must not provide capabilities without global definition",
+                    )
                 )
     return findings
 
@@ -607,7 +645,9 @@ def validate_cloud_profile_machine_images(
     findings.extend(validate_machine_images(images, capabilities, path, allow_empty_versions=False))
     for i, image in enumerate(images):
         if image.update_strategy is None:
-            findings.append(CP_MI_005.required(path.index(i).child("updateStrategy"), "must provide an update strategy"))
+            findings.append(
+                CP_MI_005.required(path.index(i).child("updateStrategy"), "must provide an update strategy")
+            )
         findings.extend(validate_image_additional_config(image, capabilities, ctx, path.index(i)))
     return findings
 
@@ -650,11 +690,15 @@ def validate_machine_types(types: Sequence[MachineType], capabilities: Capabilit
             if storage.size is None and storage.min_size is None:
                 findings.append(CP_MT_004.invalid(storage_path, "object", 'must either configure "size" or "minSize"'))
             elif storage.size is not None and storage.min_size is not None:
-                findings.append(CP_MT_004.invalid(storage_path, "object", 'not allowed to configure both "size" and "minSize"'))
+                findings.append(
+                    CP_MT_004.invalid(storage_path, "object", 'not allowed to configure both "size" and "minSize"')
+                )
             elif storage.size is not None:
                 findings.extend(_quantity_findings(CP_MT_004, "size", storage.size, storage_path.child("size")))
             elif storage.min_size is not None:
-                findings.extend(_quantity_findings(CP_MT_004, "minSize", storage.min_size, storage_path.child("minSize")))
+                findings.extend(
+                    _quantity_findings(CP_MT_004, "minSize", storage.min_size, storage_path.child("minSize"))
+                )
     return findings
 
 
@@ -667,7 +711,9 @@ def _validate_machine_type_capabilities(
         values = machine_type.capabilities.get(ARCHITECTURE, [])
         if len(values) > 1:
             findings.append(
-                CP_CAP_007.invalid(path.child("capabilities", ARCHITECTURE), list(values), "must not define more than one architecture")
+                CP_CAP_007.invalid(
+                    path.child("capabilities", ARCHITECTURE), list(values), "must not define more than one architecture"
+                )
             )
         if len(values) == 1 and arch and arch != values[0]:
             findings.append(
@@ -687,7 +733,9 @@ def _validate_machine_type_capabilities(
                 continue
             for k, value in enumerate(values):
                 if value not in capabilities[name]:
-                    findings.append(CP_CAP_007.unsupported(path.child("capabilities", name).index(k), value, capabilities[name]))
+                    findings.append(
+                        CP_CAP_007.unsupported(path.child("capabilities", name).index(k), value, capabilities[name])
+                    )
     return findings
 
 
@@ -704,7 +752,9 @@ def validate_cloud_profile_machine_types(
             findings.append(CP_MT_005.required(path.index(i).child("architecture"), "must provide an architecture"))
         if not capabilities and machine_type.capabilities:
             findings.append(
-                CP_MT_005.forbidden(path.index(i).child("capabilities"), "must not provide capabilities without global definition")
+                CP_MT_005.forbidden(
+                    path.index(i).child("capabilities"), "must not provide capabilities without global definition"
+                )
             )
     return findings
 
@@ -754,7 +804,9 @@ def validate_limits(limits: Limits | None, path: FieldPath) -> list[Finding]:
     """limits.maxNodesTotal, when set, must be > 0 (validateCloudProfileLimits); path: limits."""
     if limits is None or limits.max_nodes_total is None or limits.max_nodes_total > 0:
         return []
-    return [CP_LIM_001.invalid(path.child("maxNodesTotal"), limits.max_nodes_total, "maxNodesTotal must be greater than 0")]
+    return [
+        CP_LIM_001.invalid(path.child("maxNodesTotal"), limits.max_nodes_total, "maxNodesTotal must be greater than 0")
+    ]
 
 
 def validate_capability_definitions(
@@ -766,7 +818,9 @@ def validate_capability_definitions(
     findings: list[Finding] = []
     if not ctx.capabilities_gate:
         findings.append(
-            CP_CAP_001.forbidden(path, "machineCapabilities are not allowed with disabled CloudProfileCapabilities feature gate")
+            CP_CAP_001.forbidden(
+                path, "machineCapabilities are not allowed with disabled CloudProfileCapabilities feature gate"
+            )
         )
     capabilities: dict[str, list[str]] = {}
     for i, definition in enumerate(definitions):
@@ -774,7 +828,9 @@ def validate_capability_definitions(
             findings.append(CP_CAP_002.duplicate(path.index(i).child("name"), definition.name))
         if definition.name.startswith(_RESERVED_CAPABILITY_PREFIX):
             findings.append(
-                CP_CAP_003.forbidden(path.index(i).child("name"), 'the "gardener-" prefix is reserved for Gardener-core capabilities')
+                CP_CAP_003.forbidden(
+                    path.index(i).child("name"), 'the "gardener-" prefix is reserved for Gardener-core capabilities'
+                )
             )
         capabilities[definition.name] = list(definition.values)
     if ARCHITECTURE not in capabilities:
@@ -782,14 +838,18 @@ def validate_capability_definitions(
     else:
         for value in capabilities[ARCHITECTURE]:
             if value not in ARCHITECTURES:
-                findings.append(CP_CAP_004.invalid(path.child(ARCHITECTURE), value, "allowed architectures are: amd64, arm64"))
+                findings.append(
+                    CP_CAP_004.invalid(path.child(ARCHITECTURE), value, "allowed architectures are: amd64, arm64")
+                )
     for name, values in capabilities.items():
         if not name:
             findings.append(CP_CAP_005.required(path, "capability keys must not be empty"))
         else:
             errors = unprefixed_qualified_name_errors(name)
             if errors:
-                findings.append(CP_CAP_005.invalid(path, name, "capability key must be qualified name: " + ", ".join(errors)))
+                findings.append(
+                    CP_CAP_005.invalid(path, name, "capability key must be qualified name: " + ", ".join(errors))
+                )
         if not values:
             findings.append(CP_CAP_005.required(path.child(name), "capability values must not be empty"))
         for k, value in enumerate(values):
@@ -799,7 +859,11 @@ def validate_capability_definitions(
                 errors = unprefixed_qualified_name_errors(value)
                 if errors:
                     findings.append(
-                        CP_CAP_005.invalid(path.child(name).index(k), value, "capability value must be qualified name: " + ", ".join(errors))
+                        CP_CAP_005.invalid(
+                            path.child(name).index(k),
+                            value,
+                            "capability value must be qualified name: " + ", ".join(errors),
+                        )
                     )
     return findings
 
@@ -825,7 +889,9 @@ def warn_versions(
         if entry.classification == Classification.DEPRECATED and entry.expiration_date is None and not entry.lifecycle:
             label = what.format(v=entry.version)
             findings.append(
-                CP_WARN_001.required(path.index(i).child("expirationDate"), f"deprecated {label} should set an expiration date")
+                CP_WARN_001.required(
+                    path.index(i).child("expirationDate"), f"deprecated {label} should set an expiration date"
+                )
             )
         date = entry.expiration_date
         if date is not None and ctx.now < date and date.timestamp() <= horizon:

@@ -258,7 +258,9 @@ def _validate_file_keys(files: Sequence[File], path: FieldPath) -> list[Finding]
             keys += [(("inline", "data"), inline.data), (("inline", "encoding"), inline.encoding)]
         if ref is not None:
             keys += [(("secretRef", "dataKey"), ref.data_key), (("secretRef", "name"), ref.name)]
-        findings.extend(OSC_CRD_004.required(idx.child("content", *names), "") for names, value in keys if value is None)
+        findings.extend(
+            OSC_CRD_004.required(idx.child("content", *names), "") for names, value in keys if value is None
+        )
     return findings
 
 
@@ -414,7 +416,9 @@ def _validate_units(units: Sequence[Unit], paths: set[str], path: FieldPath) -> 
             if drop_in.name == "":
                 findings.append(OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("name"), _REQUIRED))
             if drop_in.content == "":
-                findings.append(OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("content"), _REQUIRED))
+                findings.append(
+                    OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("content"), _REQUIRED)
+                )
         for k, file_path in enumerate(unit.file_paths):
             if file_path not in paths:
                 detail = "'filePath' requires a matching 'path' in 'spec.files'"
@@ -852,7 +856,15 @@ def _unescape_error(text: str, *, host: bool) -> str | None:
 
 
 _GO_ESCAPES: Final = {
-    '"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+    '"': '\\"',
+    "\\": "\\\\",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
 }
 
 

@@ -167,8 +167,10 @@ def _usable_versions(
     for version in image.versions:
         if not common.supports_architecture(version, capabilities, architecture):
             continue
-        if machine_type is not None and capabilities and not capabilities_supported(
-            machine_type.capabilities, version.capability_flavors, capabilities
+        if (
+            machine_type is not None
+            and capabilities
+            and not capabilities_supported(machine_type.capabilities, version.capability_flavors, capabilities)
         ):
             continue
         offered = next((c for c in version.cri if c.name == cri_name), None)

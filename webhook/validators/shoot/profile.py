@@ -371,7 +371,9 @@ def _validate_machine_image(
         seen = by_label.setdefault(f"{machine_image.name}:{version.version}", [False, False, False])
         for k, quality in enumerate(qualities(version)):
             seen[k] = seen[k] or quality
-    valid = {key for key, (ok, arch, in_place_able) in by_label.items() if ok and arch and (not in_place or in_place_able)}
+    valid = {
+        key for key, (ok, arch, in_place_able) in by_label.items() if ok and arch and (not in_place or in_place_able)
+    }
     if not listed:
         return [SH_ADM_IMG_001.unsupported(path.child("image", "version"), image.version, sorted(valid))]
     detail = f"machine image version '{label}' "
