@@ -15,10 +15,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from webhook import profiles
 from webhook.field import SPEC, FieldPath, Finding
 from webhook.models.core import CloudProfileSpec, Worker
-from webhook.validators import common
-from webhook.validators.common import Capabilities, capabilities_of
+from webhook.profiles import Capabilities, capabilities_of
 from webhook.validators.meta import go_list
 from webhook.validators.shoot import profile
 from webhook.validators.shoot.effective import is_in_place
@@ -39,7 +39,7 @@ def reference_machine_type(
     supported: set[str] = set()
     arch_ok = usable = in_zones = False
     for machine_type in spec.machine_types:
-        t_arch = common.machine_type_architecture(machine_type, capabilities) == pool.architecture
+        t_arch = profiles.machine_type_architecture(machine_type, capabilities) == pool.architecture
         t_usable = bool(machine_type.usable)
         t_zones = not profile._unavailable_in_a_zone(
             spec.regions, region, worker.zones, machine_type.name, volume=False
@@ -89,7 +89,7 @@ def reference_machine_image(
                 and not profile._lower(version.version, old_version)
             ):
                 active.add(label)
-            if common.supports_architecture(version, capabilities, pool.architecture):
+            if profiles.supports_architecture(version, capabilities, pool.architecture):
                 arch_ok.add(label)
             if in_place and version.in_place_updates is not None and version.in_place_updates.supported:
                 minimum = version.in_place_updates.min_version_for_update

@@ -40,9 +40,16 @@ from webhook.models.core import (
     Region,
 )
 from webhook.models.defaults import default_cloud_profile
+from webhook.profiles import (
+    ARCHITECTURE,
+    Capabilities,
+    capabilities_of,
+    machine_type_architecture,
+    supports_architecture,
+)
 from webhook.settings import Settings
 from webhook.validators import common
-from webhook.validators.common import ProfileContext, capabilities_of
+from webhook.validators.common import ProfileContext
 from webhook.validators.meta import validate_label_selector, validate_labels, validate_object_meta
 from webhook.versions import Classification, Version, current_classification, find_version
 
@@ -217,7 +224,7 @@ def _validate_regions(regions: Sequence[Region], path: FieldPath) -> list[Findin
 
 
 def _validate_bastion(
-    spec: CloudProfileSpec, capabilities: common.Capabilities, ctx: ProfileContext, path: FieldPath
+    spec: CloudProfileSpec, capabilities: Capabilities, ctx: ProfileContext, path: FieldPath
 ) -> list[Finding]:
     """Bastion machine type and image must exist, and a supported image must fit the type (CP-BAS-*)."""
     bastion: Bastion | None = spec.bastion
@@ -238,7 +245,7 @@ def _validate_bastion(
                 )
             )
         else:
-            arch = common.machine_type_architecture(match, capabilities)
+            arch = machine_type_architecture(match, capabilities)
     if bastion.machine_image is not None:
         findings.extend(
             _validate_bastion_image(bastion, spec.machine_images, capabilities, arch, ctx, path.child("machineImage"))
@@ -249,7 +256,7 @@ def _validate_bastion(
 def _validate_bastion_image(
     bastion: Bastion,
     images: Sequence[MachineImage],
-    capabilities: common.Capabilities,
+    capabilities: Capabilities,
     arch: str | None,
     ctx: ProfileContext,
     path: FieldPath,
@@ -267,7 +274,7 @@ def _validate_bastion_image(
         if not candidates:
             return [CP_BAS_003.invalid(at, wanted.version, "image version not found in spec.machineImages")]
     for version in candidates:
-        arch_ok = arch is None or common.supports_architecture(version, capabilities, arch)
+        arch_ok = arch is None or supports_architecture(version, capabilities, arch)
         supported = (
             version.classification is not None and current_classification(version, ctx.now) == Classification.SUPPORTED
         )
@@ -778,7 +785,7 @@ def _uses_only_architecture(ncp: NamespacedCloudProfile) -> bool:
     names = {c for t in ncp.spec.machine_types for c in t.capabilities}
     flavors = (f for image in ncp.spec.machine_images for v in image.versions for f in v.capability_flavors)
     names.update(c for flavor in flavors for c in flavor)
-    return names <= {common.ARCHITECTURE}
+    return names <= {ARCHITECTURE}
 
 
 @REF_DEL_001.check

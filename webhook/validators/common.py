@@ -7,7 +7,7 @@ Sources: gardener pkg/api/core/validation/cloudprofile.go and utils.go (function
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
@@ -28,6 +28,7 @@ from webhook.models.core import (
     MachineType,
     VolumeType,
 )
+from webhook.profiles import ARCHITECTURE, ARCHITECTURES, CRI_NAMES, Capabilities
 from webhook.quantity import InvalidQuantity, parse_quantity
 from webhook.validators.meta import go_list, unprefixed_qualified_name_errors
 from webhook.versions import (
@@ -110,16 +111,11 @@ RULES: Final = (
 )  # fmt: skip
 
 UPDATE_STRATEGIES: Final = ("major", "minor", "patch")
-CRI_NAMES: Final = ("containerd",)
-ARCHITECTURES: Final = ("amd64", "arm64")
-ARCHITECTURE: Final = "architecture"
 _RESERVED_CAPABILITY_PREFIX: Final = "gardener-"
 _MACHINE_IMAGE_VERSION_PARSE: Final = (
     "could not parse version. Use a semantic version. In case there is no semantic version for this image use the "
     "extensibility provider (define mapping in the CloudProfile) to map to the actual non semantic version"
 )
-
-Capabilities = Mapping[str, Sequence[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,11 +125,6 @@ class ProfileContext:
     now: datetime
     lifecycle_gate: bool = False
     capabilities_gate: bool = True
-
-
-def capabilities_of(definitions: Sequence[CapabilityDefinition]) -> dict[str, list[str]]:
-    """Capability definitions as a map name -> values (later duplicates win, as in Gardener)."""
-    return {d.name: list(d.values) for d in definitions}
 
 
 def _qualified_name(rule: Rule, value: str, what: str, path: FieldPath) -> list[Finding]:
@@ -367,33 +358,6 @@ def validate_kubernetes_settings(
 
 
 # -------------------------------------------------------------------------------------- machine images
-
-
-def _flavors_with_defaults(
-    flavors: Sequence[Mapping[str, Sequence[str]]], capabilities: Capabilities
-) -> list[dict[str, Sequence[str]]]:
-    """Image flavors with missing capabilities filled from the definitions (GetImageFlavorsWithAppliedDefaults)."""
-    if not flavors:
-        return [dict(capabilities)]
-    return [{name: flavor.get(name, values) for name, values in capabilities.items()} for flavor in flavors]
-
-
-def supports_architecture(version: MachineImageVersion, capabilities: Capabilities, architecture: str) -> bool:
-    """Whether an image version runs on `architecture`: from capability flavors if defined, else `architectures`."""
-    if capabilities:
-        return any(
-            architecture in f.get(ARCHITECTURE, ())
-            for f in _flavors_with_defaults(version.capability_flavors, capabilities)
-        )
-    return architecture in version.architectures
-
-
-def machine_type_architecture(machine_type: MachineType, capabilities: Capabilities) -> str:
-    """Effective architecture of a machine type (gardener MachineType.GetArchitecture)."""
-    values = machine_type.capabilities.get(ARCHITECTURE, capabilities.get(ARCHITECTURE, ()))
-    if ARCHITECTURE in capabilities and len(values) == 1:
-        return values[0]
-    return machine_type.architecture or ""
 
 
 def validate_machine_images(

@@ -21,7 +21,7 @@ pkg/utils/gardener/namespacedcloudprofile.go (TransformSpecToParentFormat).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
@@ -31,22 +31,20 @@ from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Rule, Verdic
 from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
 from webhook.models.base import format_rfc3339
 from webhook.models.core import (
-    CapabilityDefinition,
     CloudProfile,
     CloudProfileReference,
     CloudProfileSpec,
     ExpirableVersion,
-    Limits,
     MachineImage,
     MachineImageVersion,
-    MachineType,
     NamespacedCloudProfile,
     NamespacedCloudProfileSpec,
 )
-from webhook.models.defaults import DEFAULT_ARCHITECTURE, default_namespaced_cloud_profile
+from webhook.models.defaults import default_namespaced_cloud_profile
+from webhook.profiles import Capabilities, Origin, capabilities_of, merge_spec, to_parent_format
 from webhook.settings import Settings
 from webhook.validators import common
-from webhook.validators.common import ARCHITECTURE, Capabilities, ProfileContext, capabilities_of
+from webhook.validators.common import ProfileContext
 from webhook.validators.meta import validate_object_meta
 from webhook.versions import Classification, current_classification
 
@@ -292,8 +290,8 @@ def _validate_against_parent(
         return [NCP_ADM_000.forbidden(name_path, f'parent CloudProfile "{parent_ref.name}" not found')]
     definitions = parent.spec.machine_capabilities
     capabilities = capabilities_of(definitions)
-    uniform = _to_parent_format(spec, definitions)
-    old_uniform = _to_parent_format(old.spec, definitions) if old is not None else None
+    uniform = to_parent_format(spec, definitions)
+    old_uniform = to_parent_format(old.spec, definitions) if old is not None else None
     stored = _Stored.of(old)
     findings: list[Finding] = []
     if spec.kubernetes is not None:
@@ -313,7 +311,7 @@ def _validate_against_parent(
             SPEC.child("machineImages"),
         )
     )
-    merged, origin = _merge(parent.spec, uniform)
+    merged, origin = merge_spec(parent.spec, uniform)
     findings.extend(_validate_merged(merged, ctx, STATUS_SPEC))
     return _without_repeats(findings, static, origin)
 
@@ -596,11 +594,8 @@ def _validate_not_in_use(
 
 # ------------------------------------------------------------------------------------------ de-duplication
 
-# Merged-spec path prefix (below status.cloudProfileSpec) -> spec path prefix of the entry it was copied from.
-_Origin = Mapping[tuple[str, ...], tuple[str, ...]]
 
-
-def _spec_path(path: FieldPath, origin: _Origin) -> FieldPath:
+def _spec_path(path: FieldPath, origin: Origin) -> FieldPath:
     """The `spec.` path of a merged-spec finding whose entry came unchanged from the spec, else `path` itself.
 
     A list path (one segment, e.g. machineImages) translates only exactly; entry paths also as a prefix.
@@ -616,7 +611,7 @@ def _spec_path(path: FieldPath, origin: _Origin) -> FieldPath:
     return path
 
 
-def _without_repeats(findings: Iterable[Finding], earlier: Iterable[Finding], origin: _Origin) -> list[Finding]:
+def _without_repeats(findings: Iterable[Finding], earlier: Iterable[Finding], origin: Origin) -> list[Finding]:
     """Drop findings already in `earlier` (or earlier in `findings`), comparing merged ones at their spec path."""
     seen = {f.key() for f in earlier}
     kept: list[Finding] = []
@@ -627,196 +622,6 @@ def _without_repeats(findings: Iterable[Finding], earlier: Iterable[Finding], or
             seen.add(key)
             kept.append(finding)
     return kept
-
-
-# ---------------------------------------------------------------------------------------------- merging
-
-
-def _to_parent_format(
-    spec: NamespacedCloudProfileSpec, definitions: Sequence[CapabilityDefinition]
-) -> NamespacedCloudProfileSpec:
-    """Image versions and machine types in the parent's format: capability flavors when the parent defines
-    capabilities, legacy architectures otherwise.
-
-    Architectures taken from flavors are sorted (Gardener's order is a set's). Source: gardener
-    pkg/utils/gardener/namespacedcloudprofile.go TransformSpecToParentFormat.
-    """
-    capabilities = capabilities_of(definitions)
-    images = [
-        image.model_copy(update={"versions": [_version_to_parent_format(v, bool(definitions)) for v in image.versions]})
-        for image in spec.machine_images
-    ]
-    types = [_type_to_parent_format(t, capabilities) for t in spec.machine_types]
-    return spec.model_copy(update={"machine_images": images, "machine_types": types})
-
-
-def _version_to_parent_format(version: MachineImageVersion, capability_format: bool) -> MachineImageVersion:
-    if capability_format:
-        if version.capability_flavors:
-            return version
-        return version.model_copy(update={"capability_flavors": [{ARCHITECTURE: [a]} for a in version.architectures]})
-    from_flavors = {a for f in version.capability_flavors for a in f.get(ARCHITECTURE, ())}
-    architectures = list(version.architectures) or sorted(from_flavors)
-    return version.model_copy(update={"architectures": architectures, "capability_flavors": []})
-
-
-def _type_to_parent_format(machine_type: MachineType, capabilities: Capabilities) -> MachineType:
-    if capabilities:
-        if machine_type.capabilities:
-            return machine_type
-        architecture = common.machine_type_architecture(machine_type, capabilities)
-        if not architecture:
-            architecture = DEFAULT_ARCHITECTURE if machine_type.architecture is None else machine_type.architecture
-        return machine_type.model_copy(update={"capabilities": {ARCHITECTURE: [architecture]}})
-    update: dict[str, object] = {"capabilities": {}}
-    values = machine_type.capabilities.get(ARCHITECTURE, [])
-    if machine_type.architecture is None and values:
-        update["architecture"] = values[0]
-    return machine_type.model_copy(update=update)
-
-
-def _replaces_parent_version(override: MachineImageVersion) -> bool:
-    """An override that sets more than dates replaces the parent's version instead of being merged into it."""
-    return bool(
-        override.architectures
-        or override.capability_flavors
-        or override.cri
-        or override.kubelet_version_constraint
-        or override.classification
-    )
-
-
-def _merge(parent: CloudProfileSpec, spec: NamespacedCloudProfileSpec) -> tuple[CloudProfileSpec, _Origin]:
-    """The merged spec Gardener writes into status.cloudProfileSpec, and the origin of entries copied from `spec`.
-
-    spec: in the parent's format. Kubernetes overrides merge only their expirationDate into parent versions (others
-    are ignored); images merge by name (a set updateStrategy wins) and their versions by version string; machine
-    and volume types replace by name; new entries are appended; caBundle is concatenated; maxNodesTotal > 0 wins.
-    Then missing architectures are defaulted (syncArchitectureCapabilities).
-    Source: gardener reconciler.go MergeCloudProfiles.
-    """
-    kubernetes = parent.kubernetes
-    if spec.kubernetes is not None:
-        dates = {v.version: v.expiration_date for v in spec.kubernetes.versions}
-        kubernetes = kubernetes.model_copy(
-            update={
-                "versions": [
-                    v.model_copy(update={"expiration_date": dates[v.version]}) if v.version in dates else v
-                    for v in kubernetes.versions
-                ]
-            }
-        )
-    images, image_origin = _merge_images(parent.machine_images, spec.machine_images)
-    types = {t.name: t for t in parent.machine_types}
-    type_source: dict[str, int] = {}
-    for i, machine_type in enumerate(spec.machine_types):
-        types[machine_type.name] = machine_type
-        type_source[machine_type.name] = i
-    volumes = {v.name: v for v in parent.volume_types}
-    volume_source: dict[str, int] = {}
-    for i, volume_type in enumerate(spec.volume_types):
-        volumes[volume_type.name] = volume_type
-        volume_source[volume_type.name] = i
-    origin: dict[tuple[str, ...], tuple[str, ...]] = dict(image_origin)
-    for field_name, names, source in (("machineTypes", types, type_source), ("volumeTypes", volumes, volume_source)):
-        for k, name in enumerate(names):
-            if name in source:
-                origin[(field_name, f"[{k}]")] = (field_name, f"[{source[name]}]")
-    update: dict[str, object] = {
-        "kubernetes": kubernetes,
-        "machine_images": images,
-        "machine_types": list(types.values()),
-        "volume_types": list(volumes.values()),
-    }
-    if spec.ca_bundle is not None:
-        update["ca_bundle"] = (parent.ca_bundle or "") + spec.ca_bundle
-    if spec.limits is not None:
-        limits = parent.limits or Limits()
-        if spec.limits.max_nodes_total is not None and spec.limits.max_nodes_total > 0:
-            limits = limits.model_copy(update={"max_nodes_total": spec.limits.max_nodes_total})
-        update["limits"] = limits
-    return _sync_architectures(parent.model_copy(update=update)), origin
-
-
-def _merge_images(
-    parent: Sequence[MachineImage], overrides: Sequence[MachineImage]
-) -> tuple[list[MachineImage], dict[tuple[str, ...], tuple[str, ...]]]:
-    """Machine images merged by name, versions by version string (mergeMachineImages, mergeMachineImageVersions)."""
-    merged = {image.name: image for image in parent}
-    new_images: dict[str, int] = {}  # image name -> spec index, for images the parent lacks
-    copied: dict[tuple[str, str], tuple[int, int]] = {}  # (image, version) -> spec indexes, for versions taken as given
-    strategies: dict[str, int] = {}  # image name -> spec index of the override whose updateStrategy won
-    for i, override in enumerate(overrides):
-        base = merged.get(override.name)
-        if base is None:
-            merged[override.name] = override
-            new_images[override.name] = i
-            continue
-        new_images.pop(override.name, None)  # a repeated name (reported as CP-MI-003) has no single origin
-        versions = {v.version: v for v in base.versions}
-        for j, version in enumerate(override.versions):
-            existing = versions.get(version.version)
-            if existing is None or _replaces_parent_version(version):
-                versions[version.version] = version
-                copied[(override.name, version.version)] = (i, j)
-            else:
-                versions[version.version] = existing.model_copy(update={"expiration_date": version.expiration_date})
-                copied.pop((override.name, version.version), None)
-        update: dict[str, object] = {"versions": list(versions.values())}
-        if override.update_strategy:
-            update["update_strategy"] = override.update_strategy
-            strategies[override.name] = i
-        merged[override.name] = base.model_copy(update=update)
-    origin: dict[tuple[str, ...], tuple[str, ...]] = {("machineImages",): ("machineImages",)}
-    for k, image in enumerate(merged.values()):
-        if image.name in new_images:
-            origin[("machineImages", f"[{k}]")] = ("machineImages", f"[{new_images[image.name]}]")
-            continue
-        if image.name in strategies:
-            source_path = ("machineImages", f"[{strategies[image.name]}]", "updateStrategy")
-            origin[("machineImages", f"[{k}]", "updateStrategy")] = source_path
-        for m, version in enumerate(image.versions):
-            source = copied.get((image.name, version.version))
-            if source is not None:
-                origin[("machineImages", f"[{k}]", "versions", f"[{m}]")] = (
-                    "machineImages", f"[{source[0]}]", "versions", f"[{source[1]}]",
-                )  # fmt: skip
-    return list(merged.values()), origin
-
-
-def _sync_architectures(spec: CloudProfileSpec) -> CloudProfileSpec:
-    """Default missing architectures of machine types and image versions (syncArchitectureCapabilities)."""
-    capabilities = capabilities_of(spec.machine_capabilities)
-    types: list[MachineType] = []
-    for machine_type in spec.machine_types:
-        effective = common.machine_type_architecture(machine_type, capabilities)
-        if not effective:
-            machine_type = machine_type.model_copy(update={"architecture": DEFAULT_ARCHITECTURE})
-        elif machine_type.architecture is None:
-            machine_type = machine_type.model_copy(update={"architecture": effective})
-        types.append(machine_type)
-    images: list[MachineImage] = []
-    for image in spec.machine_images:
-        versions = [
-            v if v.architectures else v.model_copy(update={"architectures": _flavor_architectures(v, capabilities)})
-            for v in image.versions
-        ]
-        images.append(image.model_copy(update={"versions": versions}))
-    return spec.model_copy(update={"machine_types": types, "machine_images": images})
-
-
-def _flavor_architectures(version: MachineImageVersion, capabilities: Capabilities) -> list[str]:
-    """Architectures of an image version's flavors with defaults applied, or amd64 (defaultMachineImageArchitectures).
-
-    Only defined capabilities count (GetImageFlavorsWithAppliedDefaults), so without an architecture definition
-    the result is amd64. Sorted (Gardener's order is a set's).
-    """
-    defined = capabilities.get(ARCHITECTURE)
-    if defined is None:
-        return [DEFAULT_ARCHITECTURE]
-    flavors: Sequence[Mapping[str, Sequence[str]]] = version.capability_flavors or [{}]
-    found = sorted({a for f in flavors for a in f.get(ARCHITECTURE, defined)})
-    return found or [DEFAULT_ARCHITECTURE]
 
 
 # --------------------------------------------------------------------------------------------- warnings
@@ -864,16 +669,3 @@ KIND: Final = KindValidator(
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_delete", "validate_update"]
-
-
-def merged_spec(parent: CloudProfile, ncp: NamespacedCloudProfile) -> CloudProfileSpec:
-    """The CloudProfileSpec a Shoot referencing `ncp` is judged against: `status.cloudProfileSpec` when Gardener has
-    written it, else the merge of the parent's spec and the NCP's overrides (what Gardener will write).
-
-    Source: gardener pkg/utils/gardener/cloudprofile.go GetCloudProfileSpec (reads the status),
-    reconciler.go MergeCloudProfiles.
-    """
-    if ncp.status.cloud_profile_spec is not None:
-        return ncp.status.cloud_profile_spec
-    uniform = _to_parent_format(ncp.spec, parent.spec.machine_capabilities)
-    return _merge(parent.spec, uniform)[0]

@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
+from webhook import profiles
 from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.kinds import Operation
 from webhook.models.base import format_date
 from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage, MachineImageVersion, Worker
-from webhook.validators import common
-from webhook.validators.common import capabilities_of
+from webhook.profiles import capabilities_of
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     Effective,
@@ -138,7 +138,7 @@ def _image_target(
     worker: Worker,
     kubelet: str,
     spec: CloudProfileSpec,
-    capabilities: common.Capabilities,
+    capabilities: profiles.Capabilities,
     current: str,
 ) -> Target:
     """A pool's machine image force-update target per the image's updateStrategy (computed only when asked)."""
@@ -151,7 +151,7 @@ def _image_target(
 
 
 def _usable_versions(
-    image: MachineImage, worker: Worker, kubelet: str, spec: CloudProfileSpec, capabilities: common.Capabilities
+    image: MachineImage, worker: Worker, kubelet: str, spec: CloudProfileSpec, capabilities: profiles.Capabilities
 ) -> list[MachineImageVersion]:
     """The image versions maintenance may move this pool to (gardener maintenance helper FilterMachineImageVersions):
     the pool's architecture and machine type capabilities, its CRI and container runtimes, its kubelet version, and
@@ -165,7 +165,7 @@ def _usable_versions(
     current = worker.machine.image.version if worker.machine.image is not None else None
     usable: list[MachineImageVersion] = []
     for version in image.versions:
-        if not common.supports_architecture(version, capabilities, architecture):
+        if not profiles.supports_architecture(version, capabilities, architecture):
             continue
         if (
             machine_type is not None

@@ -17,7 +17,7 @@ from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.kinds import cluster_state_unknown
 from webhook.models.core import CloudProfile, CloudProfileSpec, Shoot
 from webhook.models.defaults import default_cloud_profile
-from webhook.validators.namespacedcloudprofile import merged_spec
+from webhook.profiles import merged_spec
 
 PROFILE_KINDS: Final = (CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE)  # sorted
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from webhook import profiles
 from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.kinds import Operation
 from webhook.models.core import (
@@ -30,9 +31,8 @@ from webhook.models.core import (
     Worker,
     WorkerVolume,
 )
+from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_of
 from webhook.quantity import InvalidQuantity, parse_quantity
-from webhook.validators import common
-from webhook.validators.common import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_of
 from webhook.validators.meta import go_list
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
@@ -296,7 +296,7 @@ def _validate_machine_type(
 
     def fits(machine_type: MachineType) -> tuple[bool, bool, bool]:
         """(architecture, usable, available in the pool's zones) of one machine type."""
-        t_arch = common.machine_type_architecture(machine_type, capabilities) == pool.architecture
+        t_arch = profiles.machine_type_architecture(machine_type, capabilities) == pool.architecture
         t_zones = not _unavailable_in_a_zone(spec.regions, region, worker.zones, machine_type.name, volume=False)
         return t_arch, bool(machine_type.usable), t_zones
 
@@ -347,7 +347,7 @@ def _validate_machine_image(
             and classification == Classification.EXPIRED
             and not _lower(version.version, old_version)
         )
-        arch_ok = common.supports_architecture(version, capabilities, pool.architecture)
+        arch_ok = profiles.supports_architecture(version, capabilities, pool.architecture)
         in_place_ok = False
         if in_place and version.in_place_updates is not None and version.in_place_updates.supported:
             minimum = version.in_place_updates.min_version_for_update

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
+from webhook import profiles
 from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.models.core import (
     CloudProfileSpec,
@@ -29,8 +30,7 @@ from webhook.models.core import (
     Worker,
 )
 from webhook.models.defaults import DEFAULT_ARCHITECTURE
-from webhook.validators import common
-from webhook.validators.common import Capabilities, capabilities_of
+from webhook.profiles import Capabilities, capabilities_of
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     Effective,
@@ -186,7 +186,7 @@ def _resolve_kubernetes(
 def _architecture_of(machine_type: MachineType | None, capabilities: Capabilities) -> str:
     """SHM-004: the machine type's architecture if it has exactly one, else amd64 (defaultWorkerArchitectures)."""
     if machine_type is not None:
-        found = common.machine_type_architecture(machine_type, capabilities)
+        found = profiles.machine_type_architecture(machine_type, capabilities)
         if found:
             return found
     return DEFAULT_ARCHITECTURE
@@ -295,7 +295,7 @@ def _default_image(
     candidates = [
         v
         for v in image.versions
-        if common.supports_architecture(v, capabilities, architecture)
+        if profiles.supports_architecture(v, capabilities, architecture)
         and (
             machine_type is None
             or capabilities_supported(machine_type.capabilities, v.capability_flavors, capabilities)
@@ -325,7 +325,7 @@ def _fits(
     """getDefaultMachineImage's image choice: a version that runs on the architecture, or (for a known machine
     type) whose flavors support the type's capabilities; an image without flavors supports every type.
     """
-    if common.supports_architecture(version, capabilities, architecture):
+    if profiles.supports_architecture(version, capabilities, architecture):
         return True
     if machine_type is None:
         return False

@@ -14,8 +14,8 @@ from typing import Final
 
 from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.models.core import CRI, Shoot, ShootMachineImage, Worker
+from webhook.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.skew import Component, allowed_older
-from webhook.validators.common import ARCHITECTURES, CRI_NAMES
 from webhook.validators.shoot.effective import (
     IN_PLACE_STRATEGIES,
     KUBERNETES_VERSION,
