@@ -29,7 +29,7 @@ from webhook.cluster.static import StaticView
 from webhook.models.core import CloudProfile
 from webhook.models.defaults import default_cloud_profile
 from webhook.settings import Settings
-from webhook.validators import cloudprofile
+from webhook.validators.cloudprofile import in_use
 
 NOW: Final = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 API: Final = "core.gardener.cloud/v1beta1"
@@ -180,7 +180,7 @@ def main() -> None:
         assert outcome.code == 403 and len(outcome.messages) == 3, (outcome.code, outcome.messages[:5])
         judged[size] = best_of(args.repeat, partial(judge, body, view=view, settings=settings, now=NOW))
         # The view-reading part alone (a private helper: this is a benchmark, not an API user).
-        alone[size] = best_of(args.repeat * 10, partial(cloudprofile._validate_not_in_use, new, old, view))
+        alone[size] = best_of(args.repeat * 10, partial(in_use.validate_not_in_use, new, old, view))
         del view
 
     small, large = SIZES

@@ -185,7 +185,7 @@ def test_a_crashing_validator_is_a_logged_500_denial(
     from webhook import admission
     from webhook.kinds import KindValidator
     from webhook.models.core import CloudProfile
-    from webhook.validators.cloudprofile import CP_REG_001
+    from webhook.validators.cloudprofile.spec import CP_REG_001
 
     @CP_REG_001.check
     def explode(*_: Any) -> Any:

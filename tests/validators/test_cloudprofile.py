@@ -443,9 +443,10 @@ def test_cp_cri_001_empty_cri_is_defaulted_to_containerd() -> None:
 
 
 def test_cp_cri_001_reported_without_defaulting() -> None:
-    from webhook.validators.common import validate_cri
+    from webhook.field import SPEC
+    from webhook.validators.cloudprofile.machine_images import validate_cri
 
-    assert [(f.rule.id, f.type) for f in validate_cri([], cloudprofile.SPEC)] == [("CP-CRI-001", REQ)]
+    assert [(f.rule.id, f.type) for f in validate_cri([], SPEC)] == [("CP-CRI-001", REQ)]
 
 
 @pytest.mark.parametrize(

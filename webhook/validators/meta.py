@@ -104,6 +104,13 @@ def go_list(messages: Sequence[str]) -> str:
     return "[" + " ".join(messages) + "]"
 
 
+def validate_qualified_name(rule: Rule, value: str, what: str, path: FieldPath) -> list[Finding]:
+    """`value` must be an unprefixed qualified name (finding of `rule`); `what` names it in the detail ("machine type
+    name"). Source: gardener pkg/api/core/validation/utils.go (validation.IsQualifiedName on names)."""
+    errors = unprefixed_qualified_name_errors(value)
+    return [rule.invalid(path, value, f"{what} must be a qualified name: {go_list(errors)}")] if errors else []
+
+
 def label_value_errors(value: str) -> list[str]:
     """Messages of apimachinery IsValidLabelValue (≤ 63 characters)."""
     errors: list[str] = []

@@ -1,0 +1,149 @@
+"""Advice for the operator of a CloudProfile (CP-WARN-*): warnings, never denials; Gardener has none of them.
+
+Seed 000: a deprecated version should carry an expirationDate (CP-WARN-001); versions expiring within
+`expiryWarningDays` (CP-WARN-002); a gap between Kubernetes minors strands clusters below it (CP-WARN-003);
+expired machine image versions that no force update can leave (CP-WARN-004 for updateStrategy major, CP-WARN-005
+for patch/minor). `warn_versions` also serves a NamespacedCloudProfile's overrides.
+Source: seed 000 (shoot_versions.md) "Version Classifications", "Automatic Version Upgrades", "Update path for
+Kubernetes versions", "Update path for machine image versions".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Final
+
+from webhook.field import FieldPath, Finding, Mode, Rule
+from webhook.models.base import format_date
+from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage
+from webhook.validators.cloudprofile.context import ProfileContext
+from webhook.versions import Classification, Version, current_classification, find_version
+
+_SEED: Final = "seed 000 (shoot_versions.md)"
+
+CP_WARN_001 = Rule(
+    "CP-WARN-001", "seed 000 Version Classifications: deprecated versions should have an expiration date", Mode.WARN
+)
+CP_WARN_002 = Rule("CP-WARN-002", "seed 000 Automatic Version Upgrades: versions expiring soon", Mode.WARN)
+CP_WARN_003 = Rule("CP-WARN-003", f"{_SEED} Update path for Kubernetes versions: consecutive minors", Mode.WARN)
+CP_WARN_004 = Rule("CP-WARN-004", f"{_SEED} Update path for machine image versions: strategy major", Mode.WARN)
+CP_WARN_005 = Rule("CP-WARN-005", f"{_SEED} Update path for machine image versions: strategies patch/minor", Mode.WARN)
+
+RULES: Final = (CP_WARN_001, CP_WARN_002, CP_WARN_003, CP_WARN_004, CP_WARN_005)
+
+
+def warn_spec(spec: CloudProfileSpec, ctx: ProfileContext, expiry_warning_days: int, path: FieldPath) -> list[Finding]:
+    """Seed 000 advice (CP-WARN-*): deprecated without date, expiring soon, minor gaps, stuck force updates."""
+    findings = warn_versions(spec.kubernetes.versions, ctx, expiry_warning_days, path.child("kubernetes", "versions"))
+    findings.extend(_warn_minor_gaps(spec.kubernetes.versions, path.child("kubernetes", "versions")))
+    for i, image in enumerate(spec.machine_images):
+        image_path = path.child("machineImages").index(i)
+        findings.extend(
+            warn_versions(image.versions, ctx, expiry_warning_days, image_path.child("versions"), image=image.name)
+        )
+        findings.extend(_warn_force_update_impossible(image, ctx, image_path))
+    return findings
+
+
+def warn_versions(
+    versions: Sequence[ExpirableVersion],
+    ctx: ProfileContext,
+    expiry_warning_days: int,
+    path: FieldPath,
+    *,
+    image: str | None = None,
+) -> list[Finding]:
+    """Seed 000 warnings for one version list: deprecated without expirationDate (CP-WARN-001), and
+    expiring within `expiry_warning_days` days (CP-WARN-002). path points at the versions list.
+    """
+    findings: list[Finding] = []
+    what = f'version "{{v}}" of machine image "{image}"' if image else 'Kubernetes version "{v}"'
+    horizon = ctx.now.timestamp() + expiry_warning_days * 86400
+    for i, entry in enumerate(versions):
+        if entry.classification == Classification.DEPRECATED and entry.expiration_date is None and not entry.lifecycle:
+            label = what.format(v=entry.version)
+            findings.append(
+                CP_WARN_001.required(
+                    path.index(i).child("expirationDate"), f"deprecated {label} should set an expiration date"
+                )
+            )
+        date = entry.expiration_date
+        if date is not None and ctx.now < date and date.timestamp() <= horizon:
+            label = what.format(v=entry.version)
+            days = int((date - ctx.now).total_seconds() // 86400)
+            findings.append(
+                CP_WARN_002.forbidden(
+                    path.index(i).child("expirationDate"),
+                    f"{label} expires on {format_date(date)} (in {days} days)",
+                )
+            )
+    return findings
+
+
+@CP_WARN_003.check
+def _warn_minor_gaps(versions: Sequence[ExpirableVersion], path: FieldPath) -> list[Finding]:
+    """Seed 000: force updates move one minor at a time, so a missing minor strands clusters below it."""
+    minors = sorted({p.minor_key for p in (find_version(v.version) for v in versions) if p is not None})
+    findings: list[Finding] = []
+    for (major, lower), (next_major, upper) in pairwise(minors):
+        if major == next_major and upper - lower > 1:
+            missing = f"{major}.{lower + 1}" if upper - lower == 2 else f"{major}.{lower + 1}-{major}.{upper - 1}"
+            findings.append(
+                CP_WARN_003.forbidden(
+                    path,
+                    f"no Kubernetes {missing} versions: clusters on {major}.{lower} cannot be force-updated to {major}.{upper}",
+                )
+            )
+    return findings
+
+
+def _parsed_non_preview(image: MachineImage, ctx: ProfileContext) -> list[tuple[Version, str, str]]:
+    parsed: list[tuple[Version, str, str]] = []
+    for version in image.versions:
+        p = find_version(version.version)
+        classification = current_classification(version, ctx.now)
+        if p is not None and classification != Classification.PREVIEW:
+            parsed.append((p, version.version, classification))
+    return parsed
+
+
+def _warn_force_update_impossible(image: MachineImage, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
+    """Seed 000 update paths: expired image versions that no force update can leave (CP-WARN-004/005).
+
+    major: force updates go to the overall latest version, so an expired latest (non-preview) version strands
+    every expired version. patch: target = a higher version of the same major; minor: any higher version.
+    """
+    candidates = _parsed_non_preview(image, ctx)
+    if not candidates:
+        return []
+    if image.update_strategy in (None, "major"):
+        latest = max(candidates, key=lambda c: c[0])
+        if latest[2] == Classification.EXPIRED:
+            return [
+                CP_WARN_004.forbidden(
+                    path.child("updateStrategy"),
+                    f'latest version "{latest[1]}" of machine image "{image.name}" is expired: force updates are impossible',
+                )
+            ]
+        return []
+    if image.update_strategy not in ("patch", "minor"):
+        return []
+    stranded = [
+        text
+        for version, text, classification in candidates
+        if classification == Classification.EXPIRED
+        and not any(
+            other > version and (image.update_strategy == "minor" or other.major == version.major)
+            for other, _, _ in candidates
+        )
+    ]
+    if not stranded:
+        return []
+    shown = ", ".join(f'"{s}"' for s in stranded[:3]) + (" …" if len(stranded) > 3 else "")
+    return [
+        CP_WARN_005.forbidden(
+            path.child("updateStrategy"),
+            f'expired version(s) {shown} of machine image "{image.name}" have no force-update target ({image.update_strategy})',
+        )
+    ]
