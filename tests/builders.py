@@ -14,7 +14,7 @@ import yaml
 
 from webhook.cluster.static import StaticView
 from webhook.field import ErrorType, Verdict
-from webhook.kinds import AdmissionRequest, Operation
+from webhook.kinds import CreateRequest, DeleteRequest, Operation, UpdateRequest
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile, default_shoot
 from webhook.settings import Settings
@@ -140,20 +140,17 @@ def namespaced_cloud_profile(raw: dict[str, Any]) -> NamespacedCloudProfile:
 
 def request(
     obj: Any, old: Any = None, *, operation: Operation | None = None, now: datetime = NOW, unchanged: bool = False
-) -> AdmissionRequest[Any]:
-    """A typed AdmissionRequest: CREATE when `old` is None, else UPDATE. unchanged: as admission sets it."""
+) -> Any:
+    """The typed request admission builds: CreateRequest when `old` is None, else UpdateRequest (unchanged: as
+    admission sets it); DeleteRequest of `old` with operation=DELETE."""
     op = operation or (Operation.CREATE if old is None else Operation.UPDATE)
     meta = (obj or old).metadata
-    return AdmissionRequest(
-        uid="test-uid",
-        operation=op,
-        object=obj,
-        old_object=old,
-        now=now,
-        name=meta.name,
-        namespace=meta.namespace,
-        unchanged=unchanged,
-    )
+    info: dict[str, Any] = {"uid": "test-uid", "now": now, "name": meta.name, "namespace": meta.namespace}
+    if op is Operation.DELETE:
+        return DeleteRequest(**info, old_object=old)
+    if op is Operation.UPDATE:
+        return UpdateRequest(**info, object=obj, old_object=old, unchanged=unchanged)
+    return CreateRequest(**info, object=obj)
 
 
 def triples(verdict: Verdict, *, warnings: bool = False) -> list[tuple[str, str, ErrorType]]:

@@ -17,7 +17,7 @@ import traceback
 import uuid
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Final, Literal
@@ -27,7 +27,16 @@ from pydantic.alias_generators import to_camel
 
 from webhook.cluster.view import ClusterView
 from webhook.field import ErrorType, Finding, Mode, Verdict, render_value, rule_of_code
-from webhook.kinds import AdmissionRequest, KindValidator, Operation, UserInfo, decode, share_entries
+from webhook.kinds import (
+    CreateRequest,
+    DeleteRequest,
+    KindValidator,
+    Operation,
+    UpdateRequest,
+    UserInfo,
+    decode,
+    share_entries,
+)
 from webhook.policy import apply_policy
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
@@ -445,38 +454,42 @@ def run_validator(
     """
     request = review.request
     operation = Operation(request.operation)
-    fn = entry.entry(operation)
-    if fn is None or request.sub_resource:
+    if not entry.judges(operation) or request.sub_resource:
         return _Judged(Verdict())
+    # The RequestInfo fields every typed request carries besides its objects.
+    info: dict[str, Any] = {
+        "uid": request.uid,
+        "now": now,
+        "name": request.name,
+        "namespace": request.namespace,
+        "user": UserInfo(request.user_info.username, tuple(request.user_info.groups or ())),
+        "dry_run": bool(request.dry_run),
+        "sub_resource": request.sub_resource,
+    }
+    create = entry.create
     try:
         new, new_errors, old, old_errors = _decode_pair(entry, request.object, request.old_object)
         if new_errors:
             return _Judged(
                 Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None
             )
-        if operation is Operation.UPDATE and old is None:
-            # A stored object that no longer decodes: judge the new one as if it were created.
-            fn, operation = entry.create or fn, Operation.CREATE
-        typed = AdmissionRequest(
-            uid=request.uid,
-            operation=operation,
-            object=new,
-            old_object=old,
-            now=now,
-            name=request.name,
-            namespace=request.namespace,
-            user=UserInfo(request.user_info.username, tuple(request.user_info.groups or ())),
-            dry_run=bool(request.dry_run),
-            sub_resource=request.sub_resource,
-            unchanged=operation is Operation.UPDATE and _same_metadata_and_spec(request.object, request.old_object),
-        )
-        verdict = fn(typed, view, settings)
+        if operation is Operation.DELETE and entry.delete is not None:
+            verdict = entry.delete(DeleteRequest(**info, old_object=old), view, settings)
+        elif operation is Operation.UPDATE and entry.update is not None and old is not None:
+            unchanged = _same_metadata_and_spec(request.object, request.old_object)
+            update = UpdateRequest(**info, object=new, old_object=old, unchanged=unchanged)
+            verdict = entry.update(update, view, settings)
+        elif create is not None:
+            # CREATE, or an UPDATE whose stored object no longer decodes: judged as if it were created.
+            verdict = create(CreateRequest(**info, object=new), view, settings)
+            return _Judged(verdict)
+        else:
+            return _Judged(Verdict())
     except Exception as exc:  # noqa: BLE001 - the one place that turns a validator crash into a denial
         return _crashed(request, exc)
     previous = None
-    create = entry.create
     if operation is Operation.UPDATE and create is not None:
-        as_created = replace(typed, operation=Operation.CREATE, object=old, old_object=None)
+        as_created = CreateRequest(**info, object=old)
         previous = lambda: create(as_created, view, settings).findings  # noqa: E731
     return _Judged(verdict, previous=previous)
 

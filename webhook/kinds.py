@@ -1,7 +1,9 @@
 """The seam between admission and validators: typed requests, the per-kind validator record, decoding.
 
-A validator sees an `AdmissionRequest[T]` whose objects are already decoded into the kind's model and
-defaulted; `webhook.admission` builds it from the AdmissionReview. Shape errors found while decoding are
+A validator has one entry function per operation, as controller-runtime's CustomValidator: `create` gets a
+`CreateRequest[T]` (the new object, never None), `update` an `UpdateRequest[T]` (new and stored object), `delete` a
+`DeleteRequest[T]` (the stored object, when the API server sent it). The objects are already decoded into the
+kind's model and defaulted; `webhook.admission` builds the request from the AdmissionReview. Shape errors found while decoding are
 findings of rule OBJ-DECODE-001, reported like the API server's own decoding errors, never exceptions.
 """
 
@@ -12,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -40,30 +42,62 @@ class UserInfo:
     groups: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class AdmissionRequest(Generic[T]):
-    """One admission request as a validator sees it.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestInfo:
+    """What every admission request tells a validator besides the objects.
 
-    object: the new object (None for DELETE); old_object: the stored object (UPDATE, DELETE), both decoded
-    and defaulted. now: aware UTC, fixed once per request by the caller (server receipt time, `review --now`).
-    unchanged: an UPDATE whose raw `metadata` and `spec` equal the stored object's, every field included, modelled
-    or not (Gardener's no-op test, e.g. ShootValidator.Validate's early exit); set by admission.
+    now: aware UTC, fixed once per request by the caller (server receipt time, `review --now`). name, namespace:
+    from the request (a DELETE may come without the object). user: the authenticated requester. dry_run: judged
+    exactly like a real request. sub_resource: empty for the object itself (admission never calls a validator for a
+    subresource).
     """
 
     uid: str
-    operation: Operation
-    object: T | None
-    old_object: T | None
     now: datetime
     name: str = ""
     namespace: str = ""
     user: UserInfo = field(default_factory=UserInfo)
     dry_run: bool = False
     sub_resource: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateRequest(RequestInfo, Generic[T]):
+    """A CREATE as a validator sees it (controller-runtime's ValidateCreate(obj)): the new object, decoded and defaulted."""
+
+    object: T
+    operation: ClassVar[Operation] = Operation.CREATE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UpdateRequest(RequestInfo, Generic[T]):
+    """An UPDATE (ValidateUpdate(old, new)): the new object and the stored one, both decoded and defaulted.
+
+    unchanged: the raw `metadata` and `spec` of both are equal, every field included, modelled or not (Gardener's
+    no-op test, e.g. ShootValidator.Validate's early exit); set by admission.
+    """
+
+    object: T
+    old_object: T
     unchanged: bool = False
+    operation: ClassVar[Operation] = Operation.UPDATE
 
 
-ValidateFn = Callable[[AdmissionRequest[Any], ClusterView, Settings], Verdict]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteRequest(RequestInfo, Generic[T]):
+    """A DELETE (ValidateDelete(obj)): the stored object, decoded and defaulted.
+
+    old_object is None when the API server did not send it (before Kubernetes 1.15, and for clients that bypass
+    it such as `review --operation DELETE` on a name only): the name and namespace then come from RequestInfo.
+    """
+
+    old_object: T | None
+    operation: ClassVar[Operation] = Operation.DELETE
+
+
+CreateFn = Callable[[CreateRequest[Any], ClusterView, Settings], Verdict]
+UpdateFn = Callable[[UpdateRequest[Any], ClusterView, Settings], Verdict]
+DeleteFn = Callable[[DeleteRequest[Any], ClusterView, Settings], Verdict]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,19 +116,19 @@ class KindValidator(Generic[T]):
     kind: str
     model: type[T]
     rules: tuple[Rule, ...]
-    create: ValidateFn | None = None
-    update: ValidateFn | None = None
-    delete: ValidateFn | None = None
+    create: CreateFn | None = None
+    update: UpdateFn | None = None
+    delete: DeleteFn | None = None
     prepare: Callable[[T], T] = lambda obj: obj
     shared_lists: tuple[tuple[str, ...], ...] = ()
 
-    def entry(self, operation: Operation) -> ValidateFn | None:
-        """Entry function for `operation`, or None when the operation is not judged."""
+    def judges(self, operation: Operation) -> bool:
+        """Whether `operation` is judged (it has an entry function); any other operation is allowed as is."""
         return {
             Operation.CREATE: self.create,
             Operation.UPDATE: self.update,
             Operation.DELETE: self.delete,
-        }.get(operation)
+        }.get(operation) is not None
 
 
 OBJ_DECODE_001: Final = Rule(

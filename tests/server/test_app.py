@@ -14,7 +14,7 @@ from tests.builders import cloud_profile_dict, image, review, review_bytes, vers
 from webhook.admission import MAX_WARNING_CHARS, BadReview
 from webhook.cluster.view import ClusterView
 from webhook.field import Verdict
-from webhook.kinds import AdmissionRequest, KindValidator
+from webhook.kinds import CreateRequest, KindValidator
 from webhook.models.core import CloudProfile
 from webhook.server import app as app_module
 from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, parse_timeout
@@ -229,7 +229,7 @@ async def test_get_is_not_allowed(tls_client: Client) -> None:
 # ------------------------------------------------------------------------------------------------ failures
 
 
-def _crashing_create(request: AdmissionRequest[Any], view: ClusterView, settings: Settings) -> Verdict:
+def _crashing_create(request: CreateRequest[Any], view: ClusterView, settings: Settings) -> Verdict:
     raise RuntimeError("secret internal detail")
 
 

@@ -35,7 +35,7 @@ from webhook.cli import main
 from webhook.cluster.static import StaticView
 from webhook.documents import DocumentError, read_objects
 from webhook.field import ErrorType
-from webhook.kinds import AdmissionRequest, Operation, decode
+from webhook.kinds import CreateRequest, UpdateRequest, decode
 from webhook.server import create_app
 from webhook.validators import REGISTRY, gardener_components
 
@@ -129,19 +129,13 @@ def triples(obj: dict[str, Any], old: dict[str, Any] | None = None, *, cluster: 
     if old is not None:
         previous = decode(entry.model, old)
         assert not isinstance(previous, list), previous
-    operation = Operation.CREATE if old is None else Operation.UPDATE
-    fn = entry.entry(operation)
-    assert fn is not None
-    request = AdmissionRequest(
-        uid="u",
-        operation=operation,
-        object=new,
-        old_object=previous,
-        now=NOW,
-        name=obj["metadata"]["name"],
-        namespace=obj["metadata"].get("namespace", ""),
-    )
-    verdict = fn(request, cluster, DEFAULT_SETTINGS)
+    info = {"uid": "u", "now": NOW, "name": obj["metadata"]["name"], "namespace": obj["metadata"].get("namespace", "")}
+    if previous is None:
+        assert entry.create is not None
+        verdict = entry.create(CreateRequest(**info, object=new), cluster, DEFAULT_SETTINGS)
+    else:
+        assert entry.update is not None
+        verdict = entry.update(UpdateRequest(**info, object=new, old_object=previous), cluster, DEFAULT_SETTINGS)
     return [(f.rule.id, str(f.path), f.type) for f in verdict.errors]
 
 

@@ -242,7 +242,7 @@ class ShootSpec(Model):
 class Shoot(KubernetesObject):
     """A Shoot: the fields the cluster view and the Shoot rules read.
 
-    Whether an UPDATE is a no-op is decided on the raw objects (AdmissionRequest.unchanged), not here.
+    Whether an UPDATE is a no-op is decided on the raw objects (UpdateRequest.unchanged), not here.
     """
 
     spec: ShootSpec = ShootSpec()

@@ -27,7 +27,7 @@ from typing import Final
 
 from webhook.cluster.view import CONFIG_MAP, DEPLOYMENT, SEED, ClusterView, ComponentVersion
 from webhook.field import SPEC, FieldPath, Finding, Rule, Verdict
-from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
+from webhook.kinds import CreateRequest, KindValidator, UpdateRequest, cluster_state_unknown
 from webhook.models.components import Deployment, Gardenlet, Image, ManagedSeed, image_tag
 from webhook.settings import Settings
 from webhook.skew import (
@@ -77,20 +77,18 @@ _MANAGED_SEED_IMAGE: Final = SPEC.child("gardenlet", "deployment", "image")
 # ------------------------------------------------------------------------------------------------ Deployments
 
 
-def validate_deployment_create(request: AdmissionRequest[Deployment], view: ClusterView, settings: Settings) -> Verdict:
+def validate_deployment_create(request: CreateRequest[Deployment], view: ClusterView, settings: Settings) -> Verdict:
     """A new Deployment: a Gardener controller-manager, scheduler or admission-controller must be within skew."""
     new = request.object
-    assert new is not None  # admission guarantees an object for CREATE
     role = new.gardener_role()
     if role is None:
         return Verdict()  # not a Gardener control-plane component: untouched
     return Verdict.of(_validate_component(new, None, role, view))
 
 
-def validate_deployment_update(request: AdmissionRequest[Deployment], view: ClusterView, settings: Settings) -> Verdict:
+def validate_deployment_update(request: UpdateRequest[Deployment], view: ClusterView, settings: Settings) -> Verdict:
     """A changed Deployment: the create rules plus the upgrade rules, both only when the component's version changed."""
     new, old = request.object, request.old_object
-    assert new is not None and old is not None  # admission guarantees both for UPDATE
     role = new.gardener_role()
     if role is None:
         return Verdict()
@@ -185,36 +183,28 @@ def _gardenlets_left_behind(violations: Sequence[Violation], upgrade: str) -> st
 # ------------------------------------------------------------------------------------------ Gardenlet, ManagedSeed
 
 
-def validate_gardenlet_create(request: AdmissionRequest[Gardenlet], view: ClusterView, settings: Settings) -> Verdict:
+def validate_gardenlet_create(request: CreateRequest[Gardenlet], view: ClusterView, settings: Settings) -> Verdict:
     """A new Gardenlet: the chart and image versions within skew of the gardener-apiserver (VS-GL-001)."""
     new = request.object
-    assert new is not None
     return Verdict.of(_validate_gardenlet_versions(_gardenlet_versions(new), {}, view))
 
 
-def validate_gardenlet_update(request: AdmissionRequest[Gardenlet], view: ClusterView, settings: Settings) -> Verdict:
+def validate_gardenlet_update(request: UpdateRequest[Gardenlet], view: ClusterView, settings: Settings) -> Verdict:
     """A changed Gardenlet: VS-GL-001 on the chart and image versions that changed."""
     new, old = request.object, request.old_object
-    assert new is not None and old is not None
     old_versions = _by_path(_gardenlet_versions(old))
     return Verdict.of(_validate_gardenlet_versions(_gardenlet_versions(new), old_versions, view))
 
 
-def validate_managed_seed_create(
-    request: AdmissionRequest[ManagedSeed], view: ClusterView, settings: Settings
-) -> Verdict:
+def validate_managed_seed_create(request: CreateRequest[ManagedSeed], view: ClusterView, settings: Settings) -> Verdict:
     """A new ManagedSeed: its gardenlet image version within skew of the gardener-apiserver (VS-GL-001)."""
     new = request.object
-    assert new is not None
     return Verdict.of(_validate_gardenlet_versions(_managed_seed_versions(new), {}, view))
 
 
-def validate_managed_seed_update(
-    request: AdmissionRequest[ManagedSeed], view: ClusterView, settings: Settings
-) -> Verdict:
+def validate_managed_seed_update(request: UpdateRequest[ManagedSeed], view: ClusterView, settings: Settings) -> Verdict:
     """A changed ManagedSeed: VS-GL-001 on the gardenlet image version when it changed."""
     new, old = request.object, request.old_object
-    assert new is not None and old is not None
     old_versions = _by_path(_managed_seed_versions(old))
     return Verdict.of(_validate_gardenlet_versions(_managed_seed_versions(new), old_versions, view))
 

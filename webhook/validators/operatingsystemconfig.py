@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from webhook.cluster.view import ClusterView
 from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Mode, Rule, Verdict
-from webhook.kinds import AdmissionRequest, KindValidator
+from webhook.kinds import CreateRequest, KindValidator, UpdateRequest
 from webhook.models.extensions import (
     ContainerdConfig,
     CRIConfig,
@@ -115,17 +115,15 @@ _YAML_LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # ------------------------------------------------------------------------------------------ entry points
 
 
-def validate_create(request: AdmissionRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
+def validate_create(request: CreateRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a new OperatingSystemConfig: CRD requirements, Gardener's webhook rules, seed 003 checks, warnings."""
     osc = request.object
-    assert osc is not None  # admission guarantees an object for CREATE
     return Verdict.of(validate_operating_system_config(osc))
 
 
-def validate_update(request: AdmissionRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
+def validate_update(request: UpdateRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a changed OperatingSystemConfig: every create rule on the new object (OSC-UPD-003), then update rules."""
     new, old = request.object, request.old_object
-    assert new is not None and old is not None  # admission guarantees both for UPDATE
     return Verdict.of([*validate_operating_system_config(new), *_validate_update(new, old)])
 
 

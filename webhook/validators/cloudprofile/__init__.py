@@ -27,7 +27,7 @@ from typing import Final
 
 from webhook.cluster.view import ClusterView
 from webhook.field import ROOT, SPEC, Verdict
-from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
+from webhook.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
 from webhook.models.core import CloudProfile
 from webhook.models.defaults import default_cloud_profile
 from webhook.settings import Settings
@@ -55,10 +55,9 @@ RULES: Final = (
 )
 
 
-def validate_create(request: AdmissionRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
+def validate_create(request: CreateRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a new CloudProfile: every static rule, every version counts as new (CP-EXP-001), warnings."""
     profile = request.object
-    assert profile is not None  # admission guarantees an object for CREATE
     ctx = profile_context(request.now, settings)
     return Verdict.of(
         [
@@ -69,11 +68,10 @@ def validate_create(request: AdmissionRequest[CloudProfile], view: ClusterView, 
     )
 
 
-def validate_update(request: AdmissionRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
+def validate_update(request: UpdateRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a changed CloudProfile: static rules on the new object, then the update-only rules, then whether
     what the update removes is still in use (REF-CP-*: the only view reader)."""
     new, old = request.object, request.old_object
-    assert new is not None and old is not None  # admission guarantees both for UPDATE
     ctx = profile_context(request.now, settings)
     return Verdict.of(
         [
@@ -87,7 +85,7 @@ def validate_update(request: AdmissionRequest[CloudProfile], view: ClusterView, 
     )
 
 
-def validate_delete(request: AdmissionRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
+def validate_delete(request: DeleteRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Deny deleting a CloudProfile that Shoots or NamespacedCloudProfiles still reference (REF-DEL-001).
 
     old_object: the stored profile (None from API servers that do not send it; the name comes from the request).

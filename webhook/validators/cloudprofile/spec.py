@@ -16,7 +16,15 @@ from typing import Final
 from cryptography import x509
 
 from webhook.field import METADATA, SPEC, FieldPath, Finding, Rule
-from webhook.models.core import Bastion, CloudProfile, CloudProfileSpec, Limits, MachineImage, Region
+from webhook.models.core import (
+    Bastion,
+    BastionMachineImage,
+    CloudProfile,
+    CloudProfileSpec,
+    Limits,
+    MachineImage,
+    Region,
+)
 from webhook.profiles import Capabilities, capabilities_of, machine_type_architecture, supports_architecture
 from webhook.validators.cloudprofile.capabilities import validate_capability_definitions
 from webhook.validators.cloudprofile.context import ProfileContext
@@ -135,21 +143,25 @@ def _validate_bastion(
             arch = machine_type_architecture(match, capabilities)
     if bastion.machine_image is not None:
         findings.extend(
-            _validate_bastion_image(bastion, spec.machine_images, capabilities, arch, ctx, path.child("machineImage"))
+            _validate_bastion_image(
+                bastion.machine_image, spec.machine_images, capabilities, arch, ctx, path.child("machineImage")
+            )
         )
     return findings
 
 
 def _validate_bastion_image(
-    bastion: Bastion,
+    wanted: BastionMachineImage,
     images: Sequence[MachineImage],
     capabilities: Capabilities,
     arch: str | None,
     ctx: ProfileContext,
     path: FieldPath,
 ) -> list[Finding]:
-    wanted = bastion.machine_image
-    assert wanted is not None
+    """The bastion image (and version) exists and a version of it is supported on `arch` (CP-BAS-003/004).
+
+    arch: the bastion machine type's architecture, None without a machine type. path: spec.bastion.machineImage.
+    """
     image = next((i for i in images if i.name == wanted.name), None)
     if image is None:
         return [CP_BAS_003.invalid(path.child("name"), wanted.name, "image name not found in spec.machineImages")]

@@ -30,7 +30,7 @@ from typing import Final
 
 from webhook.cluster.view import SHOOT, ClusterView, ProfileKey
 from webhook.field import ROOT, SPEC, FieldPath, Finding, Verdict
-from webhook.kinds import AdmissionRequest, KindValidator, cluster_state_unknown
+from webhook.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
 from webhook.models.core import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.models.defaults import default_namespaced_cloud_profile
 from webhook.settings import Settings
@@ -42,12 +42,9 @@ from webhook.validators.namespacedcloudprofile import in_use, parent, spec
 RULES: Final = (*spec.RULES, *parent.RULES, *in_use.RULES)
 
 
-def validate_create(
-    request: AdmissionRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings
-) -> Verdict:
+def validate_create(request: CreateRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a new NamespacedCloudProfile: static rules, then every admission rule against the parent."""
     profile = request.object
-    assert profile is not None  # admission guarantees an object for CREATE
     ctx = profile_context(request.now, settings)
     static = spec.validate_profile(profile, ctx)
     return Verdict.of(
@@ -59,16 +56,13 @@ def validate_create(
     )
 
 
-def validate_update(
-    request: AdmissionRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings
-) -> Verdict:
+def validate_update(request: UpdateRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a changed NamespacedCloudProfile: static and update rules; admission rules only when the spec changed.
 
     Gardener's admission plugin exits early when the spec is unchanged, so re-applying a stored object is never
     judged against a parent that moved on meanwhile.
     """
     new, old = request.object, request.old_object
-    assert new is not None and old is not None  # admission guarantees both for UPDATE
     ctx = profile_context(request.now, settings)
     static = [*spec.validate_profile(new, ctx), *spec.validate_spec_update(new.spec, old.spec, SPEC)]
     admission = parent.validate_against_parent(new.spec, old, view, ctx, static) if new.spec != old.spec else []
@@ -78,9 +72,7 @@ def validate_update(
     )
 
 
-def validate_delete(
-    request: AdmissionRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings
-) -> Verdict:
+def validate_delete(request: DeleteRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Deny deleting a NamespacedCloudProfile that Shoots (not being deleted) still reference (REF-DEL-002).
 
     Names come from the request (old_object may be absent); a profile already being deleted is not judged again.

@@ -19,7 +19,7 @@ from typing import Final
 
 from webhook.cluster.view import ClusterView
 from webhook.field import Finding, Mode, Verdict
-from webhook.kinds import AdmissionRequest, KindValidator, Operation
+from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
 from webhook.models.core import Shoot
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
@@ -65,20 +65,18 @@ RULES: Final = (*static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *a
 # ------------------------------------------------------------------------------------------------ entry points
 
 
-def validate_create(request: AdmissionRequest[Shoot], view: ClusterView, settings: Settings) -> Verdict:
+def validate_create(request: CreateRequest[Shoot], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a new Shoot: SHM-001, resolution, every static rule, every admission rule, warnings."""
     shoot = request.object
-    assert shoot is not None  # admission guarantees an object for CREATE
     return Verdict.of(_judge(shoot, None, request, view, settings))
 
 
-def validate_update(request: AdmissionRequest[Shoot], view: ClusterView, settings: Settings) -> Verdict:
+def validate_update(request: UpdateRequest[Shoot], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a changed Shoot: create rules on the new object, update rules, admission rules on what changed.
 
     An unchanged Shoot (same spec and metadata, Gardener's early exit) only gets the advisory warnings.
     """
     new, old = request.object, request.old_object
-    assert new is not None and old is not None  # admission guarantees both for UPDATE
     findings = _judge(new, old, request, view, settings)
     if request.unchanged:
         findings = [f for f in findings if f.rule.mode is Mode.WARN]
@@ -86,7 +84,7 @@ def validate_update(request: AdmissionRequest[Shoot], view: ClusterView, setting
 
 
 def _judge(
-    shoot: Shoot, old: Shoot | None, request: AdmissionRequest[Shoot], view: ClusterView, settings: Settings
+    shoot: Shoot, old: Shoot | None, request: RequestInfo, view: ClusterView, settings: Settings
 ) -> list[Finding]:
     """All findings for `shoot`; old: the stored Shoot on UPDATE, None on CREATE."""
     namespace = request.namespace or shoot.metadata.namespace
