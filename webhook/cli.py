@@ -1,8 +1,15 @@
-"""`gardener-webhook` sub-commands: serve, review, skew (DESIGN.md §4).
+"""`gardener-webhook` sub-commands: serve, review, audit, skew, certs (DESIGN.md §4).
 
+- `serve`: the TLS admission server (`server.run_server`) over a static view (`--context`) or a live one
+  (`--kubeconfig`, `--in-cluster`).
+- `review`: judge manifests offline exactly as the server would (the CI gate).
+- `audit`: judge every stored object (files, or a live cluster) as if re-applied and as if created today.
+- `skew`: check component versions against the Kubernetes and Gardener version-skew policies.
+- `certs`: write a CA and a serving certificate; print the base64 caBundle.
 The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
 plain objects into the AdmissionReview the API server would send, and calls the same `admission.judge`
-as the server. Exit status of `review`: 0 all allowed, 1 any denied, 2 usage or unreadable input.
+as the server. Exit status: 0 ok; 1 `review` or `audit` found a denial (or, with --strict, a skipped object), or
+`skew` a violation; 2 usage or unreadable input (message on stderr).
 """
 
 from __future__ import annotations
@@ -483,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """Console entry point; returns the exit status (0 ok, 1 denied, 2 usage or unreadable input)."""
+    """Console entry point; returns the exit status (0 ok, 1 denied or skew violated, 2 usage or unreadable input)."""
     parser = build_parser()
     stream = out or sys.stdout
     try:

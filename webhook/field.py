@@ -71,7 +71,6 @@ class ErrorType(Enum):
     UNSUPPORTED = ("Unsupported value", "FieldValueNotSupported")
     DUPLICATE = ("Duplicate value", "FieldValueDuplicate")
     FORBIDDEN = ("Forbidden", "FieldValueForbidden")
-    TOO_LONG = ("Too long", "FieldValueTooLong")
 
     @property
     def text(self) -> str:

@@ -1,7 +1,8 @@
 """In-memory index of cluster objects, shared by the static and the live view.
 
 Every question of `ClusterView` is answered by dictionary look-ups maintained per event (`upsert`, `delete`,
-`replace`), so a look-up costs the same with 10 or 10 000 Shoots. Objects are stored decoded and defaulted.
+`replace`), so a look-up costs the same with 10 or 10 000 Shoots. Objects are stored decoded; CloudProfiles and
+NamespacedCloudProfiles also defaulted, as the API server would have.
 Not thread-safe by design: the live view applies events on the event loop only.
 
 The in-use indexes (REF-* rules) hold keys, never copies: a Shoot without a deletionTimestamp is entered under

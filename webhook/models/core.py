@@ -1,8 +1,8 @@
 """core.gardener.cloud/v1beta1 kinds: CloudProfile, NamespacedCloudProfile and the parts of Shoot the rules read.
 
-Field names follow pkg/apis/core/v1beta1/types_cloudprofile.go. Values that a rule validates (classification,
-updateStrategy, CRI name, architecture …) are plain strings, so that a bad value becomes a finding, not a
-decoding error.
+Field names follow pkg/apis/core/v1beta1/types_cloudprofile.go, types_namespacedcloudprofile.go and types_shoot.go.
+Values that a rule validates (classification, updateStrategy, CRI name, architecture …) are plain strings, so that
+a bad value becomes a finding, not a decoding error.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """JSON log lines for the server: one object per record, on stderr.
 
-Configured by `run_server` only (never at import), so tests and the `review` command keep Python's defaults.
+Configured by `run_server` and by each `--workers` process (`workers.worker_main`) only, never at import, so tests
+and the `review` command keep Python's defaults.
 Each line holds `time` (RFC 3339, UTC, milliseconds), `level`, `logger`, `message`, every `extra=` field
 of the record (uid, kind, object, operation, user, dryRun, decision, rules, duration_ms, …) and, when the
 record carries an exception, `exception` with its traceback.

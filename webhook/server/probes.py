@@ -33,7 +33,7 @@ LIVENESS_STALL_SECONDS: Final = 30.0  # > the longest a request may hold the loo
 
 @dataclass(slots=True)
 class Readiness:
-    """What `/readyz` reports besides the view: `listening` is set by `run_server` once the TLS site is up;
+    """What `/readyz` reports besides the view: `listening` is set by `serve_forever` once the TLS site is up;
     `draining` is set the moment SIGTERM arrives, so the Pod leaves the Service's endpoints (and the API
     server stops sending requests) while the listener still answers."""
 
@@ -58,7 +58,7 @@ REGISTRY = web.AppKey("registry", CollectorRegistry)
 
 
 def create_health_app(view: ClusterView, *, registry: CollectorRegistry, readiness: Readiness) -> web.Application:
-    """The health/metrics app; registry: the one passed to `create_app`, readiness: shared with run_server."""
+    """The health/metrics app; registry: the one passed to `create_app`, readiness: shared with serve_forever."""
     app = web.Application()
     app[HEALTH_VIEW] = view
     app[REGISTRY] = registry

@@ -1,8 +1,9 @@
-"""`gardener-webhook serve`: run the TLS admission app and the plain-HTTP health app until SIGTERM/SIGINT.
+"""One server process: the TLS admission app and the plain-HTTP health app until SIGTERM/SIGINT.
 
-`run_server` prepares the certificates (self-signed under `--self-signed-dir`, or `--cert-dir`), installs JSON
-logging, starts both listeners with `web.AppRunner` (a view with background work, the live cluster view, starts
-with the admission app and stops after it, via its cleanup_ctx), marks itself ready, and then serves:
+`prepare` refuses unusable options and prepares the certificates (self-signed under `--self-signed-dir`, or
+`--cert-dir`); `serve_forever` then starts both listeners with `web.AppRunner` (a view with background work, the
+live cluster view, starts with the admission app and stops after it, via its cleanup_ctx), marks itself ready, and
+serves:
 - The serving certificate is watched and reloaded when its files change (`certwatch.CertificateWatcher`).
 - On the first SIGTERM or SIGINT it turns `/readyz` false at once and keeps answering for `drain_seconds`
   (the time the Endpoints controller and every kube-apiserver need to stop sending to this Pod); a second
@@ -11,7 +12,7 @@ with the admission app and stops after it, via its cleanup_ctx), marks itself re
   keep working) and waits up to `shutdown_timeout_seconds` for the requests in flight (`app.InFlight`):
   aiohttp's own shutdown stops reading from every connection at once, so a request whose body is still
   arriving would never finish. Then aiohttp closes what is left within FINAL_CLOSE_SECONDS (1 s) and the
-  cleanup contexts run. Exit 0. The whole shutdown takes at most drain + shutdown timeout + about 1 s: the
+  cleanup contexts run. The whole shutdown takes at most drain + shutdown timeout + about 1 s: the
   Pod's terminationGracePeriodSeconds must be larger (the manifests: 5 + 10 + 1 s against 30 s).
 - Idle keep-alive connections are kept for `keepalive_timeout_seconds` (120 s): longer than the
   kube-apiserver's idle-connection timeout (90 s, Go's http.Transport default it uses), so the client
@@ -19,8 +20,8 @@ with the admission app and stops after it, via its cleanup_ctx), marks itself re
 - The TLS listener is bounded by `limits`: connection cap, TLS handshake and request-head timeouts.
 - The health app runs on its own thread and event loop (`probes.HealthThread`), so probes answer while a large
   review holds the admission loop; `/healthz` follows the admission loop's heartbeat.
-With `workers > 1` the parent process supervises that many server processes (`workers.supervise`).
-Exit status: 0 after a signal, 2 for unusable options, certificates or addresses (message on the error stream).
+`run.run_server` (the `serve` command) calls `prepare`, then `serve_forever` in its own process or, with
+`--workers N`, in each worker process (`workers`); this module knows neither.
 Source: aiohttp docs/web_advanced.rst "Graceful shutdown" and "Application runners"; controller-runtime
 pkg/webhook/server.go (options with their defaults), pkg/certwatcher.
 """
@@ -33,9 +34,8 @@ import gc
 import logging
 import math
 import signal
-import sys
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO, runtime_checkable
@@ -55,7 +55,6 @@ from webhook.server.limits import (
     ConnectionGuard,
     GuardedTLSSite,
 )
-from webhook.server.logs import json_logging
 from webhook.server.metrics import CertificateMetrics, ClusterCollector
 from webhook.server.probes import HealthThread, Readiness, create_health_app
 from webhook.server.tls import (
@@ -71,7 +70,7 @@ from webhook.settings import Settings
 
 logger = logging.getLogger(__name__)
 
-EXIT_OK: Final = 0
+EXIT_OK: Final = 0  # exit statuses of `serve` (run.run_server) and of a worker process (workers.worker_main)
 EXIT_USAGE: Final = 2
 KEEPALIVE_TIMEOUT_SECONDS: Final = 120.0  # > the kube-apiserver's 90 s idle-connection timeout
 MAX_WORKERS: Final = 64
@@ -83,8 +82,6 @@ GC_GEN0_THRESHOLD: Final = 50_000
 FINAL_CLOSE_SECONDS: Final = (
     1.0  # after the in-flight wait: aiohttp's own close of what is left, then the health thread
 )
-
-ViewFactory = Callable[[], ClusterView]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,41 +162,14 @@ class ServeError(Exception):
     """An option, certificate or address that makes serving impossible; message for the operator (exit 2)."""
 
 
-def run_server(
-    options: ServeOptions,
-    *,
-    settings: Settings,
-    view: ClusterView,
-    out: TextIO,
-    err: TextIO | None = None,
-    view_factory: ViewFactory | None = None,
-) -> int:
-    """Serve until SIGTERM/SIGINT; returns the exit status (0 stopped by a signal, 2 unusable setup).
+def prepare(options: ServeOptions, out: TextIO) -> tuple[Path, Path]:
+    """Everything before the first listener: refuse unusable options, then make or check the certificate files.
 
-    out: where the CA bundle path and the listening URLs are printed; err: where setup errors go (stderr).
-    view_factory: builds the cluster view of each worker process when `options.workers > 1` (it is pickled
-    into the workers; default: a copy of `view`). Logs go to stderr as JSON lines while the server runs.
+    Returns (tls.crt, tls.key). out: where the CA bundle path of self-signed material is printed.
+    Raises ServeError naming the option, file or problem.
     """
-    errors = err or sys.stderr
-    with json_logging():
-        try:
-            _check(options)
-            cert, key = _prepare(options, out)
-            if options.workers > 1:
-                from webhook.server.workers import supervise
-
-                factory = view_factory or functools.partial(_same, view)
-                worker_options = replace(options, cert_dir=cert.parent)
-                return supervise(worker_options, settings=settings, view_factory=factory, out=out)
-            asyncio.run(_serve(options, settings=settings, view=view, cert=cert, key=key, out=out))
-        except ServeError as exc:
-            errors.write(f"gardener-webhook serve: {exc}\n")
-            return EXIT_USAGE
-    return EXIT_OK
-
-
-def _same(view: ClusterView) -> ClusterView:
-    return view
+    _check(options)
+    return _certificates(options, out)
 
 
 def _check(options: ServeOptions) -> None:
@@ -226,7 +196,7 @@ def _check(options: ServeOptions) -> None:
             raise ServeError(f"{flag} {seconds}: must be a finite number of seconds, {bound}")
 
 
-def _prepare(options: ServeOptions, out: TextIO) -> tuple[Path, Path]:
+def _certificates(options: ServeOptions, out: TextIO) -> tuple[Path, Path]:
     """Check the certificate files (self-signed material is created or reused here): (tls.crt, tls.key).
 
     The pair is loaded once here as the listener will load it, so a broken pair fails before any listener.
@@ -246,7 +216,7 @@ def _prepare(options: ServeOptions, out: TextIO) -> tuple[Path, Path]:
     return material.cert, material.key
 
 
-async def _serve(
+async def serve_forever(
     options: ServeOptions,
     *,
     settings: Settings,
@@ -255,6 +225,12 @@ async def _serve(
     key: Path,
     out: TextIO,
 ) -> None:
+    """Serve in this process until SIGTERM/SIGINT, then drain and shut down (the module docstring's sequence).
+
+    cert, key: the serving certificate files `prepare` returned (watched and reloaded). out: where the listening
+    URLs are printed once both listeners are up. Installs the signal handlers on the running loop and removes them
+    on return. Raises ServeError for a certificate that cannot be loaded or an address that cannot be bound.
+    """
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     signals = (signal.SIGTERM, signal.SIGINT)

@@ -2,7 +2,7 @@
 
 Each worker is a fresh Python process (`sys.executable -c …`, not a fork: the parent may already hold
 threads and sockets) that receives its options, the settings and a picklable view factory on stdin, builds
-its own cluster view (a live view lists and watches on its own), and runs the same `serve._serve` as a
+its own cluster view (a live view lists and watches on its own), and runs the same `serve.serve_forever` as a
 single process: certificate watcher, request deadline and drain included. The kernel spreads new
 connections over the workers' listening sockets. The parent binds the TLS port first with SO_REUSEPORT
 and keeps it bound (never listening), so port 0 resolves once for every worker, a port in use fails at
@@ -36,7 +36,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, TextIO
 
@@ -47,8 +47,9 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector
 
+from webhook.cluster.view import ClusterView
 from webhook.server.logs import json_logging
-from webhook.server.serve import EXIT_OK, EXIT_USAGE, ServeError, ServeOptions, ViewFactory, _serve, url
+from webhook.server.serve import EXIT_OK, EXIT_USAGE, ServeError, ServeOptions, serve_forever, url
 from webhook.server.tls import cert_dir_files
 from webhook.settings import Settings
 
@@ -60,6 +61,8 @@ BACKOFF_SECONDS: Final = (1.0, 30.0)  # first and longest wait before a crashed 
 STABLE_SECONDS: Final = 60.0  # a worker that ran this long restarts without waiting
 _HEALTH_LINE: Final = re.compile(rb"^Health and metrics on (http://\S+) ")
 _WORKER_CODE: Final = "from webhook.server.workers import worker_main; worker_main()"
+
+ViewFactory = Callable[[], ClusterView]  # pickled into each worker, which calls it to build its own view
 
 
 def supervise(options: ServeOptions, *, settings: Settings, view_factory: ViewFactory, out: TextIO) -> int:
@@ -99,7 +102,7 @@ def worker_main() -> None:
         try:
             view = view_factory()
             cert, key = cert_dir_files(options.cert_dir)
-            asyncio.run(_serve(options, settings=settings, view=view, cert=cert, key=key, out=sys.stdout))
+            asyncio.run(serve_forever(options, settings=settings, view=view, cert=cert, key=key, out=sys.stdout))
         except ServeError as exc:
             logger.error("worker cannot serve", extra={"reason": str(exc)})
             sys.exit(EXIT_USAGE)

@@ -45,7 +45,6 @@ _LABEL_VALUE_MESSAGE: Final = (
     "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
     f"for validation is '{_LABEL_VALUE_FMT}')"
 )
-SELECTOR_OPERATORS: Final = ("DoesNotExist", "Exists", "In", "NotIn")
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:

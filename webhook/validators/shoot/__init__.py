@@ -24,40 +24,7 @@ from webhook.models.core import Shoot
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
 from webhook.validators.shoot import advice, lookup, profile, resolve, static
-from webhook.validators.shoot.advice import SH_WARN_001, SH_WARN_002, SH_WARN_003, SH_WARN_004
 from webhook.validators.shoot.effective import Effective
-from webhook.validators.shoot.lookup import SH_ADM_REF_001
-from webhook.validators.shoot.profile import (
-    SH_ADM_CRI_001,
-    SH_ADM_IMG_001,
-    SH_ADM_K8S_001,
-    SH_ADM_K8S_002,
-    SH_ADM_K8S_003,
-    SH_ADM_KUB_001,
-    SH_ADM_LIM_001,
-    SH_ADM_MT_001,
-    SH_ADM_PRV_001,
-    SH_ADM_REG_001,
-    SH_ADM_VOL_001,
-)
-from webhook.validators.shoot.resolve import SH_WARN_005, SH_WARN_006, SHM_002, SHM_003, SHM_005
-from webhook.validators.shoot.static import (
-    SH_CRI_POL_001,
-    SH_INP_001,
-    SH_K8S_001,
-    SH_K8S_002,
-    SH_K8S_003,
-    SH_K8S_004,
-    SH_K8S_005,
-    SH_VER_001,
-    SH_VER_002,
-    SH_VER_003,
-    SH_VER_004,
-    SH_WRK_001,
-    SH_WRK_002,
-    SH_WRK_003,
-    SHM_001,
-)
 
 RULES: Final = (*static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *advice.RULES)
 
@@ -126,45 +93,4 @@ KIND: Final = KindValidator(
     prepare=default_shoot,
 )
 
-__all__ = [
-    "KIND",
-    "RULES",
-    "SHM_001",
-    "SHM_002",
-    "SHM_003",
-    "SHM_005",
-    "SH_ADM_CRI_001",
-    "SH_ADM_IMG_001",
-    "SH_ADM_K8S_001",
-    "SH_ADM_K8S_002",
-    "SH_ADM_K8S_003",
-    "SH_ADM_KUB_001",
-    "SH_ADM_LIM_001",
-    "SH_ADM_MT_001",
-    "SH_ADM_PRV_001",
-    "SH_ADM_REF_001",
-    "SH_ADM_REG_001",
-    "SH_ADM_VOL_001",
-    "SH_CRI_POL_001",
-    "SH_INP_001",
-    "SH_K8S_001",
-    "SH_K8S_002",
-    "SH_K8S_003",
-    "SH_K8S_004",
-    "SH_K8S_005",
-    "SH_VER_001",
-    "SH_VER_002",
-    "SH_VER_003",
-    "SH_VER_004",
-    "SH_WARN_001",
-    "SH_WARN_002",
-    "SH_WARN_003",
-    "SH_WARN_004",
-    "SH_WARN_005",
-    "SH_WARN_006",
-    "SH_WRK_001",
-    "SH_WRK_002",
-    "SH_WRK_003",
-    "validate_create",
-    "validate_update",
-]
+__all__ = ["KIND", "RULES", "validate_create", "validate_update"]

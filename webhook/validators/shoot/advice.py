@@ -3,8 +3,9 @@
 For the control plane, every pool's own Kubernetes version and every pool's machine image version, at most one
 warning each, in this order of urgency: already expired and left in use on UPDATE (SH-WARN-004, with the version
 the next maintenance window force-updates to), expiring within `expiryWarningDays` (SH-WARN-003, with the date and
-the force-update target), `preview` (SH-WARN-001) and `deprecated` (SH-WARN-002). Each warning fits the 120
-characters of DESIGN.md §3 together with its field path: longer variants are tried first, shorter ones after.
+the force-update target), `preview` (SH-WARN-001) and `deprecated` (SH-WARN-002). Each warning fits 120 characters
+together with its field path (Shoot owners read them in kubectl's output; the API server's limit, DESIGN.md §3, is
+256): longer variants are tried first, shorter ones after.
 Force-update targets follow Gardener's maintenance controller: Kubernetes moves to the latest patch of its minor,
 else to the next consecutive minor (a pool never beyond its control plane); machine images follow the image's
 updateStrategy among the versions the pool can use (architecture, CRI, kubelet constraint, in-place support).

@@ -1,6 +1,6 @@
 """Static Shoot rules (gardener-rules.md §C.2, §C.3, SHM-001, seed 001 skew, seed 003 CRI policy): tables per rule id.
 
-Every case runs through the entry functions against the shared profile (tests/validators/shoot_cases.py), so a rule
+Every case runs through the entry functions against the shared profile (tests/validators/shoot/cases.py), so a rule
 that fires where it should not fails the case too.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.validators.shoot_cases import (
+from tests.validators.shoot.cases import (
     CP_VERSION,
     DUP,
     FOR,

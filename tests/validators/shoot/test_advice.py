@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.builders import PAST, SOON, cloud_profile_dict, image, versions
-from tests.validators.shoot_cases import (
+from tests.validators.shoot.cases import (
     CP_VERSION,
     FOR,
     W0,

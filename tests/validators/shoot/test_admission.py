@@ -18,7 +18,7 @@ from typing import Final
 import pytest
 
 from tests.builders import NOW, real_fixtures_of, real_path, requires_real_fixtures, review, review_bytes
-from tests.validators.shoot_cases import VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
+from tests.validators.shoot.cases import VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
 from webhook.admission import Outcome, judge
 from webhook.cli import main
 from webhook.cluster.static import StaticView

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.validators.shoot_cases import (
+from tests.validators.shoot.cases import (
     CP_VERSION,
     DUP,
     FOR,

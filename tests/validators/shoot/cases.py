@@ -1,4 +1,4 @@
-"""Shared context for the Shoot tests (test_shoot_*.py): one CloudProfile "local", views and short judges.
+"""Shared context for the Shoot tests (test_*.py beside it): one CloudProfile "local", views and short judges.
 
 The profile is built so that every rule can fire on purpose and nothing fires by accident (NOW = 2026-11-21):
 Kubernetes 1.22–1.35 with one preview, one deprecated, one soon-expiring and one expired version; machine images

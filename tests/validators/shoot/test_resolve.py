@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.builders import FUTURE, image, namespaced_cloud_profile_dict, stale_view
-from tests.validators.shoot_cases import (
+from tests.validators.shoot.cases import (
     CP_VERSION,
     FOR,
     INV,
