@@ -8,14 +8,8 @@ from typing import Any
 import pytest
 
 from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import (
-    MAX_DENIAL_CAUSES,
-    MAX_DENIAL_LINE_CHARS,
-    MAX_WARNING_CHARS,
-    BadReview,
-    judge,
-    sanitize_warnings,
-)
+from webhook.admission import BadReview, judge
+from webhook.rendering import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, sanitize_warnings
 from webhook.settings import Exemptions, Settings
 
 

@@ -11,11 +11,12 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from tests.builders import cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import MAX_WARNING_CHARS, BadReview
+from webhook.admission import BadReview
 from webhook.cluster.view import ClusterView
 from webhook.field import Verdict
 from webhook.kinds import AdmissionRequest, KindValidator
 from webhook.models.core import CloudProfile
+from webhook.rendering import MAX_WARNING_CHARS
 from webhook.server import app as app_module
 from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, parse_timeout
 from webhook.settings import Settings
