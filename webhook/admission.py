@@ -29,21 +29,18 @@ from webhook.field import Finding, Verdict, rule_of_code
 from webhook.kinds import AdmissionRequest, KindValidator, Operation, UserInfo, decode, share_entries
 from webhook.policy import apply_policy
 from webhook.rendering import (
-    MAX_DENIAL_CAUSES,
-    MAX_DENIAL_LINE_CHARS,
     clean_warnings,
-    compose_warning,
+    compose_denial,
     limit_warnings,
-    render_body,
     render_line,
     render_warning,
 )
+from webhook.responses import API_VERSION, AdmissionResponse, AdmissionReview, allowed, denied, errored
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
 
 logger = logging.getLogger(__name__)
 
-API_VERSION: Final = "admission.k8s.io/v1"
 RULES_ANNOTATION: Final = "gardener-webhook/rules"
 RATCHETED_PREFIX: Final = "unchanged, not enforced: "
 
@@ -127,7 +124,7 @@ class Outcome:
     more entries than `warnings`; two long texts with the same composed form are one warning but two full ones.
     """
 
-    review: dict[str, Any]
+    review: AdmissionReview
     uid: str
     group: str
     kind: str
@@ -146,8 +143,8 @@ class Outcome:
     messages: tuple[str, ...] = field(default=())
 
     @property
-    def response(self) -> dict[str, Any]:
-        return self.review["response"]  # type: ignore[no-any-return]
+    def response(self) -> AdmissionResponse:
+        return self.review["response"]
 
 
 def parse_review(body: bytes) -> _Review:
@@ -330,40 +327,6 @@ def judge(body: bytes, *, view: ClusterView, settings: Settings, now: datetime) 
     return _outcome(review, verdict, ratcheted, judged.crashed_rule)
 
 
-def _status(review: _Review, errors: Sequence[Finding], lines: Sequence[str]) -> tuple[int, dict[str, Any]]:
-    """The denial Status; lines: the rendered `errors`, in order.
-
-    Bounded whatever the request: the first MAX_DENIAL_CAUSES findings, each line and cause message composed to
-    at most MAX_DENIAL_LINE_CHARS characters (values whole or elided, as warnings), then "… and N more findings".
-    A 6 MiB object with thousands of invalid entries gets an answer of a few hundred KiB, not one larger than
-    itself; `messages` (review, audit, logs) keep every finding in full.
-    """
-    request = review.request
-    forbidden = any(f.rule.uses_cluster for f in errors)
-    code, reason = (403, "Forbidden") if forbidden else (422, "Invalid")
-    shown = errors[:MAX_DENIAL_CAUSES]
-    causes = [
-        {
-            "reason": f.type.reason,
-            "message": compose_warning(render_body(f), MAX_DENIAL_LINE_CHARS),
-            "field": str(f.path),
-        }
-        for f in shown
-    ]
-    message = "; ".join(compose_warning(line, MAX_DENIAL_LINE_CHARS) for line in lines[:MAX_DENIAL_CAUSES])
-    if len(errors) > len(shown):
-        more = len(errors) - len(shown)
-        message += f"; … and {more} more finding{'s' if more != 1 else ''}"
-    return code, {
-        "metadata": {},
-        "status": "Failure",
-        "message": message,
-        "reason": reason,
-        "details": {"name": request.name, "group": request.kind.group, "kind": request.kind.kind, "causes": causes},
-        "code": code,
-    }
-
-
 def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:
     request = review.request
     # Each finding is rendered once; the response, `messages` and `entries` share the strings.
@@ -372,39 +335,37 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
     ratcheted_lines = [render_line(f) for f in ratcheted]
     full_warnings = clean_warnings(warning_texts + [RATCHETED_PREFIX + line for line in ratcheted_lines])
     warnings = limit_warnings(full_warnings)
-    rule_ids = tuple(dict.fromkeys(f.rule.id for f in (*verdict.errors, *verdict.warnings, *ratcheted)))
-    denied_rule_ids = tuple(dict.fromkeys(f.rule.id for f in verdict.errors))
-    response: dict[str, Any] = {"uid": request.uid, "allowed": True}
-    code = 200
-    messages: tuple[str, ...] = ()
+    crashed = (crashed_rule,) if crashed_rule is not None else ()
+    rule_ids = (*dict.fromkeys(f.rule.id for f in (*verdict.errors, *verdict.warnings, *ratcheted)), *crashed)
+    denied_rule_ids = (*dict.fromkeys(f.rule.id for f in verdict.errors), *crashed)
+    annotations = {RULES_ANNOTATION: ",".join(rule_ids)} if rule_ids else None
     if crashed_rule is not None:
-        code = 500
-        rule_ids = (*rule_ids, crashed_rule)
-        denied_rule_ids = (*denied_rule_ids, crashed_rule)
         message = (
             f"internal error in gardener-webhook rule {crashed_rule} while validating {request.kind.kind} "
             f'"{request.name}"; details are logged under uid {request.uid}'
         )
-        messages = (message,)
-        response["allowed"] = False
-        response["status"] = {
-            "metadata": {},
-            "status": "Failure",
-            "message": message,
-            "reason": "InternalError",
-            "code": 500,
-        }
+        messages: tuple[str, ...] = (message,)
+        answer = errored(request.uid, message, warnings=warnings, annotations=annotations)
     elif verdict.errors:
-        code, status = _status(review, verdict.errors, error_lines)
         messages = tuple(error_lines)
-        response["allowed"] = False
-        response["status"] = status
-    if warnings:
-        response["warnings"] = warnings
-    if rule_ids:
-        response["auditAnnotations"] = {RULES_ANNOTATION: ",".join(rule_ids)}
+        message, causes = compose_denial(verdict.errors, error_lines)
+        answer = denied(
+            request.uid,
+            message,
+            name=request.name,
+            group=request.kind.group,
+            kind=request.kind.kind,
+            causes=causes,
+            forbidden=any(f.rule.uses_cluster for f in verdict.errors),  # findings about cluster state: 403
+            warnings=warnings,
+            annotations=annotations,
+        )
+    else:
+        messages = ()
+        answer = allowed(request.uid, warnings=warnings, annotations=annotations)
+    status = answer["response"].get("status")
     return Outcome(
-        review={"apiVersion": API_VERSION, "kind": "AdmissionReview", "response": response},
+        review=answer,
         uid=request.uid,
         group=request.kind.group,
         kind=request.kind.kind,
@@ -413,8 +374,8 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
         namespace=request.namespace,
         username=request.user_info.username,
         dry_run=bool(request.dry_run),
-        allowed=bool(response["allowed"]),
-        code=code,
+        allowed=answer["response"]["allowed"],
+        code=status["code"] if status is not None else 200,
         rule_ids=rule_ids,
         denied_rule_ids=denied_rule_ids,
         entries=(

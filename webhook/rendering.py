@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.field import ErrorType, Finding, Mode, render_value
+from webhook.responses import StatusCause
 
 # Warning limits, in characters (Unicode code points, Go's runes). The API server dedupes the warnings of a request
 # and, once they exceed 4096 runes in total (all sources: webhooks, the registry), cuts every one to 256 runes and
@@ -208,3 +209,27 @@ def limit_warnings(full: Sequence[str]) -> list[str]:
 def sanitize_warnings(texts: Sequence[str]) -> list[str]:
     """Warnings as the API server passes them on: cleaned, distinct, composed to fit, bounded (`limit_warnings`)."""
     return limit_warnings(clean_warnings(texts))
+
+
+def compose_denial(errors: Sequence[Finding], lines: Sequence[str]) -> tuple[str, list[StatusCause]]:
+    """A denial's status.message and status.details.causes for `errors`; lines: the rendered `errors`, in order.
+
+    Bounded whatever the request: the first MAX_DENIAL_CAUSES findings, each line and cause message composed to
+    at most MAX_DENIAL_LINE_CHARS characters (values whole or elided, as warnings), then "… and N more findings".
+    A 6 MiB object with thousands of invalid entries gets an answer of a few hundred KiB, not one larger than
+    itself; `Outcome.messages` (review, audit, logs) keep every finding in full. Pure; never raises.
+    """
+    shown = errors[:MAX_DENIAL_CAUSES]
+    causes: list[StatusCause] = [
+        {
+            "reason": f.type.reason,
+            "message": compose_warning(render_body(f), MAX_DENIAL_LINE_CHARS),
+            "field": str(f.path),
+        }
+        for f in shown
+    ]
+    message = "; ".join(compose_warning(line, MAX_DENIAL_LINE_CHARS) for line in lines[:MAX_DENIAL_CAUSES])
+    if len(errors) > len(shown):
+        more = len(errors) - len(shown)
+        message += f"; … and {more} more finding{'s' if more != 1 else ''}"
+    return message, causes

@@ -17,12 +17,12 @@ not in the allow-list gets 403 (the TLS layer already refused clients without a 
 client CA): such a request is never read, let alone judged.
 Everything else is 200 with the AdmissionReview from `Outcome.review`. A failure outside the validators
 (which `judge` already turns into denials) never escapes as HTTP 500: it becomes a 200 denial with
-status.code 500 when the request uid is known, else 400.
+status.code 500 (`responses.errored`) when the request uid is known, else 400.
 `?timeout=10s` (the kube-apiserver's deadline, Go duration or plain seconds) bounds the work: `judge` runs
 inline on the event loop under a `Deadline` of 90 % of the timeout, counted from receipt (the rest is left
 for the answer to travel back). Past it, judging is cut off and the request is denied, fail closed like the
-webhook's `failurePolicy: Fail`, with status.code 504 and reason `Timeout` (the Kubernetes status for
-"could not be completed within the given time"; clients may retry); the outcome label is `timeout`.
+webhook's `failurePolicy: Fail`, with status.code 504 and reason `Timeout` (`responses.timed_out`; the Kubernetes
+status for "could not be completed within the given time"; clients may retry); the outcome label is `timeout`.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ from typing import Any, Final
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from webhook.admission import API_VERSION, BadReview, Outcome, judge
+from webhook.admission import BadReview, Outcome, judge
 from webhook.cluster.view import ClusterView
+from webhook.responses import errored, timed_out
 from webhook.server.deadline import Deadline, DeadlineExceeded
 from webhook.server.limits import MAX_BODIES_IN_MEMORY, BodyGate
 from webhook.server.metrics import Metrics, RequestOutcome
@@ -295,16 +296,6 @@ def _reject(
     return web.Response(status=status, text=reason)
 
 
-def _denial(uid: str, message: str, reason: str, code: int) -> dict[str, Any]:
-    """A review that denies with a Kubernetes Status of the given reason and code."""
-    status = {"metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "AdmissionReview",
-        "response": {"uid": uid, "allowed": False, "status": status},
-    }
-
-
 def _timed_out(request: web.Request, started: float, body: bytes, timeout_seconds: float) -> web.Response:
     """Deny a request that could not be judged within its timeout: status.code 504, reason Timeout (fail closed).
 
@@ -324,7 +315,7 @@ def _timed_out(request: web.Request, started: float, body: bytes, timeout_second
         f"details are logged under uid {uid}"
     )
     request.app[METRICS].observe(kind=kind, operation=operation, outcome=RequestOutcome.TIMEOUT, seconds=seconds)
-    return web.json_response(_denial(uid, message, "Timeout", 504))
+    return web.json_response(timed_out(uid, message))
 
 
 def _peek(body: bytes) -> tuple[str, str, str]:
@@ -348,4 +339,4 @@ def _internal_error(request: web.Request, started: float, body: bytes) -> web.Re
     message = f"internal error in gardener-webhook while judging {what}; details are logged under uid {uid}"
     seconds = time.perf_counter() - started
     request.app[METRICS].observe(kind=kind, operation=operation, outcome=RequestOutcome.ERROR, seconds=seconds)
-    return web.json_response(_denial(uid, message, "InternalError", 500))
+    return web.json_response(errored(uid, message))
