@@ -1,11 +1,13 @@
 """AdmissionReview v1 in, AdmissionReview v1 out: the one path from request bytes to a response.
 
-`judge` is called by both the HTTP server and the `review` CLI. It parses the review once, picks the kind's
-validator from the registry, decodes and defaults the objects (shape errors become findings), runs the
+`judge` is called by both the HTTP server and the `review` CLI. It parses the review once (`parse_review`: the
+`Envelope` of uid, group/kind, operation, object name and namespace, user and dryRun, plus the raw objects) and
+hands the envelope to its caller (`on_envelope`: the server answers by it when it cuts judging off). Then it picks
+the kind's validator from the registry, decodes and defaults the objects (shape errors become findings), runs the
 validator, ratchets findings the stored object already had (UPDATE), applies the policy (modes, exemptions)
-and renders the response: `uid` echoed, `allowed`, warnings, a Kubernetes `Status` on denial and audit
-annotations naming the rules that fired; the text of findings and warnings is composed by `rendering`.
-Two error channels, as in kopf: `BadReview` means the call itself is unusable (HTTP 400 / CLI exit 2);
+and answers with a named constructor of `responses`: `uid` echoed, `allowed`, warnings, a Kubernetes `Status` on
+denial and audit annotations naming the rules that fired; the text of findings and warnings is composed by
+`rendering`. Two error channels, as in kopf: `BadReview` means the call itself is unusable (HTTP 400 / CLI exit 2);
 everything about the object goes into `response.status`.
 Contract: DESIGN.md §2–3.
 """
@@ -101,9 +103,36 @@ class _Request(_Wire):
     dry_run: bool | None = None
 
 
-class _Review(_Wire):
+class _WireReview(_Wire):
     api_version: str
     kind: str
+    request: _Request
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """Who asks what about which object: the request fields that every answer, log line and metric carries.
+
+    Read once by `parse_review` and handed to `judge`'s caller before any judging (`on_envelope`). uid: request.uid,
+    never empty; group, kind: request.kind (group "" is the core API); operation: "CREATE", "UPDATE", "DELETE" or
+    "CONNECT"; name, namespace: "" when absent; user: request.userInfo; dry_run: request.dryRun (absent: False).
+    """
+
+    uid: str
+    group: str
+    kind: str
+    operation: str
+    name: str
+    namespace: str
+    user: UserInfo
+    dry_run: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A parsed AdmissionReview v1: its envelope, and the request as sent (objects raw) for `run_validator`."""
+
+    envelope: Envelope
     request: _Request
 
 
@@ -147,10 +176,10 @@ class Outcome:
         return self.review["response"]
 
 
-def parse_review(body: bytes) -> _Review:
-    """Parse and check the envelope of an AdmissionReview v1; raises BadReview with a short reason."""
+def parse_review(body: bytes) -> Review:
+    """Parse and check an AdmissionReview v1 (the only parse of the body); raises BadReview with a short reason."""
     try:
-        review = _Review.model_validate_json(body)
+        review = _WireReview.model_validate_json(body)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         if first["type"] == "json_invalid":
@@ -169,7 +198,17 @@ def parse_review(body: bytes) -> _Review:
         raise BadReview(f"request.object is required for {request.operation}")
     if request.operation == "UPDATE" and request.old_object is None:
         raise BadReview("request.oldObject is required for UPDATE")
-    return review
+    envelope = Envelope(
+        uid=request.uid,
+        group=request.kind.group,
+        kind=request.kind.kind,
+        operation=request.operation,
+        name=request.name,
+        namespace=request.namespace,
+        user=UserInfo(request.user_info.username, tuple(request.user_info.groups or ())),
+        dry_run=bool(request.dry_run),
+    )
+    return Review(envelope, request)
 
 
 # ----------------------------------------------------------------------------------------------- judging
@@ -245,7 +284,7 @@ def _crashed(request: _Request, exc: BaseException) -> _Judged:
 
 
 def run_validator(
-    entry: KindValidator[Any], review: _Review, view: ClusterView, settings: Settings, now: datetime
+    entry: KindValidator[Any], review: Review, view: ClusterView, settings: Settings, now: datetime
 ) -> _Judged:
     """Decode, default and judge one request; the only place that catches a validator's exception.
 
@@ -303,32 +342,43 @@ def _ratchet(verdict: Verdict, previous: Sequence[Finding]) -> tuple[Verdict, tu
     return Verdict(kept, verdict.warnings), ratcheted
 
 
-def judge(body: bytes, *, view: ClusterView, settings: Settings, now: datetime) -> Outcome:
+def judge(
+    body: bytes,
+    *,
+    view: ClusterView,
+    settings: Settings,
+    now: datetime,
+    on_envelope: Callable[[Envelope], object] | None = None,
+) -> Outcome:
     """Judge one AdmissionReview body. now: aware UTC, the request's clock.
 
-    Raises BadReview when the body is not a usable AdmissionReview v1; never raises for anything else.
+    on_envelope: called with the request's envelope as soon as the body is parsed, before any judging, so that a
+    caller whose judging is cut off or fails (the server: its DeadlineExceeded, a bug outside the validators) can
+    still answer by uid without parsing the body again.
+    Raises BadReview when the body is not a usable AdmissionReview v1; a validator's crash is a 500 denial, so
+    nothing else escapes but what the caller raises into it (the server's DeadlineExceeded, or on_envelope's own).
     """
     review = parse_review(body)
-    request = review.request
-    entry = REGISTRY.get((request.kind.group, request.kind.kind))
+    envelope = review.envelope
+    if on_envelope is not None:
+        on_envelope(envelope)
+    entry = REGISTRY.get((envelope.group, envelope.kind))
     if entry is None:
-        logger.info("no validator for kind, allowing", extra={"uid": request.uid, "kind": request.kind.kind})
-        return _outcome(review, Verdict(), (), None)
+        logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
+        return _outcome(envelope, Verdict(), (), None)
     judged = run_validator(entry, review, view, settings, now)
-    user = UserInfo(request.user_info.username, tuple(request.user_info.groups or ()))
-    verdict = apply_policy(judged.verdict, settings, user)
+    verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
         try:
             previous = judged.previous()
         except Exception as exc:  # noqa: BLE001 - judging the stored object is validator code too
-            return _outcome(review, Verdict(), (), _crashed(request, exc).crashed_rule)
+            return _outcome(envelope, Verdict(), (), _crashed(review.request, exc).crashed_rule)
         verdict, ratcheted = _ratchet(verdict, previous)
-    return _outcome(review, verdict, ratcheted, judged.crashed_rule)
+    return _outcome(envelope, verdict, ratcheted, judged.crashed_rule)
 
 
-def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:
-    request = review.request
+def _outcome(envelope: Envelope, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:
     # Each finding is rendered once; the response, `messages` and `entries` share the strings.
     error_lines = [render_line(f) for f in verdict.errors]
     warning_texts = [render_warning(f) for f in verdict.warnings]
@@ -341,20 +391,20 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
     annotations = {RULES_ANNOTATION: ",".join(rule_ids)} if rule_ids else None
     if crashed_rule is not None:
         message = (
-            f"internal error in gardener-webhook rule {crashed_rule} while validating {request.kind.kind} "
-            f'"{request.name}"; details are logged under uid {request.uid}'
+            f"internal error in gardener-webhook rule {crashed_rule} while validating {envelope.kind} "
+            f'"{envelope.name}"; details are logged under uid {envelope.uid}'
         )
         messages: tuple[str, ...] = (message,)
-        answer = errored(request.uid, message, warnings=warnings, annotations=annotations)
+        answer = errored(envelope.uid, message, warnings=warnings, annotations=annotations)
     elif verdict.errors:
         messages = tuple(error_lines)
         message, causes = compose_denial(verdict.errors, error_lines)
         answer = denied(
-            request.uid,
+            envelope.uid,
             message,
-            name=request.name,
-            group=request.kind.group,
-            kind=request.kind.kind,
+            name=envelope.name,
+            group=envelope.group,
+            kind=envelope.kind,
             causes=causes,
             forbidden=any(f.rule.uses_cluster for f in verdict.errors),  # findings about cluster state: 403
             warnings=warnings,
@@ -362,18 +412,18 @@ def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], cr
         )
     else:
         messages = ()
-        answer = allowed(request.uid, warnings=warnings, annotations=annotations)
+        answer = allowed(envelope.uid, warnings=warnings, annotations=annotations)
     status = answer["response"].get("status")
     return Outcome(
         review=answer,
-        uid=request.uid,
-        group=request.kind.group,
-        kind=request.kind.kind,
-        operation=request.operation,
-        name=request.name,
-        namespace=request.namespace,
-        username=request.user_info.username,
-        dry_run=bool(request.dry_run),
+        uid=envelope.uid,
+        group=envelope.group,
+        kind=envelope.kind,
+        operation=envelope.operation,
+        name=envelope.name,
+        namespace=envelope.namespace,
+        username=envelope.user.username,
+        dry_run=envelope.dry_run,
         allowed=answer["response"]["allowed"],
         code=status["code"] if status is not None else 200,
         rule_ids=rule_ids,

@@ -286,6 +286,26 @@ async def test_failure_outside_validators_without_uid_is_400(
     assert await resp.text() == "request could not be judged"
 
 
+async def test_failure_after_the_envelope_answers_from_it_without_reading_the_body_again(
+    tls_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_policy(*args: Any) -> Any:
+        raise KeyError("boom")
+
+    peeked: list[bytes] = []
+    monkeypatch.setattr("webhook.admission.apply_policy", broken_policy)
+    monkeypatch.setattr(app_module, "_peek", lambda body: peeked.append(body) or ("", "", ""))
+    resp = await post(tls_client, review_bytes(cloud_profile_dict(), uid="u-after"))
+    message = "internal error in gardener-webhook while judging CloudProfile; details are logged under uid u-after"
+    assert (resp.status, await resp.text()) == (
+        200,
+        '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "u-after", '
+        '"allowed": false, "status": {"metadata": {}, "status": "Failure", "message": "' + message + '", '
+        '"reason": "InternalError", "code": 500}}}',
+    )
+    assert peeked == []
+
+
 async def test_bad_review_from_judge_is_not_an_internal_error(
     tls_client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
