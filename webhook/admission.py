@@ -140,7 +140,8 @@ class Review:
 class Outcome:
     """The answer to one review, plus what logs and metrics need.
 
-    review: the AdmissionReview to send back (JSON-ready dict). code: HTTP-like status of the decision
+    review: the AdmissionReview to send back (JSON-ready dict). envelope: the request's, as parsed (uid, kind,
+    operation, object, user, dryRun for logs, metrics and the CLI). code: HTTP-like status of the decision
     (200 allowed, 422/403 denied, 500 internal error). rule_ids: every rule that fired (denials and warnings);
     denied_rule_ids: those of them whose findings denied (the rest only warned).
     entries: every finding as (rule id, "deny" | "warn" | "ratcheted", rendered text), unsanitised (for audit).
@@ -154,14 +155,7 @@ class Outcome:
     """
 
     review: AdmissionReview
-    uid: str
-    group: str
-    kind: str
-    operation: str
-    name: str
-    namespace: str
-    username: str
-    dry_run: bool
+    envelope: Envelope
     allowed: bool
     code: int
     rule_ids: tuple[str, ...] = ()
@@ -416,14 +410,7 @@ def _outcome(envelope: Envelope, verdict: Verdict, ratcheted: Sequence[Finding],
     status = answer["response"].get("status")
     return Outcome(
         review=answer,
-        uid=envelope.uid,
-        group=envelope.group,
-        kind=envelope.kind,
-        operation=envelope.operation,
-        name=envelope.name,
-        namespace=envelope.namespace,
-        username=envelope.user.username,
-        dry_run=envelope.dry_run,
+        envelope=envelope,
         allowed=answer["response"]["allowed"],
         code=status["code"] if status is not None else 200,
         rule_ids=rule_ids,

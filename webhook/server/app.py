@@ -236,8 +236,8 @@ async def _validate(request: web.Request) -> web.Response:
     seconds = time.perf_counter() - started
     denied = outcome.denied_rule_ids
     app[METRICS].observe(
-        kind=outcome.kind,
-        operation=outcome.operation,
+        kind=outcome.envelope.kind,
+        operation=outcome.envelope.operation,
         outcome=decision,
         seconds=seconds,
         denied_rules=denied,
@@ -259,13 +259,14 @@ def _object_ref(namespace: str, name: str) -> str:
 
 
 def _log_outcome(outcome: Outcome, decision: RequestOutcome, seconds: float, timeout_seconds: float) -> None:
+    envelope = outcome.envelope
     fields: dict[str, Any] = {
-        "uid": outcome.uid,
-        "kind": outcome.kind,
-        "object": _object_ref(outcome.namespace, outcome.name),
-        "operation": outcome.operation,
-        "user": outcome.username,
-        "dryRun": outcome.dry_run,
+        "uid": envelope.uid,
+        "kind": envelope.kind,
+        "object": _object_ref(envelope.namespace, envelope.name),
+        "operation": envelope.operation,
+        "user": envelope.user.username,
+        "dryRun": envelope.dry_run,
         "decision": decision.value,
         "code": outcome.code,
         "rules": list(outcome.rule_ids),
@@ -276,7 +277,7 @@ def _log_outcome(outcome: Outcome, decision: RequestOutcome, seconds: float, tim
     if seconds > timeout_seconds:
         logger.warning(
             "answered after the request's timeout; the API server has applied its failure policy",
-            extra={"uid": outcome.uid, "timeout_s": timeout_seconds, "duration_ms": fields["duration_ms"]},
+            extra={"uid": envelope.uid, "timeout_s": timeout_seconds, "duration_ms": fields["duration_ms"]},
         )
 
 
