@@ -30,13 +30,7 @@ from webhook.cluster.view import ClusterView
 from webhook.field import Finding, Verdict, rule_of_code
 from webhook.kinds import AdmissionRequest, KindValidator, Operation, UserInfo, decode, share_entries
 from webhook.policy import apply_policy
-from webhook.rendering import (
-    clean_warnings,
-    compose_denial,
-    limit_warnings,
-    render_line,
-    render_warning,
-)
+from webhook.rendering import clean_warnings, compose_denial, limit_warnings, render_line, render_warning
 from webhook.responses import API_VERSION, AdmissionResponse, AdmissionReview, allowed, denied, errored
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
@@ -146,9 +140,9 @@ class Outcome:
     denied_rule_ids: those of them whose findings denied (the rest only warned).
     entries: every finding as (rule id, "deny" | "warn" | "ratcheted", rendered text), unsanitised (for audit).
     warnings: exactly `response.warnings`: advisory findings, then ratcheted denials behind RATCHETED_PREFIX, each
-    composed to at most MAX_WARNING_CHARS characters (`compose_warning`: values whole or as a placeholder, a cut
+    composed to at most MAX_WARNING_CHARS characters (`rendering.compose_warning`: values whole or as a placeholder, a cut
     text ends with "…"), distinct, at most MAX_WARNINGS entries and MAX_WARNINGS_TOTAL_CHARS characters in total,
-    the last entry possibly "N more warnings not shown" (`limit_warnings`).
+    the last entry possibly "N more warnings not shown" (`rendering.limit_warnings`).
     full_warnings: the same warnings in the same order, cleaned but never shortened, distinct on the full text,
     never capped and without a "not shown" entry (for the CLI). Neither elisions nor a cap apply, so it can hold
     more entries than `warnings`; two long texts with the same composed form are one warning but two full ones.

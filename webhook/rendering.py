@@ -1,10 +1,11 @@
-"""Finding and warning text: field-error lines, warnings composed to the API server's limits, denial bounds.
+"""Finding, warning and denial text: field-error lines, warnings composed to the API server's limits, denial bounds.
 
-Pure text composition shared by `admission` (the response) and, through `Outcome`, the CLI. A finding renders as a
+Pure text composition for `admission` (the response, and `Outcome` for the CLI and audit). A finding renders as a
 Kubernetes field error (`<field path>: <Type>: <value>: <detail>`, values Go-quoted by `field.render_value`); a
 warning is cleaned for a Warning header and composed to at most MAX_WARNING_CHARS characters without cutting inside
-a quoted value; the warnings of a response are bounded by MAX_WARNINGS and MAX_WARNINGS_TOTAL_CHARS. Every function
-here is pure and never raises. Contract: DESIGN.md §3.
+a quoted value; the warnings of a response are bounded by MAX_WARNINGS and MAX_WARNINGS_TOTAL_CHARS; a denial's
+message and causes by MAX_DENIAL_CAUSES and MAX_DENIAL_LINE_CHARS (`compose_denial`, for `responses.denied`). Every
+function here is pure and never raises. Contract: DESIGN.md §3.
 """
 
 from __future__ import annotations
