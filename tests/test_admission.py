@@ -8,14 +8,8 @@ from typing import Any
 import pytest
 
 from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import (
-    MAX_DENIAL_CAUSES,
-    MAX_DENIAL_LINE_CHARS,
-    MAX_WARNING_CHARS,
-    BadReview,
-    judge,
-    sanitize_warnings,
-)
+from webhook.admission import BadReview, Envelope, judge, parse_review
+from webhook.rendering import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, sanitize_warnings
 from webhook.settings import Exemptions, Settings
 
 
@@ -224,3 +218,38 @@ def test_a_huge_value_is_elided_in_the_denial_not_cut() -> None:
     (cause,) = [c for c in status["details"]["causes"] if c["field"] == "spec.machineImages[0].updateStrategy"]
     assert cause["message"].startswith('Unsupported value: "<value of 100000 characters>": supported values: ')
     assert any(huge in m for m in outcome.messages)
+
+
+def test_parse_review_reads_the_envelope_and_judge_hands_it_over_before_judging(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from webhook import admission
+    from webhook.kinds import UserInfo
+
+    body = review_bytes(bad_profile(), uid="env-1", dry_run=True, username="bob", groups=("ops",))
+    envelope = parse_review(body).envelope
+    assert envelope == Envelope(
+        uid="env-1",
+        group="core.gardener.cloud",
+        kind="CloudProfile",
+        operation="CREATE",
+        name="local",
+        namespace="",
+        user=UserInfo("bob", ("ops",)),
+        dry_run=True,
+    )
+
+    handed: list[Envelope] = []
+    denied = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, on_envelope=handed.append)
+    assert (denied.code, handed) == (422, [envelope])
+
+    def judged_too_soon(*args: Any) -> Any:
+        raise AssertionError("the envelope must be handed over before any judging")
+
+    def hand_over(given: Envelope) -> None:
+        handed.append(given)
+        monkeypatch.setattr(admission, "run_validator", judged_too_soon)  # judging from here on fails the test
+
+    with pytest.raises(AssertionError, match="before any judging"):
+        judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, on_envelope=hand_over)
+    assert handed == [envelope, envelope]

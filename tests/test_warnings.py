@@ -17,19 +17,17 @@ from hypothesis import strategies as st
 
 from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review_bytes, versions
 from tests.validators.osc_cases import CONTAINERD, osc_dict
-from webhook.admission import (
+from webhook.admission import RATCHETED_PREFIX, Outcome, judge
+from webhook.field import Mode, render_value
+from webhook.rendering import (
     MAX_WARNING_CHARS,
     MAX_WARNINGS,
     MAX_WARNINGS_TOTAL_CHARS,
-    RATCHETED_PREFIX,
-    Outcome,
     clean_warning,
     clean_warnings,
     compose_warning,
-    judge,
     limit_warnings,
 )
-from webhook.field import Mode, render_value
 from webhook.settings import Settings
 from webhook.validators.meta import SUBDOMAIN_MESSAGE
 

@@ -1,21 +1,22 @@
 """AdmissionReview v1 in, AdmissionReview v1 out: the one path from request bytes to a response.
 
-`judge` is called by both the HTTP server and the `review` CLI. It parses the review once, picks the kind's
-validator from the registry, decodes and defaults the objects (shape errors become findings), runs the
+`judge` is called by both the HTTP server and the `review` CLI. It parses the review once (`parse_review`: the
+`Envelope` of uid, group/kind, operation, object name and namespace, user and dryRun, plus the raw objects) and
+hands the envelope to its caller (`on_envelope`: the server answers by it when it cuts judging off). Then it picks
+the kind's validator from the registry, decodes and defaults the objects (shape errors become findings), runs the
 validator, ratchets findings the stored object already had (UPDATE), applies the policy (modes, exemptions)
-and renders the response: `uid` echoed, `allowed`, warnings, a Kubernetes `Status` on denial and audit
-annotations naming the rules that fired. Two error channels, as in kopf: `BadReview` means the call itself
-is unusable (HTTP 400 / CLI exit 2); everything about the object goes into `response.status`.
+and answers with a named constructor of `responses`: `uid` echoed, `allowed`, warnings, a Kubernetes `Status` on
+denial and audit annotations naming the rules that fired; the text of findings and warnings is composed by
+`rendering`. Two error channels, as in kopf: `BadReview` means the call itself is unusable (HTTP 400 / CLI exit 2);
+everything about the object goes into `response.status`.
 Contract: DESIGN.md §2–3.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import traceback
 import uuid
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from webhook.cluster.view import ClusterView
-from webhook.field import ErrorType, Finding, Mode, Verdict, render_value, rule_of_code
+from webhook.field import Finding, Verdict, rule_of_code
 from webhook.kinds import (
     CreateRequest,
     DeleteRequest,
@@ -38,31 +39,15 @@ from webhook.kinds import (
     share_entries,
 )
 from webhook.policy import apply_policy
+from webhook.rendering import clean_warnings, compose_denial, limit_warnings, render_line, render_warning
+from webhook.responses import API_VERSION, AdmissionResponse, AdmissionReview, allowed, denied, errored
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
 
 logger = logging.getLogger(__name__)
 
-API_VERSION: Final = "admission.k8s.io/v1"
 RULES_ANNOTATION: Final = "gardener-webhook/rules"
 RATCHETED_PREFIX: Final = "unchanged, not enforced: "
-
-# Warning limits, in characters (Unicode code points, Go's runes). The API server dedupes the warnings of a request
-# and, once they exceed 4096 runes in total (all sources: webhooks, the registry), cuts every one to 256 runes and
-# drops those that arrive after 4096 runes are written: k8s.io/apiserver pkg/endpoints/filters/warning.go,
-# recorder.AddWarning (truncateItemRunes, truncateAtTotalRunes). The AdmissionResponse.warnings API doc (k8s.io/api
-# admission/v1) says the same: "Warnings over 256 characters and large numbers of warnings may be truncated".
-# Within both, the API server never cuts ours, and drops them only if other sources used up the 4096.
-MAX_WARNING_CHARS: Final = 256
-MAX_WARNINGS_TOTAL_CHARS: Final = 4096
-# Our own cap: a reader takes in 20 warnings, not 200.
-MAX_WARNINGS: Final = 20
-# A denial's Status carries at most this many causes and message lines, each at most this long (characters); the
-# rest is counted ("… and N more findings"). kubectl prints every cause: a few screens is the useful most.
-MAX_DENIAL_CAUSES: Final = 100
-MAX_DENIAL_LINE_CHARS: Final = 1024
-# When a warning is too long, quoted values longer than this are elided first, so that the detail after them fits.
-ELIDE_VALUES_OVER_CHARS: Final = 64
 
 
 def make_review(obj: dict[str, Any], operation: str, old: dict[str, Any] | None) -> dict[str, Any]:
@@ -121,9 +106,36 @@ class _Request(_Wire):
     dry_run: bool | None = None
 
 
-class _Review(_Wire):
+class _WireReview(_Wire):
     api_version: str
     kind: str
+    request: _Request
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """Who asks what about which object: the request fields that every answer, log line and metric carries.
+
+    Read once by `parse_review` and handed to `judge`'s caller before any judging (`on_envelope`). uid: request.uid,
+    never empty; group, kind: request.kind (group "" is the core API); operation: "CREATE", "UPDATE", "DELETE" or
+    "CONNECT"; name, namespace: "" when absent; user: request.userInfo; dry_run: request.dryRun (absent: False).
+    """
+
+    uid: str
+    group: str
+    kind: str
+    operation: str
+    name: str
+    namespace: str
+    user: UserInfo
+    dry_run: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A parsed AdmissionReview v1: its envelope, and the request as sent (objects raw) for `run_validator`."""
+
+    envelope: Envelope
     request: _Request
 
 
@@ -131,28 +143,22 @@ class _Review(_Wire):
 class Outcome:
     """The answer to one review, plus what logs and metrics need.
 
-    review: the AdmissionReview to send back (JSON-ready dict). code: HTTP-like status of the decision
+    review: the AdmissionReview to send back (JSON-ready dict). envelope: the request's, as parsed (uid, kind,
+    operation, object, user, dryRun for logs, metrics and the CLI). code: HTTP-like status of the decision
     (200 allowed, 422/403 denied, 500 internal error). rule_ids: every rule that fired (denials and warnings);
     denied_rule_ids: those of them whose findings denied (the rest only warned).
     entries: every finding as (rule id, "deny" | "warn" | "ratcheted", rendered text), unsanitised (for audit).
     warnings: exactly `response.warnings`: advisory findings, then ratcheted denials behind RATCHETED_PREFIX, each
-    composed to at most MAX_WARNING_CHARS characters (`compose_warning`: values whole or as a placeholder, a cut
+    composed to at most MAX_WARNING_CHARS characters (`rendering.compose_warning`: values whole or as a placeholder, a cut
     text ends with "…"), distinct, at most MAX_WARNINGS entries and MAX_WARNINGS_TOTAL_CHARS characters in total,
-    the last entry possibly "N more warnings not shown" (`limit_warnings`).
+    the last entry possibly "N more warnings not shown" (`rendering.limit_warnings`).
     full_warnings: the same warnings in the same order, cleaned but never shortened, distinct on the full text,
     never capped and without a "not shown" entry (for the CLI). Neither elisions nor a cap apply, so it can hold
     more entries than `warnings`; two long texts with the same composed form are one warning but two full ones.
     """
 
-    review: dict[str, Any]
-    uid: str
-    group: str
-    kind: str
-    operation: str
-    name: str
-    namespace: str
-    username: str
-    dry_run: bool
+    review: AdmissionReview
+    envelope: Envelope
     allowed: bool
     code: int
     rule_ids: tuple[str, ...] = ()
@@ -163,14 +169,14 @@ class Outcome:
     messages: tuple[str, ...] = field(default=())
 
     @property
-    def response(self) -> dict[str, Any]:
-        return self.review["response"]  # type: ignore[no-any-return]
+    def response(self) -> AdmissionResponse:
+        return self.review["response"]
 
 
-def parse_review(body: bytes) -> _Review:
-    """Parse and check the envelope of an AdmissionReview v1; raises BadReview with a short reason."""
+def parse_review(body: bytes) -> Review:
+    """Parse and check an AdmissionReview v1 (the only parse of the body); raises BadReview with a short reason."""
     try:
-        review = _Review.model_validate_json(body)
+        review = _WireReview.model_validate_json(body)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         if first["type"] == "json_invalid":
@@ -189,186 +195,17 @@ def parse_review(body: bytes) -> _Review:
         raise BadReview(f"request.object is required for {request.operation}")
     if request.operation == "UPDATE" and request.old_object is None:
         raise BadReview("request.oldObject is required for UPDATE")
-    return review
-
-
-# ----------------------------------------------------------------------------------------------- rendering
-
-
-def render_body(finding: Finding) -> str:
-    """The Kubernetes field-error body: `Invalid value: "x": detail`, `Required value: detail`, …"""
-    kind = finding.type
-    if kind in (ErrorType.INVALID, ErrorType.UNSUPPORTED, ErrorType.DUPLICATE):
-        body = f"{kind.text}: {render_value(finding.value)}"
-    else:
-        body = kind.text
-    return f"{body}: {finding.detail}" if finding.detail else body
-
-
-def render_line(finding: Finding) -> str:
-    """One message line: `<field path>: <Type>: <detail>` (the path is omitted when empty)."""
-    path = str(finding.path)
-    return f"{path}: {render_body(finding)}" if path else render_body(finding)
-
-
-def render_warning(finding: Finding) -> str:
-    """Warning text: `<path>: <detail>` for advisory rules, the full error line for demoted denials.
-
-    A ratcheted denial is its error line behind RATCHETED_PREFIX (see `_outcome`).
-    """
-    if finding.rule.mode is Mode.WARN:
-        path = str(finding.path)
-        return f"{path}: {finding.detail}" if path else finding.detail
-    return render_line(finding)
-
-
-# A quoted value in a rendered warning: a Go-style double-quoted string with backslash escapes (field.render_value,
-# `%q`), or a single-quoted value ('garden-team/prod', a regex) whose quotes do not touch a letter or digit outside:
-# an apostrophe in a word (Shoot's, owners') opens or closes nothing, and one between letters inside stays (it's).
-# Possessive (*+): a failed attempt gives nothing back, so it costs one scan of what it read.
-_QUOTE: Final = re.compile("[\"']")
-_DOUBLE_QUOTED: Final = re.compile(r'"(?:[^"\\]|\\.)*+"', re.DOTALL)
-_SINGLE_QUOTED: Final = re.compile(r"(?<!\w)'(?:[^']|(?<=\w)'(?=\w))*+'(?!\w)", re.DOTALL)
-
-
-def _quoted_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each quoted value in `text`, in order; an unclosed quote is a plain character.
-
-    Linear in len(text): once a double quote is left unclosed, no later one can close (the scan from it would
-    read the same characters in the same state), so double quotes are no longer tried.
-    """
-    spans: list[tuple[int, int]] = []
-    double = True
-    position = 0
-    while (quote := _QUOTE.search(text, position)) is not None:
-        at = quote.start()
-        if text[at] == '"':
-            found = _DOUBLE_QUOTED.match(text, at) if double else None
-            double = found is not None
-        else:
-            found = _SINGLE_QUOTED.match(text, at)
-        if found is None:
-            position = at + 1
-            continue
-        spans.append(found.span())
-        position = found.end()
-    return spans
-
-
-def clean_warning(text: str) -> str:
-    """`text` as a Warning header can carry it: each control or separator character (Unicode C*, Z*, except the
-    ASCII space; the API server drops a warning holding a control character) becomes a space, runs of spaces one.
-
-    Pure; the common clean text is returned as is after C-speed checks.
-    """
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text
-    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
-
-
-def clean_warnings(texts: Sequence[str]) -> list[str]:
-    """Every distinct non-empty warning, cleaned (`clean_warning`), in order; never shortened or capped."""
-    return list(dict.fromkeys(clean for clean in map(clean_warning, texts) if clean))
-
-
-def _placeholder(value: str) -> str:
-    """What stands for an elided quoted value: its quotes around `<value of N characters>` (N: between the quotes)."""
-    quote = value[0]
-    return f"{quote}<value of {len(value) - 2} characters>{quote}"
-
-
-def _enclosing(values: Sequence[tuple[int, int]], starts: Sequence[int], position: int) -> tuple[int, int] | None:
-    """The value span that `position` falls strictly inside (a cut there would split it), or None."""
-    i = bisect_left(starts, position) - 1
-    return values[i] if i >= 0 and position < values[i][1] else None
-
-
-def _cut_at(text: str, values: Sequence[tuple[int, int]], room: int) -> int:
-    """Where to cut `text` so that at most `room` characters stay, never inside one of the `values` spans (sorted).
-
-    Before the last space outside the values; without one (one long word), at `room` or the start of the value
-    that `room` falls inside.
-    """
-    starts = [start for start, _ in values]
-    space = text.rfind(" ", 0, room + 1)
-    while space > 0:
-        value = _enclosing(values, starts, space)
-        if value is None:
-            return space
-        space = text.rfind(" ", 0, value[0])
-    value = _enclosing(values, starts, room)
-    return room if value is None or value[0] == 0 else value[0]
-
-
-def compose_warning(text: str, limit: int = MAX_WARNING_CHARS) -> str:
-    """`text` shortened to at most `limit` (default MAX_WARNING_CHARS) characters without cutting a quoted value.
-
-    text: one cleaned warning (`clean_warning`), `<field path>: <fact>` with values quoted by `render_value` or in
-    single quotes. A text that fits is returned unchanged (the common case, one `len`). Otherwise quoted values
-    longer than ELIDE_VALUES_OVER_CHARS are replaced, longest first and only until the text fits, by a placeholder
-    `"<value of N characters>"` (N counts the characters between the quotes, as rendered); then, if still too long,
-    the text is cut before a space outside any quoted value and ends with "…". So the result is the text's
-    beginning (field path and fact first) with whole values or placeholders, in order. Units: characters (code
-    points, the API server's runes). Pure; never raises.
-    Source: k8s.io/apiserver pkg/endpoints/filters/warning.go recorder.AddWarning (truncateItemRunes = 256).
-    """
-    if len(text) <= limit:
-        return text
-    spans = _quoted_spans(text)
-    excess = len(text) - limit
-    elided: set[int] = set()
-    for i in sorted(range(len(spans)), key=lambda k: (spans[k][0] - spans[k][1], -spans[k][0])):
-        start, end = spans[i]
-        if excess <= 0 or end - start <= ELIDE_VALUES_OVER_CHARS:
-            break
-        elided.add(i)
-        excess -= end - start - len(_placeholder(text[start:end]))
-    if elided:
-        parts: list[str] = []
-        values: list[tuple[int, int]] = []
-        done = length = 0
-        for i, (start, end) in enumerate(spans):
-            value = _placeholder(text[start:end]) if i in elided else text[start:end]
-            parts += (text[done:start], value)
-            length += start - done
-            values.append((length, length + len(value)))
-            length += len(value)
-            done = end
-        parts.append(text[done:])
-        text, spans = "".join(parts), values
-        if len(text) <= limit:
-            return text
-    return text[: _cut_at(text, spans, limit - 1)] + "…"
-
-
-def _not_shown(count: int) -> str:
-    return f"{count} more warning{'s' if count != 1 else ''} not shown"
-
-
-def limit_warnings(full: Sequence[str]) -> list[str]:
-    """The response's warnings for the cleaned, distinct texts `full` (`clean_warnings`), in order.
-
-    Each is composed to fit (`compose_warning`) and de-duplicated on the composed text. At most MAX_WARNINGS
-    entries and MAX_WARNINGS_TOTAL_CHARS characters in total: when more would be needed, whole warnings are dropped
-    from the end and the last entry says how many ("7 more warnings not shown"). Pure; never raises.
-    Source: k8s.io/apiserver pkg/endpoints/filters/warning.go recorder.AddWarning (truncateAtTotalRunes = 4096).
-    """
-    composed = list(dict.fromkeys(map(compose_warning, full)))
-    if len(composed) <= MAX_WARNINGS and sum(map(len, composed)) <= MAX_WARNINGS_TOTAL_CHARS:
-        return composed
-    used = len(_not_shown(len(composed)))  # the longest "more" line this can need
-    shown: list[str] = []
-    for text in composed[: MAX_WARNINGS - 1]:
-        if used + len(text) > MAX_WARNINGS_TOTAL_CHARS:
-            break
-        shown.append(text)
-        used += len(text)
-    return [*shown, _not_shown(len(composed) - len(shown))]
-
-
-def sanitize_warnings(texts: Sequence[str]) -> list[str]:
-    """Warnings as the API server passes them on: cleaned, distinct, composed to fit, bounded (`limit_warnings`)."""
-    return limit_warnings(clean_warnings(texts))
+    envelope = Envelope(
+        uid=request.uid,
+        group=request.kind.group,
+        kind=request.kind.kind,
+        operation=request.operation,
+        name=request.name,
+        namespace=request.namespace,
+        user=UserInfo(request.user_info.username, tuple(request.user_info.groups or ())),
+        dry_run=bool(request.dry_run),
+    )
+    return Review(envelope, request)
 
 
 # ----------------------------------------------------------------------------------------------- judging
@@ -444,7 +281,7 @@ def _crashed(request: _Request, exc: BaseException) -> _Judged:
 
 
 def run_validator(
-    entry: KindValidator[Any], review: _Review, view: ClusterView, settings: Settings, now: datetime
+    entry: KindValidator[Any], review: Review, view: ClusterView, settings: Settings, now: datetime
 ) -> _Judged:
     """Decode, default and judge one request; the only place that catches a validator's exception.
 
@@ -452,18 +289,18 @@ def run_validator(
     On UPDATE, `previous` judges the old object as if it were created, so that `judge` can ratchet denials
     the stored object already had: re-applying a stored object never fails on what was already there.
     """
-    request = review.request
+    request, envelope = review.request, review.envelope
     operation = Operation(request.operation)
     if not entry.judges(operation) or request.sub_resource:
         return _Judged(Verdict())
     # The RequestInfo fields every typed request carries besides its objects.
     info: dict[str, Any] = {
-        "uid": request.uid,
+        "uid": envelope.uid,
         "now": now,
-        "name": request.name,
-        "namespace": request.namespace,
-        "user": UserInfo(request.user_info.username, tuple(request.user_info.groups or ())),
-        "dry_run": bool(request.dry_run),
+        "name": envelope.name,
+        "namespace": envelope.namespace,
+        "user": envelope.user,
+        "dry_run": envelope.dry_run,
         "sub_resource": request.sub_resource,
     }
     create = entry.create
@@ -506,115 +343,83 @@ def _ratchet(verdict: Verdict, previous: Sequence[Finding]) -> tuple[Verdict, tu
     return Verdict(kept, verdict.warnings), ratcheted
 
 
-def judge(body: bytes, *, view: ClusterView, settings: Settings, now: datetime) -> Outcome:
+def judge(
+    body: bytes,
+    *,
+    view: ClusterView,
+    settings: Settings,
+    now: datetime,
+    on_envelope: Callable[[Envelope], object] | None = None,
+) -> Outcome:
     """Judge one AdmissionReview body. now: aware UTC, the request's clock.
 
-    Raises BadReview when the body is not a usable AdmissionReview v1; never raises for anything else.
+    on_envelope: called with the request's envelope as soon as the body is parsed, before any judging, so that a
+    caller whose judging is cut off or fails (the server: its DeadlineExceeded, a bug outside the validators) can
+    still answer by uid without parsing the body again.
+    Raises BadReview when the body is not a usable AdmissionReview v1; a validator's crash is a 500 denial, so
+    nothing else escapes but what the caller raises into it (the server's DeadlineExceeded, or on_envelope's own).
     """
     review = parse_review(body)
-    request = review.request
-    entry = REGISTRY.get((request.kind.group, request.kind.kind))
+    envelope = review.envelope
+    if on_envelope is not None:
+        on_envelope(envelope)
+    entry = REGISTRY.get((envelope.group, envelope.kind))
     if entry is None:
-        logger.info("no validator for kind, allowing", extra={"uid": request.uid, "kind": request.kind.kind})
-        return _outcome(review, Verdict(), (), None)
+        logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
+        return _outcome(envelope, Verdict(), (), None)
     judged = run_validator(entry, review, view, settings, now)
-    user = UserInfo(request.user_info.username, tuple(request.user_info.groups or ()))
-    verdict = apply_policy(judged.verdict, settings, user)
+    verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
         try:
             previous = judged.previous()
         except Exception as exc:  # noqa: BLE001 - judging the stored object is validator code too
-            return _outcome(review, Verdict(), (), _crashed(request, exc).crashed_rule)
+            return _outcome(envelope, Verdict(), (), _crashed(review.request, exc).crashed_rule)
         verdict, ratcheted = _ratchet(verdict, previous)
-    return _outcome(review, verdict, ratcheted, judged.crashed_rule)
+    return _outcome(envelope, verdict, ratcheted, judged.crashed_rule)
 
 
-def _status(review: _Review, errors: Sequence[Finding], lines: Sequence[str]) -> tuple[int, dict[str, Any]]:
-    """The denial Status; lines: the rendered `errors`, in order.
-
-    Bounded whatever the request: the first MAX_DENIAL_CAUSES findings, each line and cause message composed to
-    at most MAX_DENIAL_LINE_CHARS characters (values whole or elided, as warnings), then "… and N more findings".
-    A 6 MiB object with thousands of invalid entries gets an answer of a few hundred KiB, not one larger than
-    itself; `messages` (review, audit, logs) keep every finding in full.
-    """
-    request = review.request
-    forbidden = any(f.rule.uses_cluster for f in errors)
-    code, reason = (403, "Forbidden") if forbidden else (422, "Invalid")
-    shown = errors[:MAX_DENIAL_CAUSES]
-    causes = [
-        {
-            "reason": f.type.reason,
-            "message": compose_warning(render_body(f), MAX_DENIAL_LINE_CHARS),
-            "field": str(f.path),
-        }
-        for f in shown
-    ]
-    message = "; ".join(compose_warning(line, MAX_DENIAL_LINE_CHARS) for line in lines[:MAX_DENIAL_CAUSES])
-    if len(errors) > len(shown):
-        more = len(errors) - len(shown)
-        message += f"; … and {more} more finding{'s' if more != 1 else ''}"
-    return code, {
-        "metadata": {},
-        "status": "Failure",
-        "message": message,
-        "reason": reason,
-        "details": {"name": request.name, "group": request.kind.group, "kind": request.kind.kind, "causes": causes},
-        "code": code,
-    }
-
-
-def _outcome(review: _Review, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:
-    request = review.request
+def _outcome(envelope: Envelope, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:
     # Each finding is rendered once; the response, `messages` and `entries` share the strings.
     error_lines = [render_line(f) for f in verdict.errors]
     warning_texts = [render_warning(f) for f in verdict.warnings]
     ratcheted_lines = [render_line(f) for f in ratcheted]
     full_warnings = clean_warnings(warning_texts + [RATCHETED_PREFIX + line for line in ratcheted_lines])
     warnings = limit_warnings(full_warnings)
-    rule_ids = tuple(dict.fromkeys(f.rule.id for f in (*verdict.errors, *verdict.warnings, *ratcheted)))
-    denied_rule_ids = tuple(dict.fromkeys(f.rule.id for f in verdict.errors))
-    response: dict[str, Any] = {"uid": request.uid, "allowed": True}
-    code = 200
-    messages: tuple[str, ...] = ()
+    crashed = (crashed_rule,) if crashed_rule is not None else ()
+    rule_ids = (*dict.fromkeys(f.rule.id for f in (*verdict.errors, *verdict.warnings, *ratcheted)), *crashed)
+    denied_rule_ids = (*dict.fromkeys(f.rule.id for f in verdict.errors), *crashed)
+    annotations = {RULES_ANNOTATION: ",".join(rule_ids)} if rule_ids else None
     if crashed_rule is not None:
-        code = 500
-        rule_ids = (*rule_ids, crashed_rule)
-        denied_rule_ids = (*denied_rule_ids, crashed_rule)
         message = (
-            f"internal error in gardener-webhook rule {crashed_rule} while validating {request.kind.kind} "
-            f'"{request.name}"; details are logged under uid {request.uid}'
+            f"internal error in gardener-webhook rule {crashed_rule} while validating {envelope.kind} "
+            f'"{envelope.name}"; details are logged under uid {envelope.uid}'
         )
-        messages = (message,)
-        response["allowed"] = False
-        response["status"] = {
-            "metadata": {},
-            "status": "Failure",
-            "message": message,
-            "reason": "InternalError",
-            "code": 500,
-        }
+        messages: tuple[str, ...] = (message,)
+        answer = errored(envelope.uid, message, warnings=warnings, annotations=annotations)
     elif verdict.errors:
-        code, status = _status(review, verdict.errors, error_lines)
         messages = tuple(error_lines)
-        response["allowed"] = False
-        response["status"] = status
-    if warnings:
-        response["warnings"] = warnings
-    if rule_ids:
-        response["auditAnnotations"] = {RULES_ANNOTATION: ",".join(rule_ids)}
+        message, causes = compose_denial(verdict.errors, error_lines)
+        answer = denied(
+            envelope.uid,
+            message,
+            name=envelope.name,
+            group=envelope.group,
+            kind=envelope.kind,
+            causes=causes,
+            forbidden=any(f.rule.uses_cluster for f in verdict.errors),  # findings about cluster state: 403
+            warnings=warnings,
+            annotations=annotations,
+        )
+    else:
+        messages = ()
+        answer = allowed(envelope.uid, warnings=warnings, annotations=annotations)
+    status = answer["response"].get("status")
     return Outcome(
-        review={"apiVersion": API_VERSION, "kind": "AdmissionReview", "response": response},
-        uid=request.uid,
-        group=request.kind.group,
-        kind=request.kind.kind,
-        operation=request.operation,
-        name=request.name,
-        namespace=request.namespace,
-        username=request.user_info.username,
-        dry_run=bool(request.dry_run),
-        allowed=bool(response["allowed"]),
-        code=code,
+        review=answer,
+        envelope=envelope,
+        allowed=answer["response"]["allowed"],
+        code=status["code"] if status is not None else 200,
         rule_ids=rule_ids,
         denied_rule_ids=denied_rule_ids,
         entries=(

@@ -73,8 +73,9 @@ class Reviewed:
     def ref(self) -> str:
         """`Kind/namespace/name` of the judged object (for an AdmissionReview input: of its request)."""
         if self.outcome is not None:
-            name = f"{self.outcome.namespace}/{self.outcome.name}" if self.outcome.namespace else self.outcome.name
-            return f"{self.outcome.kind}/{name}"
+            judged = self.outcome.envelope
+            name = f"{judged.namespace}/{judged.name}" if judged.namespace else judged.name
+            return f"{judged.kind}/{name}"
         request = self.request.get("request") or {}
         kind = (request.get("kind") or {}).get("kind", self.manifest.kind)
         namespace, name = request.get("namespace") or "", request.get("name") or ""
@@ -184,7 +185,11 @@ def _hints(outcome: Outcome, view: StaticView, group_kind: tuple[str, str]) -> t
             "(same file or directory) or pass it with --context FILE "
             "(e.g. kubectl get cloudprofiles,namespacedcloudprofiles -A -o yaml)"
         )
-    if group_kind in _PROFILE_KINDS and outcome.operation in ("UPDATE", "DELETE") and not view.counts()["Shoot"]:
+    if (
+        group_kind in _PROFILE_KINDS
+        and outcome.envelope.operation in ("UPDATE", "DELETE")
+        and not view.counts()["Shoot"]
+    ):
         hints.append(
             "no Shoots were given, so versions in use were not checked: pass them with --context FILE "
             "(e.g. kubectl get shoots -A -o yaml)"

@@ -11,11 +11,12 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from tests.builders import cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import MAX_WARNING_CHARS, BadReview
+from webhook.admission import BadReview
 from webhook.cluster.view import ClusterView
 from webhook.field import Verdict
 from webhook.kinds import CreateRequest, KindValidator
 from webhook.models.core import CloudProfile
+from webhook.rendering import MAX_WARNING_CHARS
 from webhook.server import app as app_module
 from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, parse_timeout
 from webhook.settings import Settings
@@ -283,6 +284,26 @@ async def test_failure_outside_validators_without_uid_is_400(
     resp = await post(tls_client, b'{"request": {}}')
     assert resp.status == 400
     assert await resp.text() == "request could not be judged"
+
+
+async def test_failure_after_the_envelope_answers_from_it_without_reading_the_body_again(
+    tls_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_policy(*args: Any) -> Any:
+        raise KeyError("boom")
+
+    peeked: list[bytes] = []
+    monkeypatch.setattr("webhook.admission.apply_policy", broken_policy)
+    monkeypatch.setattr(app_module, "_peek", lambda body: peeked.append(body) or ("", "", ""))
+    resp = await post(tls_client, review_bytes(cloud_profile_dict(), uid="u-after"))
+    message = "internal error in gardener-webhook while judging CloudProfile; details are logged under uid u-after"
+    assert (resp.status, await resp.text()) == (
+        200,
+        '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "u-after", '
+        '"allowed": false, "status": {"metadata": {}, "status": "Failure", "message": "' + message + '", '
+        '"reason": "InternalError", "code": 500}}}',
+    )
+    assert peeked == []
 
 
 async def test_bad_review_from_judge_is_not_an_internal_error(

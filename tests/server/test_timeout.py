@@ -14,6 +14,7 @@ from aiohttp.test_utils import TestClient
 from prometheus_client import CollectorRegistry
 
 from tests.builders import DEFAULT_SETTINGS, EMPTY_VIEW, cloud_profile_dict, review_bytes
+from webhook.server import app as app_module
 from webhook.server import create_app
 from webhook.server.deadline import Deadline, DeadlineExceeded
 
@@ -68,6 +69,44 @@ async def test_a_runaway_validator_is_cut_off_and_the_request_denied(
         "/validate?timeout=0.5s", data=review_bytes(cloud_profile_dict(), uid="ok"), headers=JSON
     )
     assert json.loads(await ok.read())["response"] == {"uid": "ok", "allowed": True}
+
+
+def timed_out_text(uid: str, kind: str) -> str:
+    """The server's 504 answer, byte for byte (aiohttp's json_response: json.dumps with its default separators)."""
+    message = (
+        f"gardener-webhook could not judge {kind} within the request's timeout of 0.5s; "
+        f"details are logged under uid {uid}"
+    )
+    return (
+        '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "' + uid + '", '
+        '"allowed": false, "status": {"metadata": {}, "status": "Failure", "message": "' + message + '", '
+        '"reason": "Timeout", "code": 504}}}'
+    )
+
+
+async def test_a_cut_off_request_is_answered_from_its_envelope(
+    tls_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    peeked: list[bytes] = []
+    monkeypatch.setattr(app_module, "_peek", lambda body: peeked.append(body) or ("", "", ""))
+    body = review_bytes(None, cloud_profile_dict(), uid="slow", operation="DELETE")
+    resp = await tls_client.post("/validate?timeout=0.5s", data=body, headers=JSON)
+    assert (resp.status, await resp.text()) == (200, timed_out_text("slow", "CloudProfile"))
+    assert peeked == []
+
+
+async def test_a_request_cut_off_before_its_envelope_was_parsed_is_peeked_at(
+    tls_client: Client, registry: CollectorRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cut_off_while_parsing(body: bytes, **kwargs: Any) -> Any:
+        raise DeadlineExceeded  # as the alarm does when it fires inside parse_review: no envelope handed over
+
+    monkeypatch.setattr(app_module, "judge", cut_off_while_parsing)
+    body = review_bytes(None, cloud_profile_dict(), uid="huge", operation="DELETE")
+    resp = await tls_client.post("/validate?timeout=0.5s", data=body, headers=JSON)
+    assert (resp.status, await resp.text()) == (200, timed_out_text("huge", "CloudProfile"))
+    labels = {"kind": "CloudProfile", "operation": "DELETE", "outcome": "timeout"}
+    assert registry.get_sample_value("gardener_webhook_requests_total", labels) == 1.0
 
 
 def test_deadline_raises_in_the_limited_block_only() -> None:

@@ -17,12 +17,14 @@ not in the allow-list gets 403 (the TLS layer already refused clients without a 
 client CA): such a request is never read, let alone judged.
 Everything else is 200 with the AdmissionReview from `Outcome.review`. A failure outside the validators
 (which `judge` already turns into denials) never escapes as HTTP 500: it becomes a 200 denial with
-status.code 500 when the request uid is known, else 400.
+status.code 500 (`responses.errored`) when the request uid is known, else 400. The uid, kind and operation of
+such a request come from the envelope `judge` hands over once the body is parsed (`on_envelope`); the body is
+read again, best effort, only when that parse itself did not finish.
 `?timeout=10s` (the kube-apiserver's deadline, Go duration or plain seconds) bounds the work: `judge` runs
 inline on the event loop under a `Deadline` of 90 % of the timeout, counted from receipt (the rest is left
 for the answer to travel back). Past it, judging is cut off and the request is denied, fail closed like the
-webhook's `failurePolicy: Fail`, with status.code 504 and reason `Timeout` (the Kubernetes status for
-"could not be completed within the given time"; clients may retry); the outcome label is `timeout`.
+webhook's `failurePolicy: Fail`, with status.code 504 and reason `Timeout` (`responses.timed_out`; the Kubernetes
+status for "could not be completed within the given time"; clients may retry); the outcome label is `timeout`.
 """
 
 from __future__ import annotations
@@ -32,15 +34,16 @@ import json
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from webhook.admission import API_VERSION, BadReview, Outcome, judge
+from webhook.admission import BadReview, Envelope, Outcome, judge
 from webhook.cluster.view import ClusterView
+from webhook.responses import errored, timed_out
 from webhook.server.deadline import Deadline, DeadlineExceeded
 from webhook.server.limits import MAX_BODIES_IN_MEMORY, BodyGate
 from webhook.server.metrics import Metrics, RequestOutcome
@@ -216,24 +219,25 @@ async def _validate(request: web.Request) -> web.Response:
             if request.transport is not None:
                 request.transport.close()  # flushes the 408 first; aiohttp would otherwise linger for the rest
             return response
+        envelopes: list[Envelope] = []  # judge hands it over once parsed: whom to answer if judging then fails
         try:
             with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
-                outcome = judge(body, view=app[VIEW], settings=app[SETTINGS], now=now)
+                outcome = judge(body, view=app[VIEW], settings=app[SETTINGS], now=now, on_envelope=envelopes.append)
             payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
         except BadReview as exc:
             return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))
         except DeadlineExceeded:
-            return _timed_out(request, started, body, timeout_seconds)
+            return _timed_out(request, started, _identify(envelopes, body), timeout_seconds)
         except Exception:  # noqa: BLE001 - anything outside the validators must still answer (DESIGN.md §2)
-            return _internal_error(request, started, body)
+            return _internal_error(request, started, _identify(envelopes, body))
     finally:
         gate.release()
     decision = _decision(outcome)
     seconds = time.perf_counter() - started
     denied = outcome.denied_rule_ids
     app[METRICS].observe(
-        kind=outcome.kind,
-        operation=outcome.operation,
+        kind=outcome.envelope.kind,
+        operation=outcome.envelope.operation,
         outcome=decision,
         seconds=seconds,
         denied_rules=denied,
@@ -255,13 +259,14 @@ def _object_ref(namespace: str, name: str) -> str:
 
 
 def _log_outcome(outcome: Outcome, decision: RequestOutcome, seconds: float, timeout_seconds: float) -> None:
+    envelope = outcome.envelope
     fields: dict[str, Any] = {
-        "uid": outcome.uid,
-        "kind": outcome.kind,
-        "object": _object_ref(outcome.namespace, outcome.name),
-        "operation": outcome.operation,
-        "user": outcome.username,
-        "dryRun": outcome.dry_run,
+        "uid": envelope.uid,
+        "kind": envelope.kind,
+        "object": _object_ref(envelope.namespace, envelope.name),
+        "operation": envelope.operation,
+        "user": envelope.user.username,
+        "dryRun": envelope.dry_run,
         "decision": decision.value,
         "code": outcome.code,
         "rules": list(outcome.rule_ids),
@@ -272,7 +277,7 @@ def _log_outcome(outcome: Outcome, decision: RequestOutcome, seconds: float, tim
     if seconds > timeout_seconds:
         logger.warning(
             "answered after the request's timeout; the API server has applied its failure policy",
-            extra={"uid": outcome.uid, "timeout_s": timeout_seconds, "duration_ms": fields["duration_ms"]},
+            extra={"uid": envelope.uid, "timeout_s": timeout_seconds, "duration_ms": fields["duration_ms"]},
         )
 
 
@@ -295,22 +300,15 @@ def _reject(
     return web.Response(status=status, text=reason)
 
 
-def _denial(uid: str, message: str, reason: str, code: int) -> dict[str, Any]:
-    """A review that denies with a Kubernetes Status of the given reason and code."""
-    status = {"metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "AdmissionReview",
-        "response": {"uid": uid, "allowed": False, "status": status},
-    }
-
-
-def _timed_out(request: web.Request, started: float, body: bytes, timeout_seconds: float) -> web.Response:
+def _timed_out(
+    request: web.Request, started: float, identity: tuple[str, str, str], timeout_seconds: float
+) -> web.Response:
     """Deny a request that could not be judged within its timeout: status.code 504, reason Timeout (fail closed).
 
-    Without a readable uid there is nothing to answer to: 400, as for any body that cannot be judged.
+    identity: (uid, kind, operation) from `_identify`. Without a uid there is nothing to answer to: 400, as for any
+    body that cannot be judged.
     """
-    uid, kind, operation = _peek(body)
+    uid, kind, operation = identity
     seconds = time.perf_counter() - started
     fields = {"uid": uid, "kind": kind, "operation": operation, "timeout_s": timeout_seconds}
     logger.error(
@@ -324,11 +322,24 @@ def _timed_out(request: web.Request, started: float, body: bytes, timeout_second
         f"details are logged under uid {uid}"
     )
     request.app[METRICS].observe(kind=kind, operation=operation, outcome=RequestOutcome.TIMEOUT, seconds=seconds)
-    return web.json_response(_denial(uid, message, "Timeout", 504))
+    return web.json_response(timed_out(uid, message))
+
+
+def _identify(envelopes: Sequence[Envelope], body: bytes) -> tuple[str, str, str]:
+    """(uid, kind, operation) of a request `judge` did not answer, from the envelope it handed over.
+
+    Without one, the body's parse did not finish: the deadline fired while a huge body was parsed (pydantic-core
+    parses in one C call, so the parsed review is lost when the alarm is raised after it) or memory ran out. Only
+    then is the body read again, best effort (`_peek`), since there is no other way left to answer by uid.
+    """
+    if envelopes:
+        envelope = envelopes[0]
+        return envelope.uid, envelope.kind, envelope.operation
+    return _peek(body)
 
 
 def _peek(body: bytes) -> tuple[str, str, str]:
-    """(uid, kind, operation) of a body `judge` failed on, best effort; empty strings when unknown."""
+    """(uid, kind, operation) of a body `judge` failed to parse, best effort; empty strings when unknown."""
     try:
         request = json.loads(body)["request"]
         found = (request.get("uid"), request.get("kind", {}).get("kind"), request.get("operation"))
@@ -338,9 +349,12 @@ def _peek(body: bytes) -> tuple[str, str, str]:
     return uid, kind, operation
 
 
-def _internal_error(request: web.Request, started: float, body: bytes) -> web.Response:
-    """Answer a failure outside the validators: a 200 denial with status.code 500 if the uid is known, else 400."""
-    uid, kind, operation = _peek(body)
+def _internal_error(request: web.Request, started: float, identity: tuple[str, str, str]) -> web.Response:
+    """Answer a failure outside the validators: a 200 denial with status.code 500 if the uid is known, else 400.
+
+    identity: (uid, kind, operation) from `_identify`.
+    """
+    uid, kind, operation = identity
     logger.exception("internal error while judging a request", extra={"uid": uid, "kind": kind, "operation": operation})
     if not uid:
         return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, "request could not be judged")
@@ -348,4 +362,4 @@ def _internal_error(request: web.Request, started: float, body: bytes) -> web.Re
     message = f"internal error in gardener-webhook while judging {what}; details are logged under uid {uid}"
     seconds = time.perf_counter() - started
     request.app[METRICS].observe(kind=kind, operation=operation, outcome=RequestOutcome.ERROR, seconds=seconds)
-    return web.json_response(_denial(uid, message, "InternalError", 500))
+    return web.json_response(errored(uid, message))

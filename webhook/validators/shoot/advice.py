@@ -63,7 +63,7 @@ SH_WARN_004 = Rule(
 RULES: Final = (SH_WARN_001, SH_WARN_002, SH_WARN_003, SH_WARN_004)
 
 # Shoot owners read these in kubectl's output: pick the longest wording that stays within 120 characters, field path
-# included (`<path>: <detail>`). admission.compose_warning enforces the API server's hard limit of 256.
+# included (`<path>: <detail>`). rendering.compose_warning enforces the API server's hard limit of 256.
 _MAX_WARNING_CHARS: Final = 120
 _ONE_SECOND: Final = timedelta(seconds=1)
 
