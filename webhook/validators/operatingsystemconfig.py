@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from webhook.cluster.view import ClusterView
 from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Mode, Rule, Verdict
+from webhook.gourl import url_parts
 from webhook.kinds import AdmissionRequest, KindValidator
 from webhook.models.extensions import (
     ContainerdConfig,
@@ -369,7 +370,7 @@ def _host_port_errors(host_port: str) -> list[str]:
 
 def _validate_url(raw: str, path: FieldPath, *, server: bool) -> list[Finding]:
     """A registry `server` (scheme http/https and a host) or a host `url` (a host); path: the field."""
-    parsed = _parse_go_url(raw)
+    parsed = url_parts(raw)
     if isinstance(parsed, str):
         return [OSC_CRI_004.required(path, f"url must be a valid URL: {parsed}{_URL_FORM}")]
     scheme, host = parsed
@@ -754,131 +755,6 @@ def _shown(value: object) -> str:
         return f"[{len(value)} items]"
     text = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-# --------------------------------------------------------------------- Go's net/url.Parse, as far as needed
-
-
-def _parse_go_url(raw: str) -> tuple[str, str] | str:
-    """(scheme lower-cased, host) as Go's url.Parse returns them, or its error text (`parse "…": …`).
-
-    Covers the errors url.Parse reports: control characters, a missing scheme before ':', a colon in the first
-    segment of a relative URL, a bad port or character in the host, bad userinfo, bad percent escapes.
-    """
-    url, _, fragment = raw.partition("#")
-    result = _parse_go_url_part(url)
-    if isinstance(result, str):
-        return f"parse {_go_quote(url)}: {result}"
-    if fragment and (error := _unescape_error(fragment, host=False)):
-        return f"parse {_go_quote(raw)}: {error}"
-    return result
-
-
-def _parse_go_url_part(url: str) -> tuple[str, str] | str:
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in url):
-        return "net/url: invalid control character in URL"
-    if url == "*":
-        return "", ""
-    scheme, rest = "", url
-    for i, c in enumerate(url):
-        if c.isascii() and c.isalpha():
-            continue
-        if c.isascii() and (c.isdigit() or c in "+-."):
-            if i == 0:
-                break
-            continue
-        if c == ":":
-            if i == 0:
-                return "missing protocol scheme"
-            scheme, rest = url[:i].lower(), url[i + 1 :]
-        break
-    if rest.endswith("?") and rest.count("?") == 1:
-        rest = rest[:-1]
-    else:
-        rest = rest.partition("?")[0]
-    if not rest.startswith("/"):
-        if scheme:
-            return scheme, ""  # opaque: no host
-        if ":" in rest.partition("/")[0]:
-            return "first path segment in URL cannot contain colon"
-    host = ""
-    if (scheme or not rest.startswith("///")) and rest.startswith("//"):
-        authority, slash, path = rest[2:].partition("/")
-        rest = slash + path
-        userinfo, at, host = authority.rpartition("@")
-        error = _host_error(host)
-        if error:
-            return error
-        if at and any(not (c.isascii() and c.isalnum()) and c not in "-._:~!$&'()*+,;=%@" for c in userinfo):
-            return "net/url: invalid userinfo"
-        error = _unescape_error(userinfo, host=False)
-        if error:
-            return error
-    error = _unescape_error(rest, host=False)
-    return error if error else (scheme, host)
-
-
-def _host_error(host: str) -> str | None:
-    """Go's parseHost: a valid optional port after the host or after `]`, then the host's characters."""
-    if host.startswith("["):
-        end = host.rfind("]")
-        if end < 0:
-            return "missing ']' in host"
-        colon_port = host[end + 1 :]
-    else:
-        colon = host.rfind(":")
-        colon_port = host[colon:] if colon != -1 else ""
-    if colon_port and not (colon_port[0] == ":" and all(c in "0123456789" for c in colon_port[1:])):
-        return f"invalid port {_go_quote(colon_port)} after host"
-    return _unescape_error(host, host=True)
-
-
-_HOST_PUNCTUATION: Final = frozenset("!$&'()*+,;=:[]<>\"-_.~")
-
-
-def _unescape_error(text: str, *, host: bool) -> str | None:
-    """Go's unescape errors: a `%` not followed by two hex digits; in a host, %-escaped ASCII and odd characters."""
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "%":
-            escape = text[i : i + 3]
-            if len(escape) < 3 or not all(h in "0123456789abcdefABCDEF" for h in escape[1:]):
-                return f"invalid URL escape {_go_quote(escape)}"
-            if host and int(escape[1], 16) < 8 and escape != "%25":
-                return f"invalid URL escape {_go_quote(escape)}"
-            i += 3
-            continue
-        if host and c.isascii() and not c.isalnum() and c not in _HOST_PUNCTUATION:
-            return f"invalid character {_go_quote(c)} in host name"
-        i += 1
-    return None
-
-
-_GO_ESCAPES: Final = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-}
-
-
-def _go_quote(text: str) -> str:
-    """Go's strconv.Quote for the texts url.Parse quotes."""
-    out = []
-    for c in text:
-        if c in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[c])
-        elif ord(c) < 0x20 or ord(c) == 0x7F:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(c)
-    return '"' + "".join(out) + '"'
 
 
 KIND: Final = KindValidator(
