@@ -35,7 +35,6 @@ from webhook.models.extensions import (
     ContainerdConfig,
     CRIConfig,
     File,
-    InPlaceUpdates,
     KubeletConfiguration,
     OperatingSystemConfig,
     OperatingSystemConfigSpec,
@@ -46,19 +45,14 @@ from webhook.models.extensions import (
 )
 from webhook.settings import Settings
 from webhook.validators.meta import dns1123_subdomain_errors, validate_object_meta
+from webhook.validators.operatingsystemconfig import crd
+from webhook.validators.operatingsystemconfig.crd import OSC_CRD_001, OSC_CRD_002, OSC_CRD_003, OSC_CRD_004
 from webhook.versions import Version, find_version
 
 _OSC: Final = "gardener/gardener pkg/api/extensions/validation/operatingsystemconfig.go"
-_CRD: Final = (
-    "gardener/gardener pkg/component/extensions/crds/assets/crd-extensions.gardener.cloud_operatingsystemconfigs.yaml"
-)
 _TYPES: Final = "gardener/gardener pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go"
 _SEED: Final = "seed 003 (OperatingSystemConfig contract)"
 
-OSC_CRD_001 = Rule("OSC-CRD-001", f"{_CRD} (required: spec; spec.type, spec.purpose)")
-OSC_CRD_002 = Rule("OSC-CRD-002", f"{_CRD} spec.criConfig.name (required, enum containerd, CEL self == oldSelf)")
-OSC_CRD_003 = Rule("OSC-CRD-003", f"{_CRD} spec.class (CEL self == oldSelf)")
-OSC_CRD_004 = Rule("OSC-CRD-004", f"{_CRD} (required keys of files, units, containerd, inPlaceUpdates)")
 OSC_META_001 = Rule("OSC-META-001", f"{_OSC} ValidateOperatingSystemConfig (ValidateObjectMeta)")
 OSC_PUR_001 = Rule("OSC-PUR-001", f"{_OSC} ValidateOperatingSystemConfigSpec (purpose)")
 OSC_CRI_001 = Rule("OSC-CRI-001", f"{_OSC} ValidateCRIConfig (cgroupDriver)")
@@ -81,7 +75,7 @@ OSC_UPD_001 = Rule("OSC-UPD-001", f"{_OSC} ValidateOperatingSystemConfigSpecUpda
 OSC_UPD_002 = Rule("OSC-UPD-002", f"{_OSC} ValidateOperatingSystemConfigSpecUpdate (type, purpose immutable)")
 
 RULES: Final = (
-    OSC_CRD_001, OSC_CRD_002, OSC_CRD_003, OSC_CRD_004, OSC_META_001, OSC_PUR_001,
+    *crd.RULES, OSC_META_001, OSC_PUR_001,
     OSC_CRI_001, OSC_CRI_002, OSC_CRI_003, OSC_CRI_004, OSC_CRI_005, OSC_CRI_006, OSC_CGR_001, OSC_CGR_002,
     OSC_UNIT_001, OSC_UNIT_002, OSC_FILE_001, OSC_FILE_002, OSC_FILE_003, OSC_FILE_004, OSC_FILE_005, OSC_FILE_006,
     OSC_UPD_001, OSC_UPD_002,
@@ -89,7 +83,6 @@ RULES: Final = (
 
 _STATUS: Final = ROOT.child("status")
 PURPOSES: Final = ("provision", "reconcile")
-CRI_NAMES: Final = ("containerd",)
 CGROUP_DRIVERS: Final = ("cgroupfs", "systemd")
 ENCODINGS: Final = ("", "b64")
 REGISTRY_CAPABILITIES: Final = ("pull", "push", "resolve")
@@ -102,7 +95,6 @@ KUBELET_IN_IMAGE: Final = "/kubelet"
 
 _REQUIRED: Final = "field is required"
 _IMMUTABLE: Final = "field is immutable"
-_CEL_IMMUTABLE: Final = "Value is immutable"
 _URL_FORM: Final = "; desired format: https://host[:port]"
 _COMMANDS: Final = "use start, restart or stop"
 _EMPTY_SPEC: Final = OperatingSystemConfigSpec()
@@ -139,9 +131,8 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
     status = osc.status or _EMPTY_STATUS
     paths = {f.path or "" for f in (*spec.files, *status.extension_files)}
     findings = validate_object_meta(OSC_META_001, osc.metadata, METADATA, namespaced=True)
-    if osc.spec is None:
-        findings.append(OSC_CRD_001.required(SPEC, ""))
-    else:
+    findings.extend(crd.validate_spec_keys(osc.spec, SPEC))
+    if osc.spec is not None:
         findings.extend(_validate_spec(osc.spec, paths, SPEC))
     extension_files = _STATUS.child("extensionFiles")
     findings.extend(_validate_unit_list(status.extension_units, paths, _STATUS.child("extensionUnits")))
@@ -151,12 +142,11 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
 
 
 def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: FieldPath) -> list[Finding]:
-    """Rules on a present spec (gardener ValidateOperatingSystemConfigSpec + seed 003); path: spec."""
-    findings = _validate_spec_keys(spec, path)
-    findings.extend(_validate_purpose(spec.purpose, path.child("purpose")))
+    """Rules on a present spec after its keys (gardener ValidateOperatingSystemConfigSpec + seed 003); path: spec."""
+    findings = _validate_purpose(spec.purpose, path.child("purpose"))
     if spec.cri_config is not None:
         cri_path = path.child("criConfig")
-        findings.extend(_validate_cri_name(spec.cri_config, cri_path))
+        findings.extend(crd.validate_cri_name(spec.cri_config, cri_path))
         findings.extend(_validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
     findings.extend(_validate_unit_list(spec.units, paths, path.child("units")))
     findings.extend(_validate_file_list(spec.files, path.child("files")))
@@ -172,7 +162,7 @@ def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: Field
 def _validate_unit_list(units: Sequence[Unit], paths: set[str], path: FieldPath) -> list[Finding]:
     """Units of spec.units or status.extensionUnits (path: the list): required keys, webhook rules, commands."""
     return [
-        *_validate_unit_keys(units, path),
+        *crd.validate_unit_keys(units, path),
         *_validate_units(units, paths, path),
         *_warn_unit_commands(units, path),
     ]
@@ -180,108 +170,7 @@ def _validate_unit_list(units: Sequence[Unit], paths: set[str], path: FieldPath)
 
 def _validate_file_list(files: Sequence[File], path: FieldPath) -> list[Finding]:
     """Files of spec.files or status.extensionFiles (path: the list): required keys, webhook rules, modes."""
-    return [*_validate_file_keys(files, path), *_validate_files(files, path), *_warn_file_modes(files, path)]
-
-
-# ------------------------------------------------------------------------------------ CRD schema (D.1)
-
-
-@OSC_CRD_001.check
-def _validate_spec_keys(spec: OperatingSystemConfigSpec, path: FieldPath) -> list[Finding]:
-    """`spec.purpose` and `spec.type` must be present (empty strings pass the schema); path: spec.
-
-    Also the keys `inPlaceUpdates` requires (OSC-CRD-004), which sit directly in the spec.
-    """
-    findings: list[Finding] = []
-    if spec.purpose is None:
-        findings.append(OSC_CRD_001.required(path.child("purpose"), ""))
-    if spec.type is None:
-        findings.append(OSC_CRD_001.required(path.child("type"), ""))
-    findings.extend(_validate_in_place_update_keys(spec.in_place_updates, path.child("inPlaceUpdates")))
-    return findings
-
-
-@OSC_CRD_002.check
-def _validate_cri_name(cri: CRIConfig, path: FieldPath) -> list[Finding]:
-    """`criConfig.name` is required and must be `containerd` (CRD enum); path: spec.criConfig."""
-    if cri.name is None:
-        return [OSC_CRD_002.required(path.child("name"), "")]
-    if cri.name not in CRI_NAMES:
-        return [OSC_CRD_002.unsupported(path.child("name"), cri.name, CRI_NAMES)]
-    return []
-
-
-@OSC_CRD_004.check
-def _validate_in_place_update_keys(updates: InPlaceUpdates | None, path: FieldPath) -> list[Finding]:
-    """`inPlaceUpdates` needs `kubelet` and `operatingSystemVersion`; path: spec.inPlaceUpdates."""
-    if updates is None:
-        return []
-    findings: list[Finding] = []
-    if updates.kubelet is None:
-        findings.append(OSC_CRD_004.required(path.child("kubelet"), ""))
-    if updates.operating_system_version is None:
-        findings.append(OSC_CRD_004.required(path.child("operatingSystemVersion"), ""))
-    return findings
-
-
-@OSC_CRD_004.check
-def _validate_unit_keys(units: Sequence[Unit], path: FieldPath) -> list[Finding]:
-    """Units need `name`, drop-ins `content` and `name`; path: the unit list."""
-    findings: list[Finding] = []
-    for i, unit in enumerate(units):
-        if unit.name is None:
-            findings.append(OSC_CRD_004.required(path.index(i).child("name"), ""))
-        for j, drop_in in enumerate(unit.drop_ins):
-            if drop_in.content is None:
-                findings.append(OSC_CRD_004.required(path.index(i).child("dropIns").index(j).child("content"), ""))
-            if drop_in.name is None:
-                findings.append(OSC_CRD_004.required(path.index(i).child("dropIns").index(j).child("name"), ""))
-    return findings
-
-
-@OSC_CRD_004.check
-def _validate_file_keys(files: Sequence[File], path: FieldPath) -> list[Finding]:
-    """Files need `content` and `path`; each content source its keys (CRD `required` lists); path: the file list."""
-    findings: list[Finding] = []
-    for i, file in enumerate(files):
-        idx = path.index(i)
-        if file.content is None:
-            findings.append(OSC_CRD_004.required(idx.child("content"), ""))
-        if file.path is None:
-            findings.append(OSC_CRD_004.required(idx.child("path"), ""))
-        if file.content is None:
-            continue
-        ref, inline, image = file.content.secret_ref, file.content.inline, file.content.image_ref
-        keys: list[tuple[tuple[str, str], str | None]] = []  # (names below content, value); paths only for findings
-        if image is not None:
-            keys += [(("imageRef", "filePathInImage"), image.file_path_in_image), (("imageRef", "image"), image.image)]
-        if inline is not None:
-            keys += [(("inline", "data"), inline.data), (("inline", "encoding"), inline.encoding)]
-        if ref is not None:
-            keys += [(("secretRef", "dataKey"), ref.data_key), (("secretRef", "name"), ref.name)]
-        findings.extend(
-            OSC_CRD_004.required(idx.child("content", *names), "") for names, value in keys if value is None
-        )
-    return findings
-
-
-@OSC_CRD_004.check
-def _validate_containerd_keys(containerd: ContainerdConfig, path: FieldPath) -> list[Finding]:
-    """containerd needs `sandboxImage`, registries `upstream`, hosts `url`, plugins `path`; path: ...containerd."""
-    findings: list[Finding] = []
-    for i, plugin in enumerate(containerd.plugins):
-        if plugin.path is None:
-            findings.append(OSC_CRD_004.required(path.child("plugins").index(i).child("path"), ""))
-    for i, registry in enumerate(containerd.registries):
-        reg_path = path.child("registries").index(i)
-        for k, host in enumerate(registry.hosts):
-            if host.url is None:
-                findings.append(OSC_CRD_004.required(reg_path.child("hosts").index(k).child("url"), ""))
-        if registry.upstream is None:
-            findings.append(OSC_CRD_004.required(reg_path.child("upstream"), ""))
-    if containerd.sandbox_image is None:
-        findings.append(OSC_CRD_004.required(path.child("sandboxImage"), ""))
-    return findings
+    return [*crd.validate_file_keys(files, path), *_validate_files(files, path), *_warn_file_modes(files, path)]
 
 
 # ------------------------------------------------------------------------------- webhook: spec (D.2)
@@ -307,7 +196,7 @@ def _validate_cri_config(cri: CRIConfig, purpose: str, path: FieldPath) -> list[
         findings.append(OSC_CRI_001.unsupported(path.child("cgroupDriver"), cri.cgroup_driver, CGROUP_DRIVERS))
     if cri.containerd is not None:
         containerd_path = path.child("containerd")
-        findings.extend(_validate_containerd_keys(cri.containerd, containerd_path))
+        findings.extend(crd.validate_containerd_keys(cri.containerd, containerd_path))
         findings.extend(_validate_containerd(cri.containerd, purpose, containerd_path))
     return findings
 
@@ -673,31 +562,13 @@ def _validate_update(new: OperatingSystemConfig, old: OperatingSystemConfig) -> 
     if new.spec is None:
         return []
     new_spec, old_spec = new.spec, old.spec or _EMPTY_SPEC
-    findings = _validate_immutable_keys(new_spec, old_spec, SPEC)
+    findings = crd.validate_immutable_keys(new_spec, old_spec, SPEC)
     if new.metadata.deletion_timestamp is not None:
         changes = _spec_changes(new, old)
         if changes:
             detail = "cannot update operatingsystemconfig spec if deletion timestamp is set. Requested changes: "
             return [*findings, OSC_UPD_001.forbidden(SPEC, detail + ",".join(changes))]
     findings.extend(_validate_spec_update(new_spec, old_spec, SPEC))
-    return findings
-
-
-def _validate_immutable_keys(
-    new: OperatingSystemConfigSpec, old: OperatingSystemConfigSpec, path: FieldPath
-) -> list[Finding]:
-    """`criConfig.name` and `class` keep their value once set (CRD CEL `self == oldSelf`); path: spec.
-
-    CEL transition rules run only when the old and the new object both have the field; the API server shows the
-    schema type as the value.
-    """
-    findings: list[Finding] = []
-    new_name = new.cri_config.name if new.cri_config is not None else None
-    old_name = old.cri_config.name if old.cri_config is not None else None
-    if new_name is not None and old_name is not None and new_name != old_name:
-        findings.append(OSC_CRD_002.invalid(path.child("criConfig", "name"), "string", _CEL_IMMUTABLE))
-    if new.class_ is not None and old.class_ is not None and new.class_ != old.class_:
-        findings.append(OSC_CRD_003.invalid(path.child("class"), "string", _CEL_IMMUTABLE))
     return findings
 
 
@@ -768,5 +639,13 @@ KIND: Final = KindValidator(
 )
 
 __all__ = [
-    "KIND", "RULES", "validate_create", "validate_operating_system_config", "validate_update",
-]  # fmt: skip
+    "KIND",
+    "OSC_CRD_001",
+    "OSC_CRD_002",
+    "OSC_CRD_003",
+    "OSC_CRD_004",
+    "RULES",
+    "validate_create",
+    "validate_operating_system_config",
+    "validate_update",
+]
