@@ -44,45 +44,43 @@ from webhook.models.extensions import (
     Unit,
 )
 from webhook.settings import Settings
-from webhook.validators.meta import dns1123_subdomain_errors, validate_object_meta
-from webhook.validators.operatingsystemconfig import crd
+from webhook.validators.meta import dns1123_subdomain_errors
+from webhook.validators.operatingsystemconfig import crd, metadata, purpose
+from webhook.validators.operatingsystemconfig._shared import REQUIRED, SEED, TYPES, VALIDATION
 from webhook.validators.operatingsystemconfig.crd import OSC_CRD_001, OSC_CRD_002, OSC_CRD_003, OSC_CRD_004
+from webhook.validators.operatingsystemconfig.metadata import OSC_META_001
+from webhook.validators.operatingsystemconfig.purpose import OSC_PUR_001
 from webhook.versions import Version, find_version
 
-_OSC: Final = "gardener/gardener pkg/api/extensions/validation/operatingsystemconfig.go"
-_TYPES: Final = "gardener/gardener pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go"
-_SEED: Final = "seed 003 (OperatingSystemConfig contract)"
-
-OSC_META_001 = Rule("OSC-META-001", f"{_OSC} ValidateOperatingSystemConfig (ValidateObjectMeta)")
-OSC_PUR_001 = Rule("OSC-PUR-001", f"{_OSC} ValidateOperatingSystemConfigSpec (purpose)")
-OSC_CRI_001 = Rule("OSC-CRI-001", f"{_OSC} ValidateCRIConfig (cgroupDriver)")
-OSC_CRI_002 = Rule("OSC-CRI-002", f"{_OSC} ValidateContainerdConfig (purpose provision)")
-OSC_CRI_003 = Rule("OSC-CRI-003", f"{_OSC} ValidateContainerdConfig (sandboxImage)")
-OSC_CRI_004 = Rule("OSC-CRI-004", f"{_OSC} validateContainerdRegistryConfigs, validateHostPort")
-OSC_CRI_005 = Rule("OSC-CRI-005", f"{_OSC} validateContainerdPluginConfigs")
-OSC_CRI_006 = Rule("OSC-CRI-006", f"{_SEED} CRI Support: the seed spells `spec.criConfig` as `spec.cri`", Mode.WARN)
-OSC_CGR_001 = Rule("OSC-CGR-001", f"{_SEED} cgroup driver: kubelet and containerd use the same driver; DESIGN.md §5")
-OSC_CGR_002 = Rule("OSC-CGR-002", f"{_SEED} cgroup driver: systemd for Kubernetes 1.31+; DESIGN.md §5", Mode.WARN)
-OSC_UNIT_001 = Rule("OSC-UNIT-001", f"{_OSC} ValidateUnits, validateFilePaths")
-OSC_UNIT_002 = Rule("OSC-UNIT-002", f"{_TYPES} UnitCommand: start, restart, stop (unchecked by Gardener)", Mode.WARN)
-OSC_FILE_001 = Rule("OSC-FILE-001", f"{_OSC} ValidateFiles (path, one content source)")
-OSC_FILE_002 = Rule("OSC-FILE-002", f"{_OSC} ValidateFiles (secretRef, imageRef)")
-OSC_FILE_003 = Rule("OSC-FILE-003", f"{_OSC} ValidateFiles (inline encoding and data)")
-OSC_FILE_004 = Rule("OSC-FILE-004", f"{_TYPES} File.Permissions: a file mode (unchecked by Gardener)", Mode.WARN)
-OSC_FILE_005 = Rule("OSC-FILE-005", f"{_OSC} ValidateFiles (hostName)")
-OSC_FILE_006 = Rule("OSC-FILE-006", f"{_OSC} validateFileDuplicates; DESIGN.md §5 (every repeat for the same host)")
-OSC_UPD_001 = Rule("OSC-UPD-001", f"{_OSC} ValidateOperatingSystemConfigSpecUpdate (deletion timestamp)")
-OSC_UPD_002 = Rule("OSC-UPD-002", f"{_OSC} ValidateOperatingSystemConfigSpecUpdate (type, purpose immutable)")
+OSC_CRI_001 = Rule("OSC-CRI-001", f"{VALIDATION} ValidateCRIConfig (cgroupDriver)")
+OSC_CRI_002 = Rule("OSC-CRI-002", f"{VALIDATION} ValidateContainerdConfig (purpose provision)")
+OSC_CRI_003 = Rule("OSC-CRI-003", f"{VALIDATION} ValidateContainerdConfig (sandboxImage)")
+OSC_CRI_004 = Rule("OSC-CRI-004", f"{VALIDATION} validateContainerdRegistryConfigs, validateHostPort")
+OSC_CRI_005 = Rule("OSC-CRI-005", f"{VALIDATION} validateContainerdPluginConfigs")
+OSC_CRI_006 = Rule("OSC-CRI-006", f"{SEED} CRI Support: the seed spells `spec.criConfig` as `spec.cri`", Mode.WARN)
+OSC_CGR_001 = Rule("OSC-CGR-001", f"{SEED} cgroup driver: kubelet and containerd use the same driver; DESIGN.md §5")
+OSC_CGR_002 = Rule("OSC-CGR-002", f"{SEED} cgroup driver: systemd for Kubernetes 1.31+; DESIGN.md §5", Mode.WARN)
+OSC_UNIT_001 = Rule("OSC-UNIT-001", f"{VALIDATION} ValidateUnits, validateFilePaths")
+OSC_UNIT_002 = Rule("OSC-UNIT-002", f"{TYPES} UnitCommand: start, restart, stop (unchecked by Gardener)", Mode.WARN)
+OSC_FILE_001 = Rule("OSC-FILE-001", f"{VALIDATION} ValidateFiles (path, one content source)")
+OSC_FILE_002 = Rule("OSC-FILE-002", f"{VALIDATION} ValidateFiles (secretRef, imageRef)")
+OSC_FILE_003 = Rule("OSC-FILE-003", f"{VALIDATION} ValidateFiles (inline encoding and data)")
+OSC_FILE_004 = Rule("OSC-FILE-004", f"{TYPES} File.Permissions: a file mode (unchecked by Gardener)", Mode.WARN)
+OSC_FILE_005 = Rule("OSC-FILE-005", f"{VALIDATION} ValidateFiles (hostName)")
+OSC_FILE_006 = Rule(
+    "OSC-FILE-006", f"{VALIDATION} validateFileDuplicates; DESIGN.md §5 (every repeat for the same host)"
+)
+OSC_UPD_001 = Rule("OSC-UPD-001", f"{VALIDATION} ValidateOperatingSystemConfigSpecUpdate (deletion timestamp)")
+OSC_UPD_002 = Rule("OSC-UPD-002", f"{VALIDATION} ValidateOperatingSystemConfigSpecUpdate (type, purpose immutable)")
 
 RULES: Final = (
-    *crd.RULES, OSC_META_001, OSC_PUR_001,
+    *crd.RULES, *metadata.RULES, *purpose.RULES,
     OSC_CRI_001, OSC_CRI_002, OSC_CRI_003, OSC_CRI_004, OSC_CRI_005, OSC_CRI_006, OSC_CGR_001, OSC_CGR_002,
     OSC_UNIT_001, OSC_UNIT_002, OSC_FILE_001, OSC_FILE_002, OSC_FILE_003, OSC_FILE_004, OSC_FILE_005, OSC_FILE_006,
     OSC_UPD_001, OSC_UPD_002,
 )  # fmt: skip
 
 _STATUS: Final = ROOT.child("status")
-PURPOSES: Final = ("provision", "reconcile")
 CGROUP_DRIVERS: Final = ("cgroupfs", "systemd")
 ENCODINGS: Final = ("", "b64")
 REGISTRY_CAPABILITIES: Final = ("pull", "push", "resolve")
@@ -93,7 +91,6 @@ _SPECIAL_BITS: Final = 0o1000  # setuid, setgid, sticky
 SYSTEMD_FROM: Final = (1, 31)
 KUBELET_IN_IMAGE: Final = "/kubelet"
 
-_REQUIRED: Final = "field is required"
 _IMMUTABLE: Final = "field is immutable"
 _URL_FORM: Final = "; desired format: https://host[:port]"
 _COMMANDS: Final = "use start, restart or stop"
@@ -130,7 +127,7 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
     spec = osc.spec or _EMPTY_SPEC
     status = osc.status or _EMPTY_STATUS
     paths = {f.path or "" for f in (*spec.files, *status.extension_files)}
-    findings = validate_object_meta(OSC_META_001, osc.metadata, METADATA, namespaced=True)
+    findings = metadata.validate_metadata(osc.metadata, METADATA)
     findings.extend(crd.validate_spec_keys(osc.spec, SPEC))
     if osc.spec is not None:
         findings.extend(_validate_spec(osc.spec, paths, SPEC))
@@ -143,7 +140,7 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
 
 def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: FieldPath) -> list[Finding]:
     """Rules on a present spec after its keys (gardener ValidateOperatingSystemConfigSpec + seed 003); path: spec."""
-    findings = _validate_purpose(spec.purpose, path.child("purpose"))
+    findings = purpose.validate_purpose(spec.purpose, path.child("purpose"))
     if spec.cri_config is not None:
         cri_path = path.child("criConfig")
         findings.extend(crd.validate_cri_name(spec.cri_config, cri_path))
@@ -176,18 +173,6 @@ def _validate_file_list(files: Sequence[File], path: FieldPath) -> list[Finding]
 # ------------------------------------------------------------------------------- webhook: spec (D.2)
 
 
-@OSC_PUR_001.check
-def _validate_purpose(purpose: str | None, path: FieldPath) -> list[Finding]:
-    """`purpose` is `provision` or `reconcile`; path: spec.purpose. A missing key is OSC-CRD-001's finding."""
-    if purpose is None:
-        return []
-    if not purpose:
-        return [OSC_PUR_001.required(path, _REQUIRED)]
-    if purpose not in PURPOSES:
-        return [OSC_PUR_001.unsupported(path, purpose, PURPOSES)]
-    return []
-
-
 @OSC_CRI_001.check
 def _validate_cri_config(cri: CRIConfig, purpose: str, path: FieldPath) -> list[Finding]:
     """cgroupDriver values (OSC-CRI-001) and the containerd section (OSC-CRI-002..005); path: spec.criConfig."""
@@ -209,7 +194,7 @@ def _validate_containerd(containerd: ContainerdConfig, purpose: str, path: Field
         return [OSC_CRI_002.forbidden(path, detail)]
     findings: list[Finding] = []
     if containerd.sandbox_image == "":
-        findings.append(OSC_CRI_003.required(path.child("sandboxImage"), _REQUIRED))
+        findings.append(OSC_CRI_003.required(path.child("sandboxImage"), REQUIRED))
     findings.extend(_validate_registries(containerd.registries, path.child("registries")))
     findings.extend(_validate_plugins(containerd.plugins, path.child("plugins")))
     return findings
@@ -301,13 +286,13 @@ def _validate_units(units: Sequence[Unit], paths: set[str], path: FieldPath) -> 
     findings: list[Finding] = []
     for i, unit in enumerate(units):
         if unit.name == "":
-            findings.append(OSC_UNIT_001.required(path.index(i).child("name"), _REQUIRED))
+            findings.append(OSC_UNIT_001.required(path.index(i).child("name"), REQUIRED))
         for j, drop_in in enumerate(unit.drop_ins):
             if drop_in.name == "":
-                findings.append(OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("name"), _REQUIRED))
+                findings.append(OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("name"), REQUIRED))
             if drop_in.content == "":
                 findings.append(
-                    OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("content"), _REQUIRED)
+                    OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("content"), REQUIRED)
                 )
         for k, file_path in enumerate(unit.file_paths):
             if file_path not in paths:
@@ -323,7 +308,7 @@ def _validate_files(files: Sequence[File], path: FieldPath) -> list[Finding]:
     for i, file in enumerate(files):
         idx = path.index(i)
         if file.path == "":
-            findings.append(OSC_FILE_001.required(idx.child("path"), _REQUIRED))
+            findings.append(OSC_FILE_001.required(idx.child("path"), REQUIRED))
         if file.content is not None:  # a missing content is OSC-CRD-004's finding
             findings.extend(_validate_file_content(file, idx.child("content")))
         if file.host_name is not None:
@@ -348,19 +333,19 @@ def _validate_file_content(file: File, path: FieldPath) -> list[Finding]:
     findings: list[Finding] = []
     if ref is not None:
         if ref.name == "":
-            findings.append(OSC_FILE_002.required(path.child("secretRef", "name"), _REQUIRED))
+            findings.append(OSC_FILE_002.required(path.child("secretRef", "name"), REQUIRED))
         if ref.data_key == "":
-            findings.append(OSC_FILE_002.required(path.child("secretRef", "dataKey"), _REQUIRED))
+            findings.append(OSC_FILE_002.required(path.child("secretRef", "dataKey"), REQUIRED))
     elif inline is not None:
         if inline.encoding is not None and inline.encoding not in ENCODINGS:
             findings.append(OSC_FILE_003.unsupported(path.child("inline", "encoding"), inline.encoding, ENCODINGS))
         if inline.data == "":
-            findings.append(OSC_FILE_003.required(path.child("inline", "data"), _REQUIRED))
+            findings.append(OSC_FILE_003.required(path.child("inline", "data"), REQUIRED))
     elif image is not None:
         if image.image == "":
-            findings.append(OSC_FILE_002.required(path.child("imageRef", "image"), _REQUIRED))
+            findings.append(OSC_FILE_002.required(path.child("imageRef", "image"), REQUIRED))
         if image.file_path_in_image == "":
-            findings.append(OSC_FILE_002.required(path.child("imageRef", "filePathInImage"), _REQUIRED))
+            findings.append(OSC_FILE_002.required(path.child("imageRef", "filePathInImage"), REQUIRED))
     return findings
 
 
@@ -644,6 +629,8 @@ __all__ = [
     "OSC_CRD_002",
     "OSC_CRD_003",
     "OSC_CRD_004",
+    "OSC_META_001",
+    "OSC_PUR_001",
     "RULES",
     "validate_create",
     "validate_operating_system_config",

@@ -1,0 +1,13 @@
+"""What several OperatingSystemConfig rule families share: the sources their rules cite and one detail.
+
+Rules and checks live in their family's module (see the package docstring); only these texts are common.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+VALIDATION: Final = "gardener/gardener pkg/api/extensions/validation/operatingsystemconfig.go"
+TYPES: Final = "gardener/gardener pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go"
+SEED: Final = "seed 003 (OperatingSystemConfig contract)"
+REQUIRED: Final = "field is required"  # Gardener's detail for an empty required value (field.Required)
