@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -29,35 +28,34 @@ from pydantic import ValidationError
 
 from webhook.cluster.view import ClusterView
 from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Mode, Rule, Verdict
-from webhook.gourl import url_parts
 from webhook.kinds import AdmissionRequest, KindValidator
 from webhook.models.extensions import (
-    ContainerdConfig,
     CRIConfig,
     File,
     KubeletConfiguration,
     OperatingSystemConfig,
     OperatingSystemConfigSpec,
     OperatingSystemConfigStatus,
-    PluginConfig,
-    RegistryConfig,
     Unit,
 )
 from webhook.settings import Settings
 from webhook.validators.meta import dns1123_subdomain_errors
-from webhook.validators.operatingsystemconfig import crd, metadata, purpose
+from webhook.validators.operatingsystemconfig import crd, cri, metadata, purpose
 from webhook.validators.operatingsystemconfig._shared import REQUIRED, SEED, TYPES, VALIDATION
 from webhook.validators.operatingsystemconfig.crd import OSC_CRD_001, OSC_CRD_002, OSC_CRD_003, OSC_CRD_004
+from webhook.validators.operatingsystemconfig.cri import (
+    CGROUP_DRIVERS,
+    OSC_CRI_001,
+    OSC_CRI_002,
+    OSC_CRI_003,
+    OSC_CRI_004,
+    OSC_CRI_005,
+    OSC_CRI_006,
+)
 from webhook.validators.operatingsystemconfig.metadata import OSC_META_001
 from webhook.validators.operatingsystemconfig.purpose import OSC_PUR_001
 from webhook.versions import Version, find_version
 
-OSC_CRI_001 = Rule("OSC-CRI-001", f"{VALIDATION} ValidateCRIConfig (cgroupDriver)")
-OSC_CRI_002 = Rule("OSC-CRI-002", f"{VALIDATION} ValidateContainerdConfig (purpose provision)")
-OSC_CRI_003 = Rule("OSC-CRI-003", f"{VALIDATION} ValidateContainerdConfig (sandboxImage)")
-OSC_CRI_004 = Rule("OSC-CRI-004", f"{VALIDATION} validateContainerdRegistryConfigs, validateHostPort")
-OSC_CRI_005 = Rule("OSC-CRI-005", f"{VALIDATION} validateContainerdPluginConfigs")
-OSC_CRI_006 = Rule("OSC-CRI-006", f"{SEED} CRI Support: the seed spells `spec.criConfig` as `spec.cri`", Mode.WARN)
 OSC_CGR_001 = Rule("OSC-CGR-001", f"{SEED} cgroup driver: kubelet and containerd use the same driver; DESIGN.md §5")
 OSC_CGR_002 = Rule("OSC-CGR-002", f"{SEED} cgroup driver: systemd for Kubernetes 1.31+; DESIGN.md §5", Mode.WARN)
 OSC_UNIT_001 = Rule("OSC-UNIT-001", f"{VALIDATION} ValidateUnits, validateFilePaths")
@@ -75,16 +73,13 @@ OSC_UPD_002 = Rule("OSC-UPD-002", f"{VALIDATION} ValidateOperatingSystemConfigSp
 
 RULES: Final = (
     *crd.RULES, *metadata.RULES, *purpose.RULES,
-    OSC_CRI_001, OSC_CRI_002, OSC_CRI_003, OSC_CRI_004, OSC_CRI_005, OSC_CRI_006, OSC_CGR_001, OSC_CGR_002,
+    *cri.RULES, OSC_CGR_001, OSC_CGR_002,
     OSC_UNIT_001, OSC_UNIT_002, OSC_FILE_001, OSC_FILE_002, OSC_FILE_003, OSC_FILE_004, OSC_FILE_005, OSC_FILE_006,
     OSC_UPD_001, OSC_UPD_002,
 )  # fmt: skip
 
 _STATUS: Final = ROOT.child("status")
-CGROUP_DRIVERS: Final = ("cgroupfs", "systemd")
 ENCODINGS: Final = ("", "b64")
-REGISTRY_CAPABILITIES: Final = ("pull", "push", "resolve")
-PLUGIN_OPS: Final = ("add", "remove")
 UNIT_COMMANDS: Final = ("restart", "start", "stop")
 MAX_FILE_MODE: Final = 0o7777
 _SPECIAL_BITS: Final = 0o1000  # setuid, setgid, sticky
@@ -92,12 +87,9 @@ SYSTEMD_FROM: Final = (1, 31)
 KUBELET_IN_IMAGE: Final = "/kubelet"
 
 _IMMUTABLE: Final = "field is immutable"
-_URL_FORM: Final = "; desired format: https://host[:port]"
 _COMMANDS: Final = "use start, restart or stop"
 _EMPTY_SPEC: Final = OperatingSystemConfigSpec()
 _EMPTY_STATUS: Final = OperatingSystemConfigStatus()
-_DIGITS: Final = re.compile(r"^[0-9]+$")
-_PORT: Final = re.compile(r"^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$")
 _MAX_CHANGES: Final = 10  # go-test/deep's MaxDiff
 _YAML_LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -144,15 +136,13 @@ def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: Field
     if spec.cri_config is not None:
         cri_path = path.child("criConfig")
         findings.extend(crd.validate_cri_name(spec.cri_config, cri_path))
-        findings.extend(_validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
+        findings.extend(cri.validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
     findings.extend(_validate_unit_list(spec.units, paths, path.child("units")))
     findings.extend(_validate_file_list(spec.files, path.child("files")))
     kubelet_files = list(_kubelet_files(spec.files, path.child("files")))
     findings.extend(_validate_cgroup_drivers(spec.cri_config, kubelet_files, path.child("criConfig", "cgroupDriver")))
     findings.extend(_warn_cgroupfs(spec, kubelet_files, path.child("criConfig", "cgroupDriver")))
-    if spec.cri is not None:
-        detail = "not an API field, the API server drops it: CRI settings belong in spec.criConfig"
-        findings.append(OSC_CRI_006.forbidden(path.child("cri"), detail))
+    findings.extend(cri.warn_cri_field(spec.cri, path.child("cri")))
     return findings
 
 
@@ -171,110 +161,6 @@ def _validate_file_list(files: Sequence[File], path: FieldPath) -> list[Finding]
 
 
 # ------------------------------------------------------------------------------- webhook: spec (D.2)
-
-
-@OSC_CRI_001.check
-def _validate_cri_config(cri: CRIConfig, purpose: str, path: FieldPath) -> list[Finding]:
-    """cgroupDriver values (OSC-CRI-001) and the containerd section (OSC-CRI-002..005); path: spec.criConfig."""
-    findings: list[Finding] = []
-    if cri.cgroup_driver is not None and cri.cgroup_driver not in CGROUP_DRIVERS:
-        findings.append(OSC_CRI_001.unsupported(path.child("cgroupDriver"), cri.cgroup_driver, CGROUP_DRIVERS))
-    if cri.containerd is not None:
-        containerd_path = path.child("containerd")
-        findings.extend(crd.validate_containerd_keys(cri.containerd, containerd_path))
-        findings.extend(_validate_containerd(cri.containerd, purpose, containerd_path))
-    return findings
-
-
-@OSC_CRI_002.check
-def _validate_containerd(containerd: ContainerdConfig, purpose: str, path: FieldPath) -> list[Finding]:
-    """No containerd section for `purpose: provision` (and nothing further then); sandboxImage, registries, plugins."""
-    if purpose == "provision":
-        detail = "containerd config is not allowed for OperatingSystemConfig with purpose 'provision'"
-        return [OSC_CRI_002.forbidden(path, detail)]
-    findings: list[Finding] = []
-    if containerd.sandbox_image == "":
-        findings.append(OSC_CRI_003.required(path.child("sandboxImage"), REQUIRED))
-    findings.extend(_validate_registries(containerd.registries, path.child("registries")))
-    findings.extend(_validate_plugins(containerd.plugins, path.child("plugins")))
-    return findings
-
-
-@OSC_CRI_004.check
-def _validate_registries(registries: Sequence[RegistryConfig], path: FieldPath) -> list[Finding]:
-    """Unique upstreams as `host[:port]` (or `_default`), http(s) servers, host URLs, capabilities; path: the list."""
-    findings: list[Finding] = []
-    upstreams: set[str] = set()
-    for i, registry in enumerate(registries):
-        idx = path.index(i)
-        upstream = registry.upstream
-        if upstream is not None:  # a missing upstream is OSC-CRD-004's finding
-            if upstream in upstreams:
-                findings.append(OSC_CRI_004.duplicate(idx.child("upstream"), upstream))
-            upstreams.add(upstream)
-            if upstream != "_default":
-                upstream_path = idx.child("upstream")
-                findings.extend(OSC_CRI_004.invalid(upstream_path, upstream, m) for m in _host_port_errors(upstream))
-        if registry.server is not None:
-            findings.extend(_validate_url(registry.server, idx.child("server"), server=True))
-        for k, host in enumerate(registry.hosts):
-            host_path = idx.child("hosts").index(k)
-            if host.url is not None:
-                findings.extend(_validate_url(host.url, host_path.child("url"), server=False))
-            for m, capability in enumerate(host.capabilities):
-                if capability not in REGISTRY_CAPABILITIES:
-                    capability_path = host_path.child("capabilities").index(m)
-                    findings.append(OSC_CRI_004.unsupported(capability_path, capability, REGISTRY_CAPABILITIES))
-    return findings
-
-
-def _host_port_errors(host_port: str) -> list[str]:
-    """gardener validateHostPort: an all-digit `:port` suffix must be 1..65535, the rest a DNS subdomain."""
-    errors: list[str] = []
-    host = host_port
-    index = host_port.rfind(":")
-    if index != -1:
-        port = host_port[index + 1 :]
-        if _DIGITS.match(port):
-            host = host_port[:index]
-            if not _PORT.match(port):
-                errors.append(f"port '{port}' is not valid, valid port must be in the range [1, 65535]")
-    return errors + dns1123_subdomain_errors(host)
-
-
-def _validate_url(raw: str, path: FieldPath, *, server: bool) -> list[Finding]:
-    """A registry `server` (scheme http/https and a host) or a host `url` (a host); path: the field."""
-    parsed = url_parts(raw)
-    if isinstance(parsed, str):
-        return [OSC_CRI_004.required(path, f"url must be a valid URL: {parsed}{_URL_FORM}")]
-    scheme, host = parsed
-    findings: list[Finding] = []
-    if server and scheme not in ("http", "https"):
-        findings.append(OSC_CRI_004.unsupported(path, scheme, ("http", "https")))
-    if not host:
-        findings.append(OSC_CRI_004.invalid(path, host, f"host must be provided{_URL_FORM}"))
-    return findings
-
-
-@OSC_CRI_005.check
-def _validate_plugins(plugins: Sequence[PluginConfig], path: FieldPath) -> list[Finding]:
-    """Plugin `op` add/remove, a non-empty `path`, `values` a JSON object and never with `remove`; path: the list."""
-    findings: list[Finding] = []
-    for i, plugin in enumerate(plugins):
-        idx = path.index(i)
-        if plugin.op is not None and plugin.op not in PLUGIN_OPS:
-            findings.append(OSC_CRI_005.unsupported(idx.child("op"), plugin.op, PLUGIN_OPS))
-        if plugin.path is not None and not plugin.path:
-            findings.append(OSC_CRI_005.required(idx.child("path"), "must provide a path"))
-        if plugin.values is not None:
-            values_path = idx.child("values")
-            if plugin.op == "remove":
-                detail = "values must not be specified when 'remove' operation is used"
-                findings.append(OSC_CRI_005.forbidden(values_path, detail))
-            elif not isinstance(plugin.values, dict):
-                raw = json.dumps(plugin.values, separators=(",", ":"), ensure_ascii=False)
-                findings.append(OSC_CRI_005.invalid(values_path, raw, "provided values must be given in json format"))
-    return findings
 
 
 # ------------------------------------------------------------------------------ webhook: units, files
@@ -629,6 +515,12 @@ __all__ = [
     "OSC_CRD_002",
     "OSC_CRD_003",
     "OSC_CRD_004",
+    "OSC_CRI_001",
+    "OSC_CRI_002",
+    "OSC_CRI_003",
+    "OSC_CRI_004",
+    "OSC_CRI_005",
+    "OSC_CRI_006",
     "OSC_META_001",
     "OSC_PUR_001",
     "RULES",
