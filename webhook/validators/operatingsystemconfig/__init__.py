@@ -17,22 +17,16 @@ pkg/component/extensions/crds/assets/crd-extensions.gardener.cloud_operatingsyst
 
 from __future__ import annotations
 
-import base64
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
-
-import yaml
-from pydantic import ValidationError
+from typing import Final
 
 from webhook.cluster.view import ClusterView
 from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Mode, Rule, Verdict
 from webhook.kinds import AdmissionRequest, KindValidator
 from webhook.models.extensions import (
-    CRIConfig,
     File,
-    KubeletConfiguration,
     OperatingSystemConfig,
     OperatingSystemConfigSpec,
     OperatingSystemConfigStatus,
@@ -40,11 +34,11 @@ from webhook.models.extensions import (
 )
 from webhook.settings import Settings
 from webhook.validators.meta import dns1123_subdomain_errors
-from webhook.validators.operatingsystemconfig import crd, cri, metadata, purpose
-from webhook.validators.operatingsystemconfig._shared import REQUIRED, SEED, TYPES, VALIDATION
+from webhook.validators.operatingsystemconfig import cgroup, crd, cri, metadata, purpose
+from webhook.validators.operatingsystemconfig._shared import REQUIRED, TYPES, VALIDATION
+from webhook.validators.operatingsystemconfig.cgroup import OSC_CGR_001, OSC_CGR_002
 from webhook.validators.operatingsystemconfig.crd import OSC_CRD_001, OSC_CRD_002, OSC_CRD_003, OSC_CRD_004
 from webhook.validators.operatingsystemconfig.cri import (
-    CGROUP_DRIVERS,
     OSC_CRI_001,
     OSC_CRI_002,
     OSC_CRI_003,
@@ -54,10 +48,7 @@ from webhook.validators.operatingsystemconfig.cri import (
 )
 from webhook.validators.operatingsystemconfig.metadata import OSC_META_001
 from webhook.validators.operatingsystemconfig.purpose import OSC_PUR_001
-from webhook.versions import Version, find_version
 
-OSC_CGR_001 = Rule("OSC-CGR-001", f"{SEED} cgroup driver: kubelet and containerd use the same driver; DESIGN.md §5")
-OSC_CGR_002 = Rule("OSC-CGR-002", f"{SEED} cgroup driver: systemd for Kubernetes 1.31+; DESIGN.md §5", Mode.WARN)
 OSC_UNIT_001 = Rule("OSC-UNIT-001", f"{VALIDATION} ValidateUnits, validateFilePaths")
 OSC_UNIT_002 = Rule("OSC-UNIT-002", f"{TYPES} UnitCommand: start, restart, stop (unchecked by Gardener)", Mode.WARN)
 OSC_FILE_001 = Rule("OSC-FILE-001", f"{VALIDATION} ValidateFiles (path, one content source)")
@@ -73,7 +64,7 @@ OSC_UPD_002 = Rule("OSC-UPD-002", f"{VALIDATION} ValidateOperatingSystemConfigSp
 
 RULES: Final = (
     *crd.RULES, *metadata.RULES, *purpose.RULES,
-    *cri.RULES, OSC_CGR_001, OSC_CGR_002,
+    *cri.RULES, *cgroup.RULES,
     OSC_UNIT_001, OSC_UNIT_002, OSC_FILE_001, OSC_FILE_002, OSC_FILE_003, OSC_FILE_004, OSC_FILE_005, OSC_FILE_006,
     OSC_UPD_001, OSC_UPD_002,
 )  # fmt: skip
@@ -83,15 +74,12 @@ ENCODINGS: Final = ("", "b64")
 UNIT_COMMANDS: Final = ("restart", "start", "stop")
 MAX_FILE_MODE: Final = 0o7777
 _SPECIAL_BITS: Final = 0o1000  # setuid, setgid, sticky
-SYSTEMD_FROM: Final = (1, 31)
-KUBELET_IN_IMAGE: Final = "/kubelet"
 
 _IMMUTABLE: Final = "field is immutable"
 _COMMANDS: Final = "use start, restart or stop"
 _EMPTY_SPEC: Final = OperatingSystemConfigSpec()
 _EMPTY_STATUS: Final = OperatingSystemConfigStatus()
 _MAX_CHANGES: Final = 10  # go-test/deep's MaxDiff
-_YAML_LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 # ------------------------------------------------------------------------------------------ entry points
@@ -139,9 +127,7 @@ def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: Field
         findings.extend(cri.validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
     findings.extend(_validate_unit_list(spec.units, paths, path.child("units")))
     findings.extend(_validate_file_list(spec.files, path.child("files")))
-    kubelet_files = list(_kubelet_files(spec.files, path.child("files")))
-    findings.extend(_validate_cgroup_drivers(spec.cri_config, kubelet_files, path.child("criConfig", "cgroupDriver")))
-    findings.extend(_warn_cgroupfs(spec, kubelet_files, path.child("criConfig", "cgroupDriver")))
+    findings.extend(cgroup.validate_cgroup_driver(spec, path))
     findings.extend(cri.warn_cri_field(spec.cri, path.child("cri")))
     return findings
 
@@ -274,118 +260,6 @@ def _validate_file_duplicates(
 # ------------------------------------------------------------------------- cgroup driver (seed 003)
 
 
-@dataclass(frozen=True, slots=True)
-class _KubeletFile:
-    """A spec.files entry carrying a KubeletConfiguration; data_path points at its inline data."""
-
-    data_path: FieldPath
-    cgroup_driver: str | None
-
-
-def _kubelet_files(files: Sequence[File], path: FieldPath) -> Iterator[_KubeletFile]:
-    """Inline files (plain or b64) whose content is a KubeletConfiguration (YAML or JSON); path: spec.files.
-
-    Found by content, not by path (Gardener writes /var/lib/kubelet/config/kubelet, OS extensions may differ).
-    Content that does not decode or parse is no kubelet configuration; secretRef and imageRef content is unknown.
-    """
-    for i, file in enumerate(files):
-        inline = file.content.inline if file.content is not None else None
-        if inline is None or not inline.data:
-            continue
-        text = _inline_text(inline.encoding or "", inline.data)
-        if text is None or "KubeletConfiguration" not in text:
-            continue
-        try:
-            loaded = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
-            config = KubeletConfiguration.model_validate(loaded, by_alias=True)
-        except (yaml.YAMLError, ValidationError, RecursionError):
-            continue
-        if config.kind == "KubeletConfiguration":
-            yield _KubeletFile(path.index(i).child("content", "inline", "data"), config.cgroup_driver)
-
-
-def _inline_text(encoding: str, data: str) -> str | None:
-    """The text of inline file data: plain, or base64 (`b64`, line breaks ignored as Go's decoder does)."""
-    if encoding == "":
-        return data
-    if encoding != "b64":
-        return None
-    try:
-        return base64.b64decode(data.replace("\n", "").replace("\r", ""), validate=True).decode("utf-8")
-    except ValueError:  # binascii.Error, UnicodeDecodeError, and non-ASCII data (which b64decode refuses up front)
-        return None
-
-
-@OSC_CGR_001.check
-def _validate_cgroup_drivers(
-    cri: CRIConfig | None, kubelet_files: Sequence[_KubeletFile], path: FieldPath
-) -> list[Finding]:
-    """containerd's `criConfig.cgroupDriver` equals the `cgroupDriver` of every kubelet configuration file.
-
-    Compared only when both are written down (DESIGN.md §5); an unsupported CRI value is OSC-CRI-001's finding.
-    path: spec.criConfig.cgroupDriver, where the finding sits; its detail names the kubelet file's path.
-    """
-    driver = cri.cgroup_driver if cri is not None else None
-    if driver not in CGROUP_DRIVERS:
-        return []
-    findings: list[Finding] = []
-    for kubelet in kubelet_files:
-        if kubelet.cgroup_driver is not None and kubelet.cgroup_driver != driver:
-            detail = f'must equal the kubelet\'s cgroupDriver "{kubelet.cgroup_driver}" in {kubelet.data_path}'
-            findings.append(OSC_CGR_001.invalid(path, driver, detail))
-    return findings
-
-
-def _find_kubernetes_version(spec: OperatingSystemConfigSpec) -> Version | None:
-    """The node's Kubernetes version, when the OSC records one; None otherwise.
-
-    A KubeletConfiguration carries no version. Sources, first that parses wins: `spec.inPlaceUpdates.kubelet`,
-    then the tag of the image the kubelet binary comes from (a file with `imageRef.filePathInImage: /kubelet`,
-    e.g. `.../hyperkube:v1.33.2`, as Gardener's kubelet component writes it).
-    """
-    if spec.in_place_updates is not None and spec.in_place_updates.kubelet:
-        version = find_version(spec.in_place_updates.kubelet)
-        if version is not None:
-            return version
-    for file in spec.files:
-        image = file.content.image_ref if file.content is not None else None
-        if image is not None and image.file_path_in_image == KUBELET_IN_IMAGE and image.image:
-            tag = _image_tag(image.image)
-            version = find_version(tag) if tag else None
-            if version is not None:
-                return version
-    return None
-
-
-def _image_tag(image: str) -> str | None:
-    """The tag of an image reference (`repo/name:tag[@digest]`), or None."""
-    name = image.split("@", 1)[0].rsplit("/", 1)[-1]
-    return name.split(":", 1)[1] if ":" in name else None
-
-
-@OSC_CGR_002.check
-def _warn_cgroupfs(
-    spec: OperatingSystemConfigSpec, kubelet_files: Sequence[_KubeletFile], path: FieldPath
-) -> list[Finding]:
-    """`cgroupfs` (containerd or kubelet) with Kubernetes ≥ 1.31, when the version is known (seed 003).
-
-    path: spec.criConfig.cgroupDriver; a kubelet file's warning sits on its inline data. systemd is fine on any version.
-    """
-    version = _find_kubernetes_version(spec)
-    if version is None or version.minor_key < SYSTEMD_FROM:
-        return []
-    advice = f"with Kubernetes {version.major}.{version.minor}: use systemd from 1.31 on"
-    findings: list[Finding] = []
-    if spec.cri_config is not None and spec.cri_config.cgroup_driver == "cgroupfs":
-        findings.append(OSC_CGR_002.forbidden(path, f"cgroupfs {advice}"))
-    findings.extend(
-        OSC_CGR_002.forbidden(kubelet.data_path, f"kubelet cgroupDriver cgroupfs {advice}")
-        for kubelet in kubelet_files
-        if kubelet.cgroup_driver == "cgroupfs"
-    )
-    return findings
-
-
 # ------------------------------------------------------------------------- seed vocabulary (warnings)
 
 
@@ -511,6 +385,8 @@ KIND: Final = KindValidator(
 
 __all__ = [
     "KIND",
+    "OSC_CGR_001",
+    "OSC_CGR_002",
     "OSC_CRD_001",
     "OSC_CRD_002",
     "OSC_CRD_003",
