@@ -30,11 +30,10 @@ from webhook.models.extensions import (
     OperatingSystemConfig,
     OperatingSystemConfigSpec,
     OperatingSystemConfigStatus,
-    Unit,
 )
 from webhook.settings import Settings
 from webhook.validators.meta import dns1123_subdomain_errors
-from webhook.validators.operatingsystemconfig import cgroup, crd, cri, metadata, purpose
+from webhook.validators.operatingsystemconfig import cgroup, crd, cri, metadata, purpose, units
 from webhook.validators.operatingsystemconfig._shared import REQUIRED, TYPES, VALIDATION
 from webhook.validators.operatingsystemconfig.cgroup import OSC_CGR_001, OSC_CGR_002
 from webhook.validators.operatingsystemconfig.crd import OSC_CRD_001, OSC_CRD_002, OSC_CRD_003, OSC_CRD_004
@@ -48,9 +47,8 @@ from webhook.validators.operatingsystemconfig.cri import (
 )
 from webhook.validators.operatingsystemconfig.metadata import OSC_META_001
 from webhook.validators.operatingsystemconfig.purpose import OSC_PUR_001
+from webhook.validators.operatingsystemconfig.units import OSC_UNIT_001, OSC_UNIT_002
 
-OSC_UNIT_001 = Rule("OSC-UNIT-001", f"{VALIDATION} ValidateUnits, validateFilePaths")
-OSC_UNIT_002 = Rule("OSC-UNIT-002", f"{TYPES} UnitCommand: start, restart, stop (unchecked by Gardener)", Mode.WARN)
 OSC_FILE_001 = Rule("OSC-FILE-001", f"{VALIDATION} ValidateFiles (path, one content source)")
 OSC_FILE_002 = Rule("OSC-FILE-002", f"{VALIDATION} ValidateFiles (secretRef, imageRef)")
 OSC_FILE_003 = Rule("OSC-FILE-003", f"{VALIDATION} ValidateFiles (inline encoding and data)")
@@ -65,18 +63,16 @@ OSC_UPD_002 = Rule("OSC-UPD-002", f"{VALIDATION} ValidateOperatingSystemConfigSp
 RULES: Final = (
     *crd.RULES, *metadata.RULES, *purpose.RULES,
     *cri.RULES, *cgroup.RULES,
-    OSC_UNIT_001, OSC_UNIT_002, OSC_FILE_001, OSC_FILE_002, OSC_FILE_003, OSC_FILE_004, OSC_FILE_005, OSC_FILE_006,
+    *units.RULES, OSC_FILE_001, OSC_FILE_002, OSC_FILE_003, OSC_FILE_004, OSC_FILE_005, OSC_FILE_006,
     OSC_UPD_001, OSC_UPD_002,
 )  # fmt: skip
 
 _STATUS: Final = ROOT.child("status")
 ENCODINGS: Final = ("", "b64")
-UNIT_COMMANDS: Final = ("restart", "start", "stop")
 MAX_FILE_MODE: Final = 0o7777
 _SPECIAL_BITS: Final = 0o1000  # setuid, setgid, sticky
 
 _IMMUTABLE: Final = "field is immutable"
-_COMMANDS: Final = "use start, restart or stop"
 _EMPTY_SPEC: Final = OperatingSystemConfigSpec()
 _EMPTY_STATUS: Final = OperatingSystemConfigStatus()
 _MAX_CHANGES: Final = 10  # go-test/deep's MaxDiff
@@ -112,7 +108,7 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
     if osc.spec is not None:
         findings.extend(_validate_spec(osc.spec, paths, SPEC))
     extension_files = _STATUS.child("extensionFiles")
-    findings.extend(_validate_unit_list(status.extension_units, paths, _STATUS.child("extensionUnits")))
+    findings.extend(units.validate_unit_list(status.extension_units, paths, _STATUS.child("extensionUnits")))
     findings.extend(_validate_file_list(status.extension_files, extension_files))
     findings.extend(_validate_file_duplicates(spec.files, status.extension_files, SPEC.child("files"), extension_files))
     return findings
@@ -125,20 +121,11 @@ def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: Field
         cri_path = path.child("criConfig")
         findings.extend(crd.validate_cri_name(spec.cri_config, cri_path))
         findings.extend(cri.validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
-    findings.extend(_validate_unit_list(spec.units, paths, path.child("units")))
+    findings.extend(units.validate_unit_list(spec.units, paths, path.child("units")))
     findings.extend(_validate_file_list(spec.files, path.child("files")))
     findings.extend(cgroup.validate_cgroup_driver(spec, path))
     findings.extend(cri.warn_cri_field(spec.cri, path.child("cri")))
     return findings
-
-
-def _validate_unit_list(units: Sequence[Unit], paths: set[str], path: FieldPath) -> list[Finding]:
-    """Units of spec.units or status.extensionUnits (path: the list): required keys, webhook rules, commands."""
-    return [
-        *crd.validate_unit_keys(units, path),
-        *_validate_units(units, paths, path),
-        *_warn_unit_commands(units, path),
-    ]
 
 
 def _validate_file_list(files: Sequence[File], path: FieldPath) -> list[Finding]:
@@ -150,27 +137,6 @@ def _validate_file_list(files: Sequence[File], path: FieldPath) -> list[Finding]
 
 
 # ------------------------------------------------------------------------------ webhook: units, files
-
-
-@OSC_UNIT_001.check
-def _validate_units(units: Sequence[Unit], paths: set[str], path: FieldPath) -> list[Finding]:
-    """Names and drop-ins not empty; every `filePaths` entry names a file of spec.files/status.extensionFiles."""
-    findings: list[Finding] = []
-    for i, unit in enumerate(units):
-        if unit.name == "":
-            findings.append(OSC_UNIT_001.required(path.index(i).child("name"), REQUIRED))
-        for j, drop_in in enumerate(unit.drop_ins):
-            if drop_in.name == "":
-                findings.append(OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("name"), REQUIRED))
-            if drop_in.content == "":
-                findings.append(
-                    OSC_UNIT_001.required(path.index(i).child("dropIns").index(j).child("content"), REQUIRED)
-                )
-        for k, file_path in enumerate(unit.file_paths):
-            if file_path not in paths:
-                detail = "'filePath' requires a matching 'path' in 'spec.files'"
-                findings.append(OSC_UNIT_001.invalid(path.index(i).child("filePaths").index(k), file_path, detail))
-    return findings
 
 
 @OSC_FILE_001.check
@@ -261,16 +227,6 @@ def _validate_file_duplicates(
 
 
 # ------------------------------------------------------------------------- seed vocabulary (warnings)
-
-
-@OSC_UNIT_002.check
-def _warn_unit_commands(units: Sequence[Unit], path: FieldPath) -> list[Finding]:
-    """A unit `command` outside start, restart, stop (the API's constants; nothing checks them); path: the list."""
-    return [
-        OSC_UNIT_002.forbidden(path.index(i).child("command"), f'"{unit.command}" is not a unit command: {_COMMANDS}')
-        for i, unit in enumerate(units)
-        if unit.command is not None and unit.command not in UNIT_COMMANDS
-    ]
 
 
 @OSC_FILE_004.check
@@ -399,6 +355,8 @@ __all__ = [
     "OSC_CRI_006",
     "OSC_META_001",
     "OSC_PUR_001",
+    "OSC_UNIT_001",
+    "OSC_UNIT_002",
     "RULES",
     "validate_create",
     "validate_operating_system_config",
