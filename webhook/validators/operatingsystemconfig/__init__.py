@@ -18,23 +18,19 @@ pkg/component/extensions/crds/assets/crd-extensions.gardener.cloud_operatingsyst
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Final
 
 from webhook.cluster.view import ClusterView
-from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Mode, Rule, Verdict
+from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Rule, Verdict
 from webhook.kinds import AdmissionRequest, KindValidator
 from webhook.models.extensions import (
-    File,
     OperatingSystemConfig,
     OperatingSystemConfigSpec,
     OperatingSystemConfigStatus,
 )
 from webhook.settings import Settings
-from webhook.validators.meta import dns1123_subdomain_errors
-from webhook.validators.operatingsystemconfig import cgroup, crd, cri, metadata, purpose, units
-from webhook.validators.operatingsystemconfig._shared import REQUIRED, TYPES, VALIDATION
+from webhook.validators.operatingsystemconfig import cgroup, crd, cri, files, metadata, purpose, units
+from webhook.validators.operatingsystemconfig._shared import OSC
 from webhook.validators.operatingsystemconfig.cgroup import OSC_CGR_001, OSC_CGR_002
 from webhook.validators.operatingsystemconfig.crd import OSC_CRD_001, OSC_CRD_002, OSC_CRD_003, OSC_CRD_004
 from webhook.validators.operatingsystemconfig.cri import (
@@ -45,32 +41,29 @@ from webhook.validators.operatingsystemconfig.cri import (
     OSC_CRI_005,
     OSC_CRI_006,
 )
+from webhook.validators.operatingsystemconfig.files import (
+    OSC_FILE_001,
+    OSC_FILE_002,
+    OSC_FILE_003,
+    OSC_FILE_004,
+    OSC_FILE_005,
+    OSC_FILE_006,
+)
 from webhook.validators.operatingsystemconfig.metadata import OSC_META_001
 from webhook.validators.operatingsystemconfig.purpose import OSC_PUR_001
 from webhook.validators.operatingsystemconfig.units import OSC_UNIT_001, OSC_UNIT_002
 
-OSC_FILE_001 = Rule("OSC-FILE-001", f"{VALIDATION} ValidateFiles (path, one content source)")
-OSC_FILE_002 = Rule("OSC-FILE-002", f"{VALIDATION} ValidateFiles (secretRef, imageRef)")
-OSC_FILE_003 = Rule("OSC-FILE-003", f"{VALIDATION} ValidateFiles (inline encoding and data)")
-OSC_FILE_004 = Rule("OSC-FILE-004", f"{TYPES} File.Permissions: a file mode (unchecked by Gardener)", Mode.WARN)
-OSC_FILE_005 = Rule("OSC-FILE-005", f"{VALIDATION} ValidateFiles (hostName)")
-OSC_FILE_006 = Rule(
-    "OSC-FILE-006", f"{VALIDATION} validateFileDuplicates; DESIGN.md §5 (every repeat for the same host)"
-)
-OSC_UPD_001 = Rule("OSC-UPD-001", f"{VALIDATION} ValidateOperatingSystemConfigSpecUpdate (deletion timestamp)")
-OSC_UPD_002 = Rule("OSC-UPD-002", f"{VALIDATION} ValidateOperatingSystemConfigSpecUpdate (type, purpose immutable)")
+OSC_UPD_001 = Rule("OSC-UPD-001", f"{OSC} ValidateOperatingSystemConfigSpecUpdate (deletion timestamp)")
+OSC_UPD_002 = Rule("OSC-UPD-002", f"{OSC} ValidateOperatingSystemConfigSpecUpdate (type, purpose immutable)")
 
 RULES: Final = (
     *crd.RULES, *metadata.RULES, *purpose.RULES,
     *cri.RULES, *cgroup.RULES,
-    *units.RULES, OSC_FILE_001, OSC_FILE_002, OSC_FILE_003, OSC_FILE_004, OSC_FILE_005, OSC_FILE_006,
+    *units.RULES, *files.RULES,
     OSC_UPD_001, OSC_UPD_002,
 )  # fmt: skip
 
 _STATUS: Final = ROOT.child("status")
-ENCODINGS: Final = ("", "b64")
-MAX_FILE_MODE: Final = 0o7777
-_SPECIAL_BITS: Final = 0o1000  # setuid, setgid, sticky
 
 _IMMUTABLE: Final = "field is immutable"
 _EMPTY_SPEC: Final = OperatingSystemConfigSpec()
@@ -109,8 +102,10 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
         findings.extend(_validate_spec(osc.spec, paths, SPEC))
     extension_files = _STATUS.child("extensionFiles")
     findings.extend(units.validate_unit_list(status.extension_units, paths, _STATUS.child("extensionUnits")))
-    findings.extend(_validate_file_list(status.extension_files, extension_files))
-    findings.extend(_validate_file_duplicates(spec.files, status.extension_files, SPEC.child("files"), extension_files))
+    findings.extend(files.validate_file_list(status.extension_files, extension_files))
+    findings.extend(
+        files.validate_file_duplicates(spec.files, status.extension_files, SPEC.child("files"), extension_files)
+    )
     return findings
 
 
@@ -122,15 +117,10 @@ def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: Field
         findings.extend(crd.validate_cri_name(spec.cri_config, cri_path))
         findings.extend(cri.validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
     findings.extend(units.validate_unit_list(spec.units, paths, path.child("units")))
-    findings.extend(_validate_file_list(spec.files, path.child("files")))
+    findings.extend(files.validate_file_list(spec.files, path.child("files")))
     findings.extend(cgroup.validate_cgroup_driver(spec, path))
     findings.extend(cri.warn_cri_field(spec.cri, path.child("cri")))
     return findings
-
-
-def _validate_file_list(files: Sequence[File], path: FieldPath) -> list[Finding]:
-    """Files of spec.files or status.extensionFiles (path: the list): required keys, webhook rules, modes."""
-    return [*crd.validate_file_keys(files, path), *_validate_files(files, path), *_warn_file_modes(files, path)]
 
 
 # ------------------------------------------------------------------------------- webhook: spec (D.2)
@@ -139,117 +129,10 @@ def _validate_file_list(files: Sequence[File], path: FieldPath) -> list[Finding]
 # ------------------------------------------------------------------------------ webhook: units, files
 
 
-@OSC_FILE_001.check
-def _validate_files(files: Sequence[File], path: FieldPath) -> list[Finding]:
-    """A path, exactly one content source with its fields (OSC-FILE-001..003), a DNS hostName (OSC-FILE-005)."""
-    findings: list[Finding] = []
-    for i, file in enumerate(files):
-        idx = path.index(i)
-        if file.path == "":
-            findings.append(OSC_FILE_001.required(idx.child("path"), REQUIRED))
-        if file.content is not None:  # a missing content is OSC-CRD-004's finding
-            findings.extend(_validate_file_content(file, idx.child("content")))
-        if file.host_name is not None:
-            findings.extend(
-                OSC_FILE_005.invalid(idx.child("hostName"), file.host_name, m)
-                for m in dns1123_subdomain_errors(file.host_name)
-            )
-    return findings
-
-
-def _validate_file_content(file: File, path: FieldPath) -> list[Finding]:
-    """Exactly one of secretRef, inline, imageRef and its fields; path: files[i].content."""
-    assert file.content is not None
-    ref, inline, image = file.content.secret_ref, file.content.inline, file.content.image_ref
-    sources = (("secretRef", ref), ("inline", inline), ("imageRef", image))
-    given = [name for name, source in sources if source is not None]
-    if not given:
-        return [OSC_FILE_001.required(path, "either 'secretRef', 'inline' or 'imageRef' must be provided")]
-    if len(given) > 1:
-        detail = "either 'secretRef', 'inline' or 'imageRef' must be provided, not multiple at the same time"
-        return [OSC_FILE_001.invalid(path, given, detail)]
-    findings: list[Finding] = []
-    if ref is not None:
-        if ref.name == "":
-            findings.append(OSC_FILE_002.required(path.child("secretRef", "name"), REQUIRED))
-        if ref.data_key == "":
-            findings.append(OSC_FILE_002.required(path.child("secretRef", "dataKey"), REQUIRED))
-    elif inline is not None:
-        if inline.encoding is not None and inline.encoding not in ENCODINGS:
-            findings.append(OSC_FILE_003.unsupported(path.child("inline", "encoding"), inline.encoding, ENCODINGS))
-        if inline.data == "":
-            findings.append(OSC_FILE_003.required(path.child("inline", "data"), REQUIRED))
-    elif image is not None:
-        if image.image == "":
-            findings.append(OSC_FILE_002.required(path.child("imageRef", "image"), REQUIRED))
-        if image.file_path_in_image == "":
-            findings.append(OSC_FILE_002.required(path.child("imageRef", "filePathInImage"), REQUIRED))
-    return findings
-
-
-@dataclass(slots=True)
-class _PathScope:
-    """Who already receives a file path: every host (a global entry) and/or the listed host names."""
-
-    is_global: bool = False
-    host_names: set[str] = field(default_factory=set)
-
-
-@OSC_FILE_006.check
-def _validate_file_duplicates(
-    spec_files: Sequence[File], status_files: Sequence[File], spec_path: FieldPath, status_path: FieldPath
-) -> list[Finding]:
-    """A path repeats only with distinct hostNames, across spec.files then status.extensionFiles (DESIGN.md §5).
-
-    A global entry (no hostName) reaches every host, so it conflicts with every other entry of its path; a host
-    entry conflicts with an earlier entry for the same host or an earlier global one. Gardener remembers only the
-    first host name of a path; here every host counts. The later entry is flagged; empty paths are skipped.
-    """
-    scopes: dict[str, _PathScope] = {}
-    findings: list[Finding] = []
-    for files, path in ((spec_files, spec_path), (status_files, status_path)):
-        for i, file in enumerate(files):
-            if not file.path:
-                continue
-            scope = scopes.get(file.path)
-            if scope is None:
-                scopes[file.path] = scope = _PathScope()
-            elif file.host_name is None or scope.is_global or file.host_name in scope.host_names:
-                findings.append(OSC_FILE_006.duplicate(path.index(i).child("path"), file.path))
-            if file.host_name is None:
-                scope.is_global = True
-            else:
-                scope.host_names.add(file.host_name)
-    return findings
-
-
 # ------------------------------------------------------------------------- cgroup driver (seed 003)
 
 
 # ------------------------------------------------------------------------- seed vocabulary (warnings)
-
-
-@OSC_FILE_004.check
-def _warn_file_modes(files: Sequence[File], path: FieldPath) -> list[Finding]:
-    """`permissions` that is no octal file mode: negative, above 0o7777, or a mode's digits written in decimal.
-
-    YAML 1.1 reads `0755` as 493, and every value below 0o1000 (512) is a plain rwx mode, so those are fine. A
-    decimal value from 0o1000 on whose digits include 8 or 9 (`888` for "0888") would set the setuid, setgid or
-    sticky bit (888 = 0o1570): a mode nobody means. path: the file list.
-    """
-    findings: list[Finding] = []
-    for i, file in enumerate(files):
-        mode = file.permissions
-        if mode is None:
-            continue
-        mode_path = path.index(i).child("permissions")
-        if mode < 0 or mode > MAX_FILE_MODE:
-            detail = f"{mode} is not a file mode (0 to 0o7777): write e.g. 0644 in YAML or 420 in JSON"
-            findings.append(OSC_FILE_004.forbidden(mode_path, detail))
-        elif mode >= _SPECIAL_BITS and ("8" in str(mode) or "9" in str(mode)):
-            detail = f"{mode} (0o{mode:o}) looks like a mode written in decimal, but 8 and 9 are no octal digits"
-            findings.append(OSC_FILE_004.forbidden(mode_path, detail))
-    return findings
 
 
 # ------------------------------------------------------------------------------------------ update (D.3)
@@ -353,6 +236,12 @@ __all__ = [
     "OSC_CRI_004",
     "OSC_CRI_005",
     "OSC_CRI_006",
+    "OSC_FILE_001",
+    "OSC_FILE_002",
+    "OSC_FILE_003",
+    "OSC_FILE_004",
+    "OSC_FILE_005",
+    "OSC_FILE_006",
     "OSC_META_001",
     "OSC_PUR_001",
     "OSC_UNIT_001",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-VALIDATION: Final = "gardener/gardener pkg/api/extensions/validation/operatingsystemconfig.go"
+OSC: Final = "gardener/gardener pkg/api/extensions/validation/operatingsystemconfig.go"
 TYPES: Final = "gardener/gardener pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go"
 SEED: Final = "seed 003 (OperatingSystemConfig contract)"
 REQUIRED: Final = "field is required"  # Gardener's detail for an empty required value (field.Required)

@@ -21,14 +21,14 @@ from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.gourl import url_parts
 from webhook.models.extensions import ContainerdConfig, CRIConfig, PluginConfig, RegistryConfig
 from webhook.validators.meta import dns1123_subdomain_errors
-from webhook.validators.operatingsystemconfig._shared import REQUIRED, SEED, VALIDATION
+from webhook.validators.operatingsystemconfig._shared import OSC, REQUIRED, SEED
 from webhook.validators.operatingsystemconfig.crd import validate_containerd_keys
 
-OSC_CRI_001 = Rule("OSC-CRI-001", f"{VALIDATION} ValidateCRIConfig (cgroupDriver)")
-OSC_CRI_002 = Rule("OSC-CRI-002", f"{VALIDATION} ValidateContainerdConfig (purpose provision)")
-OSC_CRI_003 = Rule("OSC-CRI-003", f"{VALIDATION} ValidateContainerdConfig (sandboxImage)")
-OSC_CRI_004 = Rule("OSC-CRI-004", f"{VALIDATION} validateContainerdRegistryConfigs, validateHostPort")
-OSC_CRI_005 = Rule("OSC-CRI-005", f"{VALIDATION} validateContainerdPluginConfigs")
+OSC_CRI_001 = Rule("OSC-CRI-001", f"{OSC} ValidateCRIConfig (cgroupDriver)")
+OSC_CRI_002 = Rule("OSC-CRI-002", f"{OSC} ValidateContainerdConfig (purpose provision)")
+OSC_CRI_003 = Rule("OSC-CRI-003", f"{OSC} ValidateContainerdConfig (sandboxImage)")
+OSC_CRI_004 = Rule("OSC-CRI-004", f"{OSC} validateContainerdRegistryConfigs, validateHostPort")
+OSC_CRI_005 = Rule("OSC-CRI-005", f"{OSC} validateContainerdPluginConfigs")
 OSC_CRI_006 = Rule("OSC-CRI-006", f"{SEED} CRI Support: the seed spells `spec.criConfig` as `spec.cri`", Mode.WARN)
 
 RULES: Final = (OSC_CRI_001, OSC_CRI_002, OSC_CRI_003, OSC_CRI_004, OSC_CRI_005, OSC_CRI_006)

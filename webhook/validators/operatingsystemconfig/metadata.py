@@ -12,9 +12,9 @@ from typing import Final
 from webhook.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
 from webhook.validators.meta import validate_object_meta
-from webhook.validators.operatingsystemconfig._shared import VALIDATION
+from webhook.validators.operatingsystemconfig._shared import OSC
 
-OSC_META_001 = Rule("OSC-META-001", f"{VALIDATION} ValidateOperatingSystemConfig (ValidateObjectMeta)")
+OSC_META_001 = Rule("OSC-META-001", f"{OSC} ValidateOperatingSystemConfig (ValidateObjectMeta)")
 
 RULES: Final = (OSC_META_001,)
 

@@ -14,10 +14,10 @@ from typing import Final
 
 from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.models.extensions import Unit
-from webhook.validators.operatingsystemconfig._shared import REQUIRED, TYPES, VALIDATION
+from webhook.validators.operatingsystemconfig._shared import OSC, REQUIRED, TYPES
 from webhook.validators.operatingsystemconfig.crd import validate_unit_keys
 
-OSC_UNIT_001 = Rule("OSC-UNIT-001", f"{VALIDATION} ValidateUnits, validateFilePaths")
+OSC_UNIT_001 = Rule("OSC-UNIT-001", f"{OSC} ValidateUnits, validateFilePaths")
 OSC_UNIT_002 = Rule("OSC-UNIT-002", f"{TYPES} UnitCommand: start, restart, stop (unchecked by Gardener)", Mode.WARN)
 
 RULES: Final = (OSC_UNIT_001, OSC_UNIT_002)
