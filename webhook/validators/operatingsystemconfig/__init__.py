@@ -11,26 +11,34 @@ with Kubernetes ≥ 1.31 is a warning (OSC-CGR-002), and warnings for the seed's
 drops or never checks: `spec.cri` (OSC-CRI-006), unit commands (OSC-UNIT-002), file modes (OSC-FILE-004).
 Duplicate file paths follow DESIGN.md §5: any repeat for the same host is a duplicate (OSC-FILE-006).
 DELETE is never validated, as in Gardener; neither are subresources (webhook.admission skips them).
+
+Each rule family (a rule id without its number) lives in one module, Rule constants and checks together:
+    crd.py       OSC-CRD-*    the CRD schema: required keys, `criConfig.name` enum, CEL immutability (§D.1)
+    metadata.py  OSC-META-*   object metadata (§D.2)
+    purpose.py   OSC-PUR-*    `spec.purpose` (§D.2)
+    cri.py       OSC-CRI-*    `spec.criConfig`: cgroupDriver, containerd, registries, plugins; the seed's `spec.cri`
+    cgroup.py    OSC-CGR-*    containerd and the kubelet agree on the cgroup driver (seed 003)
+    units.py     OSC-UNIT-*   `spec.units`, `status.extensionUnits` (§D.2)
+    files.py     OSC-FILE-*   `spec.files`, `status.extensionFiles`, duplicate paths (§D.2)
+    update.py    OSC-UPD-*    update-only rules (§D.3)
+This module holds the entry points and the order in which the families run, which is the order of the findings;
+`_shared.py` holds the few values several families share (source texts, an empty spec). Go's url.Parse, which
+the registry rules need, is webhook.gourl.
 Source: gardener pkg/api/extensions/validation/operatingsystemconfig.go,
 pkg/component/extensions/crds/assets/crd-extensions.gardener.cloud_operatingsystemconfigs.yaml.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Final
 
 from webhook.cluster.view import ClusterView
-from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Rule, Verdict
+from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Verdict
 from webhook.kinds import AdmissionRequest, KindValidator
-from webhook.models.extensions import (
-    OperatingSystemConfig,
-    OperatingSystemConfigSpec,
-    OperatingSystemConfigStatus,
-)
+from webhook.models.extensions import OperatingSystemConfig, OperatingSystemConfigSpec, OperatingSystemConfigStatus
 from webhook.settings import Settings
-from webhook.validators.operatingsystemconfig import cgroup, crd, cri, files, metadata, purpose, units
-from webhook.validators.operatingsystemconfig._shared import OSC
+from webhook.validators.operatingsystemconfig import cgroup, crd, cri, files, metadata, purpose, units, update
+from webhook.validators.operatingsystemconfig._shared import EMPTY_SPEC
 from webhook.validators.operatingsystemconfig.cgroup import OSC_CGR_001, OSC_CGR_002
 from webhook.validators.operatingsystemconfig.crd import OSC_CRD_001, OSC_CRD_002, OSC_CRD_003, OSC_CRD_004
 from webhook.validators.operatingsystemconfig.cri import (
@@ -52,26 +60,21 @@ from webhook.validators.operatingsystemconfig.files import (
 from webhook.validators.operatingsystemconfig.metadata import OSC_META_001
 from webhook.validators.operatingsystemconfig.purpose import OSC_PUR_001
 from webhook.validators.operatingsystemconfig.units import OSC_UNIT_001, OSC_UNIT_002
-
-OSC_UPD_001 = Rule("OSC-UPD-001", f"{OSC} ValidateOperatingSystemConfigSpecUpdate (deletion timestamp)")
-OSC_UPD_002 = Rule("OSC-UPD-002", f"{OSC} ValidateOperatingSystemConfigSpecUpdate (type, purpose immutable)")
+from webhook.validators.operatingsystemconfig.update import OSC_UPD_001, OSC_UPD_002
 
 RULES: Final = (
-    *crd.RULES, *metadata.RULES, *purpose.RULES,
-    *cri.RULES, *cgroup.RULES,
-    *units.RULES, *files.RULES,
-    OSC_UPD_001, OSC_UPD_002,
-)  # fmt: skip
+    *crd.RULES,
+    *metadata.RULES,
+    *purpose.RULES,
+    *cri.RULES,
+    *cgroup.RULES,
+    *units.RULES,
+    *files.RULES,
+    *update.RULES,
+)
 
 _STATUS: Final = ROOT.child("status")
-
-_IMMUTABLE: Final = "field is immutable"
-_EMPTY_SPEC: Final = OperatingSystemConfigSpec()
 _EMPTY_STATUS: Final = OperatingSystemConfigStatus()
-_MAX_CHANGES: Final = 10  # go-test/deep's MaxDiff
-
-
-# ------------------------------------------------------------------------------------------ entry points
 
 
 def validate_create(request: AdmissionRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
@@ -85,7 +88,9 @@ def validate_update(request: AdmissionRequest[OperatingSystemConfig], view: Clus
     """Judge a changed OperatingSystemConfig: every create rule on the new object (OSC-UPD-003), then update rules."""
     new, old = request.object, request.old_object
     assert new is not None and old is not None  # admission guarantees both for UPDATE
-    return Verdict.of([*validate_operating_system_config(new), *_validate_update(new, old)])
+    return Verdict.of(
+        [*validate_operating_system_config(new), *update.validate_operating_system_config_update(new, old)]
+    )
 
 
 def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding]:
@@ -93,7 +98,7 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
 
     The paths `filePaths` may name are those of `spec.files` and `status.extensionFiles` together.
     """
-    spec = osc.spec or _EMPTY_SPEC
+    spec = osc.spec or EMPTY_SPEC
     status = osc.status or _EMPTY_STATUS
     paths = {f.path or "" for f in (*spec.files, *status.extension_files)}
     findings = metadata.validate_metadata(osc.metadata, METADATA)
@@ -121,95 +126,6 @@ def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: Field
     findings.extend(cgroup.validate_cgroup_driver(spec, path))
     findings.extend(cri.warn_cri_field(spec.cri, path.child("cri")))
     return findings
-
-
-# ------------------------------------------------------------------------------- webhook: spec (D.2)
-
-
-# ------------------------------------------------------------------------------ webhook: units, files
-
-
-# ------------------------------------------------------------------------- cgroup driver (seed 003)
-
-
-# ------------------------------------------------------------------------- seed vocabulary (warnings)
-
-
-# ------------------------------------------------------------------------------------------ update (D.3)
-
-
-def _validate_update(new: OperatingSystemConfig, old: OperatingSystemConfig) -> list[Finding]:
-    """Update-only rules: CEL immutability (OSC-CRD-002/003), deletion timestamp (OSC-UPD-001), type/purpose.
-
-    A new object without a spec is OSC-CRD-001's finding alone.
-    """
-    if new.spec is None:
-        return []
-    new_spec, old_spec = new.spec, old.spec or _EMPTY_SPEC
-    findings = crd.validate_immutable_keys(new_spec, old_spec, SPEC)
-    if new.metadata.deletion_timestamp is not None:
-        changes = _spec_changes(new, old)
-        if changes:
-            detail = "cannot update operatingsystemconfig spec if deletion timestamp is set. Requested changes: "
-            return [*findings, OSC_UPD_001.forbidden(SPEC, detail + ",".join(changes))]
-    findings.extend(_validate_spec_update(new_spec, old_spec, SPEC))
-    return findings
-
-
-@OSC_UPD_002.check
-def _validate_spec_update(
-    new: OperatingSystemConfigSpec, old: OperatingSystemConfigSpec, path: FieldPath
-) -> list[Finding]:
-    """`type` and `purpose` are immutable (ValidateImmutableField shows the new value); path: spec."""
-    findings: list[Finding] = []
-    if (new.type or "") != (old.type or ""):
-        findings.append(OSC_UPD_002.invalid(path.child("type"), new.type or "", _IMMUTABLE))
-    if (new.purpose or "") != (old.purpose or ""):
-        findings.append(OSC_UPD_002.invalid(path.child("purpose"), new.purpose or "", _IMMUTABLE))
-    return findings
-
-
-@OSC_UPD_001.check
-def _spec_changes(new: OperatingSystemConfig, old: OperatingSystemConfig) -> list[str]:
-    """What changed in the spec, as `path: new != old` (at most 10, like go-test/deep); [] when nothing did.
-
-    Compares the raw specs (every field, modelled or not) when both objects were decoded, else the models.
-    """
-    if new.raw_spec is None or old.raw_spec is None:
-        new_raw = new.spec.model_dump(by_alias=True) if new.spec is not None else None
-        old_raw = old.spec.model_dump(by_alias=True) if old.spec is not None else None
-    else:
-        new_raw, old_raw = new.raw_spec, old.raw_spec
-    changes: list[str] = []
-    _collect_changes(new_raw, old_raw, "spec", changes)
-    return changes[:_MAX_CHANGES]
-
-
-_MISSING: Final = object()
-
-
-def _collect_changes(new: object, old: object, where: str, out: list[str]) -> None:
-    if len(out) >= _MAX_CHANGES or new == old:
-        return
-    if isinstance(new, dict) and isinstance(old, dict):
-        for key in sorted(set(new) | set(old)):
-            _collect_changes(new.get(key, _MISSING), old.get(key, _MISSING), f"{where}.{key}", out)
-    elif isinstance(new, list) and isinstance(old, list) and len(new) == len(old):
-        for i, (a, b) in enumerate(zip(new, old, strict=True)):
-            _collect_changes(a, b, f"{where}[{i}]", out)
-    else:
-        out.append(f"{where}: {_shown(new)} != {_shown(old)}")
-
-
-def _shown(value: object) -> str:
-    if value is _MISSING or value is None:
-        return "<no value>"
-    if isinstance(value, dict):
-        return "{...}"
-    if isinstance(value, list):
-        return f"[{len(value)} items]"
-    text = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 KIND: Final = KindValidator(
@@ -246,6 +162,8 @@ __all__ = [
     "OSC_PUR_001",
     "OSC_UNIT_001",
     "OSC_UNIT_002",
+    "OSC_UPD_001",
+    "OSC_UPD_002",
     "RULES",
     "validate_create",
     "validate_operating_system_config",
