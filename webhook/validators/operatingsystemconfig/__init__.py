@@ -1,0 +1,117 @@
+"""OperatingSystemConfig (extensions.gardener.cloud/v1alpha1, seed cluster): gardener-rules.md §D, seed 003.
+
+Gardener judges an OSC twice: kube-apiserver first checks the CRD schema (required keys, the `criConfig.name`
+enum, CEL immutability of `criConfig.name` and `class`), then gardener-resource-manager's webhook runs
+`ValidateOperatingSystemConfig(Update)`. Objects read by `review` never met a CRD, and older CRDs lack some of
+these checks, so the CRD requirements that matter are rules here too (OSC-CRD-*). A defect is reported once:
+a missing key is the CRD's finding, an empty value the webhook's.
+
+Seed 003 and DESIGN.md §5 add: kubelet and containerd must agree on the cgroup driver (OSC-CGR-001), `cgroupfs`
+with Kubernetes ≥ 1.31 is a warning (OSC-CGR-002), and warnings for the seed's vocabulary that the API silently
+drops or never checks: `spec.cri` (OSC-CRI-006), unit commands (OSC-UNIT-002), file modes (OSC-FILE-004).
+Duplicate file paths follow DESIGN.md §5: any repeat for the same host is a duplicate (OSC-FILE-006).
+DELETE is never validated, as in Gardener; neither are subresources (webhook.admission skips them).
+
+Each rule family (a rule id without its number) lives in one module, Rule constants and checks together:
+    crd.py       OSC-CRD-*    the CRD schema: required keys, `criConfig.name` enum, CEL immutability (§D.1)
+    metadata.py  OSC-META-*   object metadata (§D.2)
+    purpose.py   OSC-PUR-*    `spec.purpose` (§D.2)
+    cri.py       OSC-CRI-*    `spec.criConfig`: cgroupDriver, containerd, registries, plugins; the seed's `spec.cri`
+    cgroup.py    OSC-CGR-*    containerd and the kubelet agree on the cgroup driver (seed 003)
+    units.py     OSC-UNIT-*   `spec.units`, `status.extensionUnits` (§D.2)
+    files.py     OSC-FILE-*   `spec.files`, `status.extensionFiles`, duplicate paths (§D.2)
+    update.py    OSC-UPD-*    update-only rules (§D.3)
+This module holds the entry points and the order in which the families run, which is the order of the findings;
+`_shared.py` holds the few values several families share (source texts, an empty spec). Go's url.Parse, which
+the registry rules need, is webhook.gourl.
+Source: gardener pkg/api/extensions/validation/operatingsystemconfig.go,
+pkg/component/extensions/crds/assets/crd-extensions.gardener.cloud_operatingsystemconfigs.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from webhook.cluster.view import ClusterView
+from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Verdict
+from webhook.kinds import CreateRequest, KindValidator, UpdateRequest
+from webhook.models.extensions import OperatingSystemConfig, OperatingSystemConfigSpec, OperatingSystemConfigStatus
+from webhook.settings import Settings
+from webhook.validators.operatingsystemconfig import cgroup, crd, cri, files, metadata, purpose, units, update
+from webhook.validators.operatingsystemconfig._shared import EMPTY_SPEC
+
+RULES: Final = (
+    *crd.RULES,
+    *metadata.RULES,
+    *purpose.RULES,
+    *cri.RULES,
+    *cgroup.RULES,
+    *units.RULES,
+    *files.RULES,
+    *update.RULES,
+)
+
+_STATUS: Final = ROOT.child("status")
+_EMPTY_STATUS: Final = OperatingSystemConfigStatus()
+
+
+def validate_create(request: CreateRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
+    """Judge a new OperatingSystemConfig: CRD requirements, Gardener's webhook rules, seed 003 checks, warnings."""
+    osc = request.object
+    return Verdict.of(validate_operating_system_config(osc))
+
+
+def validate_update(request: UpdateRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
+    """Judge a changed OperatingSystemConfig: every create rule on the new object (OSC-UPD-003), then update rules."""
+    new, old = request.object, request.old_object
+    return Verdict.of(
+        [*validate_operating_system_config(new), *update.validate_operating_system_config_update(new, old)]
+    )
+
+
+def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding]:
+    """Every rule that judges one object, spec and status (gardener ValidateOperatingSystemConfig + seed 003).
+
+    The paths `filePaths` may name are those of `spec.files` and `status.extensionFiles` together.
+    """
+    spec = osc.spec or EMPTY_SPEC
+    status = osc.status or _EMPTY_STATUS
+    paths = {f.path or "" for f in (*spec.files, *status.extension_files)}
+    findings = metadata.validate_metadata(osc.metadata, METADATA)
+    findings.extend(crd.validate_spec_keys(osc.spec, SPEC))
+    if osc.spec is not None:
+        findings.extend(_validate_spec(osc.spec, paths, SPEC))
+    extension_files = _STATUS.child("extensionFiles")
+    findings.extend(units.validate_unit_list(status.extension_units, paths, _STATUS.child("extensionUnits")))
+    findings.extend(files.validate_file_list(status.extension_files, extension_files))
+    findings.extend(
+        files.validate_file_duplicates(spec.files, status.extension_files, SPEC.child("files"), extension_files)
+    )
+    return findings
+
+
+def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: FieldPath) -> list[Finding]:
+    """Rules on a present spec after its keys (gardener ValidateOperatingSystemConfigSpec + seed 003); path: spec."""
+    findings = purpose.validate_purpose(spec.purpose, path.child("purpose"))
+    if spec.cri_config is not None:
+        cri_path = path.child("criConfig")
+        findings.extend(crd.validate_cri_name(spec.cri_config, cri_path))
+        findings.extend(cri.validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
+    findings.extend(units.validate_unit_list(spec.units, paths, path.child("units")))
+    findings.extend(files.validate_file_list(spec.files, path.child("files")))
+    findings.extend(cgroup.validate_cgroup_driver(spec, path))
+    findings.extend(cri.warn_cri_field(spec.cri, path.child("cri")))
+    return findings
+
+
+KIND: Final = KindValidator(
+    group="extensions.gardener.cloud",
+    kind="OperatingSystemConfig",
+    model=OperatingSystemConfig,
+    rules=RULES,
+    create=validate_create,
+    update=validate_update,
+    delete=None,
+)
+
+__all__ = ["KIND", "RULES", "validate_create", "validate_operating_system_config", "validate_update"]

@@ -1,0 +1,16 @@
+"""What several OperatingSystemConfig rule families share: the sources their rules cite, one detail, an empty spec.
+
+Rules and checks live in their family's module (see the package docstring); only these values are common.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from webhook.models.extensions import OperatingSystemConfigSpec
+
+OSC: Final = "gardener/gardener pkg/api/extensions/validation/operatingsystemconfig.go"
+TYPES: Final = "gardener/gardener pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go"
+SEED: Final = "seed 003 (OperatingSystemConfig contract)"
+REQUIRED: Final = "field is required"  # Gardener's detail for an empty required value (field.Required)
+EMPTY_SPEC: Final = OperatingSystemConfigSpec()  # stands in for an absent spec where only its lists are read
