@@ -22,8 +22,8 @@ test: lint
 
 # Style, types and import contracts (a few seconds; `make test` runs it first). ruff and mypy read pyproject.toml.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check webhook tests bench
-	$(VENV)/bin/ruff format --check webhook tests bench
+	$(VENV)/bin/ruff check webhook tests bench manifests/monitoring
+	$(VENV)/bin/ruff format --check webhook tests bench manifests/monitoring
 	$(VENV)/bin/mypy --strict webhook
 	$(VENV)/bin/lint-imports
 
