@@ -45,7 +45,7 @@ def test_denial_renders_every_finding_as_a_field_error() -> None:
             "field": "spec.machineImages[0].updateStrategy",
         },
     ]
-    assert response["auditAnnotations"] == {"gardener-webhook/rules": "CP-K8S-003,CP-MI-005"}
+    assert response["auditAnnotations"] == {"rules": "CP-K8S-003,CP-MI-005"}
     assert "patch" not in response and "patchType" not in response
 
 

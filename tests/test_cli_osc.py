@@ -90,7 +90,7 @@ def test_json_output_and_delete(tmp_path: Path) -> None:
     assert code == 1
     [reviewed] = json.loads(out)
     assert reviewed["response"]["status"]["code"] == 422
-    assert reviewed["response"]["auditAnnotations"]["gardener-webhook/rules"] == (
+    assert reviewed["response"]["auditAnnotations"]["rules"] == (
         "OSC-CRI-002,OSC-CGR-001,OSC-FILE-004,OSC-CGR-002,OSC-CRI-006"
     )
     assert run("review", "--operation", "DELETE", path) == (

@@ -82,7 +82,7 @@ async def test_denial_lists_every_finding(tls_client: Client) -> None:
         },
     ]
     assert (status["details"]["kind"], status["details"]["name"]) == ("CloudProfile", "local")
-    assert response["auditAnnotations"] == {"gardener-webhook/rules": "CP-K8S-003,CP-MI-005"}
+    assert response["auditAnnotations"] == {"rules": "CP-K8S-003,CP-MI-005"}
 
 
 async def test_warnings_are_short_plain_text(tls_client: Client) -> None:

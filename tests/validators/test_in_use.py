@@ -824,7 +824,7 @@ def test_judge_update_in_use_is_403_with_every_finding() -> None:
             'CloudProfile "local" - version is still in use by shoot \'garden-b/b\' by worker "w1"'
         ),
     ]
-    assert outcome.review["response"]["auditAnnotations"]["gardener-webhook/rules"] == "REF-CP-001,REF-CP-003"
+    assert outcome.review["response"]["auditAnnotations"]["rules"] == "REF-CP-001,REF-CP-003"
     assert "warnings" not in outcome.response  # cluster-state findings are never ratcheted into warnings
 
 
