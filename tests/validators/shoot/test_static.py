@@ -27,6 +27,7 @@ from tests.validators.shoot.cases import (
     shoot_dict,
     update,
     verdict_create,
+    verdict_update,
 )
 from webhook.settings import FeatureGates, Settings, load_settings
 from webhook.validators import ALL_RULES
@@ -314,6 +315,14 @@ def test_sh_wrk_001_keeps_gardeners_lower_case_path() -> None:
     assert line == f"{W0}.cri.containerruntimes[0].type: must specify a container runtime type"
 
 
+def test_sh_wrk_001_a_repeated_runtime_shows_the_runtime() -> None:
+    cri = {"name": "containerd", "containerRuntimes": [{"type": "gvisor"}, {"type": "gvisor"}]}
+    verdict = verdict_create(shoot_dict(pool(machine=image_of("gardenlinux", "1592.2.0"), cri=cri)))
+    assert [(str(f.path), f.type, f.value) for f in verdict.errors] == [
+        (f"{W0}.cri.containerruntimes[1].type", DUP, "gvisor")
+    ]
+
+
 @pytest.mark.parametrize(
     ("machine", "expected"),
     [
@@ -407,6 +416,14 @@ def test_sh_inp_001_create(worker: dict[str, Any], settings: Settings, expected:
 )
 def test_sh_inp_001_update(new: dict[str, Any], old: dict[str, Any], expected: Triples) -> None:
     assert update(new, old) == expected
+
+
+def test_sh_inp_001_unset_image_version_shows_the_version() -> None:
+    """Only without a profile reference can the version stay unset; the value shown is the one at the path."""
+    new = shoot_dict(in_place(machine={"type": "m5.large", "image": {"name": "local"}}), **NO_PROFILE)
+    verdict = verdict_update(new, shoot_dict(in_place(), **NO_PROFILE))
+    found = [(f.rule.id, str(f.path), f.value) for f in verdict.errors if f.rule.id == "SH-INP-001"]
+    assert found == [("SH-INP-001", f"{W0}.machine.image.version", "")]
 
 
 # ---------------------------------------------------------------------------------------------- SH-CRI-POL-001

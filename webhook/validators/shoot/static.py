@@ -385,8 +385,9 @@ def _validate_cri(cri: CRI, path: FieldPath) -> list[Finding]:
         if not runtime.type:
             findings.append(SH_WRK_001.required(type_path, "must specify a container runtime type"))
         if runtime.type in seen:
-            shown = f"must specify different type, {runtime.type} already exist"  # Gardener's value, verbatim
-            findings.append(SH_WRK_001.duplicate(type_path, shown))
+            # Gardener's value is the sentence "must specify different type, <type> already exist"; a finding shows
+            # the value at its path, and Duplicate value: "<type>" says the rest.
+            findings.append(SH_WRK_001.duplicate(type_path, runtime.type))
         seen.add(runtime.type)
     return findings
 
@@ -457,9 +458,8 @@ def _validate_in_place_image_version(
     """
     after = new.version if new is not None else None
     before = old.version if old is not None else None
-    if not after:
-        shown = new.model_dump(exclude_none=True) if new is not None else None
-        return [SH_INP_001.invalid(path, shown, "cannot validate machine image version upgrade because it is unset")]
+    if not after:  # Gardener shows the whole image here; the finding shows the value at its path, the version
+        return [SH_INP_001.invalid(path, "", "cannot validate machine image version upgrade because it is unset")]
     a, b = normalized(after), normalized(before or "")
     if a is not None and b is not None and a < b:
         detail = (
