@@ -44,7 +44,7 @@ def test_static_denial_is_422() -> None:
     assert out.messages == (
         (
             f"{W0}.kubernetes.version: Forbidden: worker group kubernetes version must be at most three minor versions behind "
-            "control plane version (Kubernetes version skew policy)"
+            'control plane version (Kubernetes version skew policy): worker "1.29.14", control plane "1.33.2"'
         ),
     )
 
