@@ -118,7 +118,8 @@ README_POOL_A: Final = Path(__file__).resolve().parents[1] / "examples" / "seed"
 README_OUTPUT = [
     "DENIED OperatingSystemConfig/shoot--dev--crazy/pool-a-original",
     (
-        '  spec.criConfig.containerd.registries[0].upstream: Invalid value: "https://docker.io": a lowercase RFC 1123 subdomain '
+        '  spec.criConfig.containerd.registries[0].upstream: Invalid value: "https://docker.io": upstream is host[:port]: '
+        'drop "https://"; a lowercase RFC 1123 subdomain '
         "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character "
         "(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
     ),
