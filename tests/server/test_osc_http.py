@@ -36,8 +36,8 @@ async def test_denial_names_every_finding(tls_client: Client) -> None:
     status = response["status"]
     assert (status["code"], status["reason"]) == (422, "Invalid")
     assert status["message"] == (
-        "spec.criConfig.containerd: Forbidden: containerd config is not allowed for OperatingSystemConfig with "
-        "purpose 'provision'; spec.files[2].path: Duplicate value: \"/etc/a\""
+        "\n* spec.criConfig.containerd: Forbidden: containerd config is not allowed for OperatingSystemConfig with "
+        "purpose 'provision'\n* spec.files[2].path: Duplicate value: \"/etc/a\""
     )
     assert [(c["field"], c["reason"]) for c in status["details"]["causes"]] == [
         ("spec.criConfig.containerd", "FieldValueForbidden"),
