@@ -30,8 +30,8 @@ def test_denial_renders_every_finding_as_a_field_error() -> None:
     status = response["status"]
     assert (status["code"], status["reason"], status["status"]) == (422, "Invalid", "Failure")
     assert status["message"] == (
-        'spec.kubernetes.versions[2].version: Duplicate value: "1.33.2"; '
-        'spec.machineImages[0].updateStrategy: Unsupported value: "sideways": supported values: "major", "minor", "patch"'
+        '\n* spec.kubernetes.versions[2].version: Duplicate value: "1.33.2"'
+        '\n* spec.machineImages[0].updateStrategy: Unsupported value: "sideways": supported values: "major", "minor", "patch"'
     )
     assert status["details"]["causes"] == [
         {
@@ -45,7 +45,7 @@ def test_denial_renders_every_finding_as_a_field_error() -> None:
             "field": "spec.machineImages[0].updateStrategy",
         },
     ]
-    assert response["auditAnnotations"] == {"gardener-webhook/rules": "CP-K8S-003,CP-MI-005"}
+    assert response["auditAnnotations"] == {"rules": "CP-K8S-003,CP-MI-005"}
     assert "patch" not in response and "patchType" not in response
 
 
@@ -203,8 +203,8 @@ def test_a_denial_is_bounded_while_messages_keep_every_finding() -> None:
     status = outcome.response["status"]
     assert len(outcome.messages) == 600
     assert len(status["details"]["causes"]) == MAX_DENIAL_CAUSES
-    assert status["message"].endswith("; … and 500 more findings")
-    assert status["message"].count("; ") == MAX_DENIAL_CAUSES
+    assert status["message"].endswith("\n… and 500 more findings")
+    assert status["message"].count("\n* ") == MAX_DENIAL_CAUSES
     assert status["details"]["causes"][0]["field"] == "spec.kubernetes.versions[0]"
 
 

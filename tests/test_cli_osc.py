@@ -90,7 +90,7 @@ def test_json_output_and_delete(tmp_path: Path) -> None:
     assert code == 1
     [reviewed] = json.loads(out)
     assert reviewed["response"]["status"]["code"] == 422
-    assert reviewed["response"]["auditAnnotations"]["gardener-webhook/rules"] == (
+    assert reviewed["response"]["auditAnnotations"]["rules"] == (
         "OSC-CRI-002,OSC-CGR-001,OSC-FILE-004,OSC-CGR-002,OSC-CRI-006"
     )
     assert run("review", "--operation", "DELETE", path) == (
@@ -118,7 +118,8 @@ README_POOL_A: Final = Path(__file__).resolve().parents[1] / "examples" / "seed"
 README_OUTPUT = [
     "DENIED OperatingSystemConfig/shoot--dev--crazy/pool-a-original",
     (
-        '  spec.criConfig.containerd.registries[0].upstream: Invalid value: "https://docker.io": a lowercase RFC 1123 subdomain '
+        '  spec.criConfig.containerd.registries[0].upstream: Invalid value: "https://docker.io": upstream is host[:port]: '
+        'drop "https://"; a lowercase RFC 1123 subdomain '
         "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character "
         "(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
     ),

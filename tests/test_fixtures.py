@@ -382,7 +382,7 @@ CHANGES: Final = [
             (
                 (
                     "spec.provider.workers[2].kubernetes.version: Forbidden: worker group kubernetes version must not be "
-                    "higher than control plane version"
+                    'higher than control plane version: worker "1.33.6", control plane "1.33.5"'
                 ),
                 PROD_EU1_WARNINGS[0],
                 PROD_EU1_WARNINGS[2],
@@ -399,7 +399,12 @@ CHANGES: Final = [
             (LANDSCAPE,),
             NOW,
             "DENIED Shoot/garden-team/ml-batch",
-            ("spec.kubernetes.version: Forbidden: kubernetes version upgrade cannot skip a minor version",),
+            (
+                (
+                    "spec.kubernetes.version: Forbidden: kubernetes version upgrade cannot skip a minor version: "
+                    'from "1.32.8" to "1.34.2"'
+                ),
+            ),
             422,
         ),
         id="SH-K8S-003-upgrade-skips-a-minor",

@@ -34,11 +34,12 @@ import yaml
 
 from tests.builders import DEFAULT_SETTINGS, review_bytes
 from tests.cluster.fake_apiserver import gardener_deployment_obj
-from webhook.admission import judge
+from webhook.admission import RULES_ANNOTATION, judge
 from webhook.certs import WEBHOOK_NAMES
 from webhook.cli import build_parser, main
 from webhook.cluster.static import StaticView
 from webhook.server.serve import FINAL_CLOSE_SECONDS
+from webhook.validators.meta import qualified_name_errors
 
 ROOT = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = "1.31"  # oldest version with every field used (unhealthyPodEvictionPolicy is GA in 1.31)
@@ -255,6 +256,53 @@ def test_one_safe_webhook_per_resource_kind(rendered: dict[str, list[Object]], o
         else:
             assert "objectSelector" not in webhook, name
             assert _selects(webhook["namespaceSelector"], {"kubernetes.io/metadata.name": "shoot--dev--a"}), name
+
+
+# ------------------------------------------------------------------- audit annotation (issue 13 item 1)
+
+
+def _audit_annotation_key_errors(key: str) -> list[str]:
+    """Why the API server would drop an audit annotation filed under `key` ([] when it keeps it).
+
+    Mirror of k8s.io/apiserver pkg/admission/attributes.go checkKeyFormat: exactly one "/", and the whole key a
+    qualified name (apimachinery validation.IsQualifiedName: a DNS-subdomain prefix, a name of at most 63
+    characters). A webhook's annotation `k` is filed under `<webhook name>/k` (pkg/admission/plugin/webhook/
+    validating/dispatcher.go callHook), and a key that fails is dropped with only a line in the API server's log.
+    """
+    if len(key.split("/")) != 2:
+        return ["annotation key has invalid format, the right format is a DNS subdomain prefix and '/' and key name"]
+    return qualified_name_errors(key)
+
+
+def _shipped_webhook_names(objects: list[Object]) -> list[str]:
+    return [w["name"] for o in by_kind(objects, "ValidatingWebhookConfiguration") for w in o["webhooks"]]
+
+
+def test_the_api_server_rule_is_mirrored() -> None:
+    """The mirror rejects what the API server rejected in issue 13 (two slashes) and accepts its own example."""
+    assert _audit_annotation_key_errors("shoots.gardener-webhook.gardener.cloud/gardener-webhook/rules")
+    assert _audit_annotation_key_errors("podsecuritypolicy.admission.k8s.io/admit-policy") == []
+    assert _audit_annotation_key_errors(f"shoots.gardener-webhook.gardener.cloud/{'x' * 64}")
+
+
+def test_the_rules_annotation_survives_every_shipped_webhook_name() -> None:
+    """Every webhook name of every ValidatingWebhookConfiguration under manifests/, prefixed to RULES_ANNOTATION,
+    is a key the API server keeps (the source files: no kubectl needed)."""
+    sources = sorted((ROOT / "manifests").rglob("*.yaml"))
+    objects = [doc for path in sources for doc in yaml.safe_load_all(path.read_text()) if isinstance(doc, dict)]
+    names = _shipped_webhook_names([o for o in objects if "kind" in o])
+    assert sorted(names) == sorted(n for cluster in WEBHOOK_NAMES.values() for n in cluster)
+    for name in names:
+        assert _audit_annotation_key_errors(f"{name}/{RULES_ANNOTATION}") == [], name
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_rules_annotation_survives_each_rendered_overlay(rendered: dict[str, list[Object]], overlay: str) -> None:
+    """The same for the webhook names each overlay renders (a patch could rename a webhook)."""
+    names = _shipped_webhook_names(rendered[overlay])
+    assert names
+    for name in names:
+        assert _audit_annotation_key_errors(f"{name}/{RULES_ANNOTATION}") == [], name
 
 
 # --------------------------------------------------------------------- break-glass (issue 11 item 7)

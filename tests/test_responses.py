@@ -30,8 +30,7 @@ def test_warnings_and_annotations_follow_the_status_and_are_left_out_when_empty(
     out = allowed("u", warnings=("w1", "w2"), annotations={RULES_ANNOTATION: "CP-1"})
     assert out["response"]["warnings"] == ["w1", "w2"]  # a list, as JSON reads back
     assert compact(out) == (
-        ENVELOPE
-        + '{"uid":"u","allowed":true,"warnings":["w1","w2"],"auditAnnotations":{"gardener-webhook/rules":"CP-1"}}}'
+        ENVELOPE + '{"uid":"u","allowed":true,"warnings":["w1","w2"],"auditAnnotations":{"rules":"CP-1"}}}'
     )
 
 

@@ -46,7 +46,11 @@ from webhook.validators import REGISTRY
 
 logger = logging.getLogger(__name__)
 
-RULES_ANNOTATION: Final = "gardener-webhook/rules"
+# The audit annotation naming the rules that fired. The API server files it under `<webhook name>/<key>` and drops
+# it (with "annotation key has invalid format" in its log) unless that is a qualified name with exactly one "/":
+# k8s.io/apiserver pkg/admission/plugin/webhook/validating/dispatcher.go callHook, pkg/admission/attributes.go
+# checkKeyFormat. So the key is a bare name: `shoots.gardener-webhook.gardener.cloud/rules` in the audit log.
+RULES_ANNOTATION: Final = "rules"
 RATCHETED_PREFIX: Final = "unchanged, not enforced: "
 
 

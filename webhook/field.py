@@ -97,6 +97,8 @@ class _NoValue:
 
 
 NO_VALUE: Final = _NoValue()
+# The detail of a NotSupported finding whose list of allowed values is empty, unless its rule names what is missing.
+NOTHING_SUPPORTED: Final = "no value is supported"
 
 # Write-once table: code object of a @Rule.check function -> rule, for naming the rule behind a crash.
 _RULE_OF_CODE: dict[CodeType, Rule] = {}
@@ -125,9 +127,16 @@ class Rule:
     def invalid(self, path: FieldPath, value: object, detail: str) -> Finding:
         return Finding(self, path, ErrorType.INVALID, detail, value)
 
-    def unsupported(self, path: FieldPath, value: object, allowed: Iterable[str]) -> Finding:
+    def unsupported(
+        self, path: FieldPath, value: object, allowed: Iterable[str], *, none: str = NOTHING_SUPPORTED
+    ) -> Finding:
+        """NotSupported: `value` is not one of `allowed` (listed quoted, in the given order).
+
+        none: the detail when nothing is allowed, naming what is missing ("the cloud profile offers no regions"),
+        so that no message ends in an empty "supported values: ".
+        """
         quoted = ", ".join(json.dumps(a) for a in allowed)
-        return Finding(self, path, ErrorType.UNSUPPORTED, f"supported values: {quoted}", value)
+        return Finding(self, path, ErrorType.UNSUPPORTED, f"supported values: {quoted}" if quoted else none, value)
 
     def duplicate(self, path: FieldPath, value: object) -> Finding:
         return Finding(self, path, ErrorType.DUPLICATE, "", value)

@@ -4,8 +4,8 @@ Pure text composition for `admission` (the response, and `Outcome` for the CLI a
 Kubernetes field error (`<field path>: <Type>: <value>: <detail>`, values Go-quoted by `field.render_value`); a
 warning is cleaned for a Warning header and composed to at most MAX_WARNING_CHARS characters without cutting inside
 a quoted value; the warnings of a response are bounded by MAX_WARNINGS and MAX_WARNINGS_TOTAL_CHARS; a denial's
-message and causes by MAX_DENIAL_CAUSES and MAX_DENIAL_LINE_CHARS (`compose_denial`, for `responses.denied`). Every
-function here is pure and never raises. Contract: DESIGN.md §3.
+message (one finding per line, as kubectl prints causes) and causes by MAX_DENIAL_CAUSES and MAX_DENIAL_LINE_CHARS
+(`compose_denial`, for `responses.denied`). Every function here is pure and never raises. Contract: DESIGN.md §3.
 """
 
 from __future__ import annotations
@@ -215,10 +215,15 @@ def sanitize_warnings(texts: Sequence[str]) -> list[str]:
 def compose_denial(errors: Sequence[Finding], lines: Sequence[str]) -> tuple[str, list[StatusCause]]:
     """A denial's status.message and status.details.causes for `errors`; lines: the rendered `errors`, in order.
 
-    Bounded whatever the request: the first MAX_DENIAL_CAUSES findings, each line and cause message composed to
-    at most MAX_DENIAL_LINE_CHARS characters (values whole or elided, as warnings), then "… and N more findings".
-    A 6 MiB object with thousands of invalid entries gets an answer of a few hundred KiB, not one larger than
-    itself; `Outcome.messages` (review, audit, logs) keep every finding in full. Pure; never raises.
+    One finding: its line is the message. Several: each on a line of its own as `* <line>`, after a leading line
+    break, which is how kubectl prints an object's causes (k8s.io/kubectl pkg/cmd/util/helpers.go MultilineError);
+    kubectl prints a 403 (and any denial of several objects) by its message only, behind the API server's
+    `admission webhook "<name>" denied the request: ` (k8s.io/apiserver pkg/admission/plugin/webhook/errors
+    ToStatusErr), so both read one finding per line whatever the code. Bounded whatever the request: the first
+    MAX_DENIAL_CAUSES findings, each line and cause message composed to at most MAX_DENIAL_LINE_CHARS characters
+    (values whole or elided, as warnings), then a line "… and N more findings". A 6 MiB object with thousands of
+    invalid entries gets an answer of a few hundred KiB, not one larger than itself; `Outcome.messages` (review,
+    audit, logs) keep every finding in full. Pure; never raises.
     """
     shown = errors[:MAX_DENIAL_CAUSES]
     causes: list[StatusCause] = [
@@ -229,8 +234,11 @@ def compose_denial(errors: Sequence[Finding], lines: Sequence[str]) -> tuple[str
         }
         for f in shown
     ]
-    message = "; ".join(compose_warning(line, MAX_DENIAL_LINE_CHARS) for line in lines[:MAX_DENIAL_CAUSES])
+    composed = [compose_warning(line, MAX_DENIAL_LINE_CHARS) for line in lines[:MAX_DENIAL_CAUSES]]
+    if len(composed) == 1 and len(errors) == 1:
+        return composed[0], causes
+    message = "".join(f"\n* {line}" for line in composed)
     if len(errors) > len(shown):
         more = len(errors) - len(shown)
-        message += f"; … and {more} more finding{'s' if more != 1 else ''}"
+        message += f"\n… and {more} more finding{'s' if more != 1 else ''}"
     return message, causes

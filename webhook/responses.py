@@ -97,7 +97,7 @@ def denied(
 ) -> AdmissionReview:
     """Deny the request `uid` for findings: status 422 Invalid, or 403 Forbidden when `forbidden`.
 
-    message: every finding's line, joined (`rendering.compose_denial`); name, group, kind: the object's, from the
+    message: every finding's line, one per line (`rendering.compose_denial`); name, group, kind: the object's, from the
     request; causes: one per finding shown; forbidden: some finding depends on cluster state.
     """
     details: StatusDetails = {"name": name, "group": group, "kind": kind, "causes": list(causes)}

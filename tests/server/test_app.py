@@ -65,8 +65,8 @@ async def test_denial_lists_every_finding(tls_client: Client) -> None:
     status = response["status"]
     assert (status["code"], status["reason"], status["status"]) == (422, "Invalid", "Failure")
     assert status["message"] == (
-        'spec.kubernetes.versions[2].version: Duplicate value: "1.33.2"; '
-        'spec.machineImages[0].updateStrategy: Unsupported value: "sideways": '
+        '\n* spec.kubernetes.versions[2].version: Duplicate value: "1.33.2"'
+        '\n* spec.machineImages[0].updateStrategy: Unsupported value: "sideways": '
         'supported values: "major", "minor", "patch"'
     )
     assert status["details"]["causes"] == [
@@ -82,7 +82,7 @@ async def test_denial_lists_every_finding(tls_client: Client) -> None:
         },
     ]
     assert (status["details"]["kind"], status["details"]["name"]) == ("CloudProfile", "local")
-    assert response["auditAnnotations"] == {"gardener-webhook/rules": "CP-K8S-003,CP-MI-005"}
+    assert response["auditAnnotations"] == {"rules": "CP-K8S-003,CP-MI-005"}
 
 
 async def test_warnings_are_short_plain_text(tls_client: Client) -> None:

@@ -36,8 +36,8 @@ async def test_denial_names_every_finding(tls_client: Client) -> None:
     status = response["status"]
     assert (status["code"], status["reason"]) == (422, "Invalid")
     assert status["message"] == (
-        "spec.criConfig.containerd: Forbidden: containerd config is not allowed for OperatingSystemConfig with "
-        "purpose 'provision'; spec.files[2].path: Duplicate value: \"/etc/a\""
+        "\n* spec.criConfig.containerd: Forbidden: containerd config is not allowed for OperatingSystemConfig with "
+        "purpose 'provision'\n* spec.files[2].path: Duplicate value: \"/etc/a\""
     )
     assert [(c["field"], c["reason"]) for c in status["details"]["causes"]] == [
         ("spec.criConfig.containerd", "FieldValueForbidden"),
@@ -45,7 +45,7 @@ async def test_denial_names_every_finding(tls_client: Client) -> None:
     ]
     assert status["details"]["kind"] == "OperatingSystemConfig"
     assert status["details"]["group"] == "extensions.gardener.cloud"
-    assert response["auditAnnotations"] == {"gardener-webhook/rules": "OSC-CRI-002,OSC-FILE-006"}
+    assert response["auditAnnotations"] == {"rules": "OSC-CRI-002,OSC-FILE-006"}
 
 
 async def test_cgroup_driver_mismatch_is_denied(tls_client: Client) -> None:
@@ -73,9 +73,7 @@ async def test_seed_vocabulary_and_cgroupfs_are_warnings(tls_client: Client) -> 
         "spec.files[0].content.inline.data: kubelet cgroupDriver cgroupfs with Kubernetes 1.33: use systemd from 1.31 on",
         "spec.cri: not an API field, the API server drops it: CRI settings belong in spec.criConfig",
     ]
-    assert response["auditAnnotations"] == {
-        "gardener-webhook/rules": "OSC-UNIT-002,OSC-FILE-004,OSC-CGR-002,OSC-CRI-006"
-    }
+    assert response["auditAnnotations"] == {"rules": "OSC-UNIT-002,OSC-FILE-004,OSC-CGR-002,OSC-CRI-006"}
 
 
 async def test_real_osc_reapplied_unchanged_is_allowed(tls_client: Client) -> None:
@@ -110,4 +108,4 @@ async def test_wrong_shape_is_a_denial_naming_the_field(tls_client: Client) -> N
     response = await answer(tls_client, review_bytes(osc_dict(files={"path": "/etc/a"})))
     assert response["allowed"] is False
     assert response["status"]["message"] == 'spec.files: Invalid value: "object": must be a list'
-    assert response["auditAnnotations"] == {"gardener-webhook/rules": "OBJ-DECODE-001"}
+    assert response["auditAnnotations"] == {"rules": "OBJ-DECODE-001"}

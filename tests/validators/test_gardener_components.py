@@ -345,7 +345,7 @@ def test_gardenlet_denial_keeps_gardeners_wording_and_is_403() -> None:
         f"{OCI_REF}: Forbidden: gardenlet version must not be older than two minor gardener-apiserver versions "
         "(gardener-apiserver version: 1.37.2, gardenlet version: 1.34.0)"
     )
-    assert response["auditAnnotations"] == {"gardener-webhook/rules": "VS-GL-001"}
+    assert response["auditAnnotations"] == {"rules": "VS-GL-001"}
 
 
 # ------------------------------------------------------------------------------------------------ real manifests
@@ -424,11 +424,11 @@ async def test_http_deployments(tls_client: Client) -> None:
     assert (too_old["allowed"], too_old["status"]["code"]) == (False, 403)
     down = await _post(tls_client, review_bytes(deployment("operator", "v1.36.0"), deployment("operator", "v1.37.0")))
     assert (down["allowed"], down["status"]["code"]) == (False, 422)
-    assert down["auditAnnotations"] == {"gardener-webhook/rules": "VS-OP-001"}
+    assert down["auditAnnotations"] == {"rules": "VS-OP-001"}
     body = review_bytes(deployment("apiserver", "v1.38.0"), deployment("apiserver", "v1.37.2"))
     upgrade = await _post(tls_client, body)
     assert (upgrade["allowed"], upgrade["status"]["code"]) == (False, 403)  # the scheduler is still at 1.36
-    assert upgrade["auditAnnotations"] == {"gardener-webhook/rules": "VS-GARDENER-004"}
+    assert upgrade["auditAnnotations"] == {"rules": "VS-GARDENER-004"}
 
 
 async def test_http_managed_seed(tls_client: Client) -> None:

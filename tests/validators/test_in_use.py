@@ -810,7 +810,8 @@ def test_judge_update_in_use_is_403_with_every_finding() -> None:
     outcome = judge(body, view=cluster, settings=Settings(), now=NOW)
     status = outcome.response["status"]
     assert (outcome.allowed, outcome.code, status["code"], status["reason"]) == (False, 403, 403, "Forbidden")
-    assert status["message"].split("; ") == [
+    assert status["message"].split("\n* ") == [
+        "",
         (
             'spec.kubernetes.versions: Forbidden: unable to delete Kubernetes version "1.32.5" from CloudProfile "local" - '
             "version is still in use by shoot 'garden-a/a'"
@@ -824,7 +825,7 @@ def test_judge_update_in_use_is_403_with_every_finding() -> None:
             'CloudProfile "local" - version is still in use by shoot \'garden-b/b\' by worker "w1"'
         ),
     ]
-    assert outcome.review["response"]["auditAnnotations"]["gardener-webhook/rules"] == "REF-CP-001,REF-CP-003"
+    assert outcome.review["response"]["auditAnnotations"]["rules"] == "REF-CP-001,REF-CP-003"
     assert "warnings" not in outcome.response  # cluster-state findings are never ratcheted into warnings
 
 

@@ -32,6 +32,7 @@ from tests.validators.osc_cases import (
 from webhook.admission import judge
 from webhook.settings import Settings
 from webhook.validators import ALL_RULES, REGISTRY, operatingsystemconfig
+from webhook.validators.meta import SUBDOMAIN_MESSAGE
 
 CRI_DEFAULT = {
     "name": "containerd",
@@ -146,8 +147,20 @@ def test_cri_name_message() -> None:
         pytest.param(
             {"name": "docker"},
             {"name": "containerd"},
-            [("OSC-CRD-002", "spec.criConfig.name", UNS), ("OSC-CRD-002", "spec.criConfig.name", INV)],
-            id="OSC-CRD-002-immutable",
+            [("OSC-CRD-002", "spec.criConfig.name", INV)],
+            id="OSC-CRD-002-immutable-one-finding",
+        ),
+        pytest.param(
+            {"name": "containerd"},
+            {"name": "docker"},
+            [("OSC-CRD-002", "spec.criConfig.name", INV)],
+            id="OSC-CRD-002-immutable-back-to-the-enum",
+        ),
+        pytest.param(
+            {"name": "docker"},
+            {"name": "docker"},
+            [("OSC-CRD-002", "spec.criConfig.name", UNS)],
+            id="OSC-CRD-002-unchanged-outside-the-enum",
         ),
         pytest.param({"name": "containerd"}, None, [], id="OSC-CRD-002-added-on-update"),
         pytest.param(None, {"name": "containerd"}, [], id="OSC-CRD-002-removed-on-update"),
@@ -158,10 +171,16 @@ def test_cri_name_immutable(new: dict[str, Any] | None, old: dict[str, Any] | No
 
 
 def test_cel_immutability_message() -> None:
+    """The CEL message, with the new value (the API server shows the schema type, "string") and the stored one."""
     verdict = update_verdict(osc_dict(**{"class": "seed"}), osc_dict(**{"class": "shoot"}))
     [finding] = verdict.errors
     assert (finding.rule.id, str(finding.path), finding.value, finding.detail) == (
-        "OSC-CRD-003", "spec.class", "string", "Value is immutable",
+        "OSC-CRD-003", "spec.class", "seed", 'Value is immutable (was "shoot")',
+    )  # fmt: skip
+    new, old = osc_dict(criConfig={"name": "docker"}), osc_dict(criConfig={"name": "containerd"})
+    [finding] = update_verdict(new, old).errors
+    assert (finding.rule.id, str(finding.path), finding.value, finding.detail) == (
+        "OSC-CRD-002", "spec.criConfig.name", "docker", 'Value is immutable (was "containerd")',
     )  # fmt: skip
 
 
@@ -404,6 +423,15 @@ def test_registries(registries: list[dict[str, Any]], expected: Triples) -> None
             {"upstream": "localhost:65536"}, "localhost:65536",
             "port '65536' is not valid, valid port must be in the range [1, 65535]", id="port",
         ),
+        pytest.param(
+            {"upstream": "https://registry.example.com/v2"}, "https://registry.example.com/v2",
+            f'upstream is host[:port]: drop "https://" and "/v2"; {SUBDOMAIN_MESSAGE}', id="upstream-url",
+        ),
+        pytest.param(
+            {"upstream": "docker.io/library"}, "docker.io/library",
+            f'upstream is host[:port]: drop "/library"; {SUBDOMAIN_MESSAGE}', id="upstream-path",
+        ),
+        pytest.param({"upstream": "Docker.io"}, "Docker.io", SUBDOMAIN_MESSAGE, id="upstream-upper-case"),
         pytest.param(
             {"upstream": "docker.io", "server": "://registry"}, None,
             'url must be a valid URL: parse "://registry": missing protocol scheme; desired format: https://host[:port]',

@@ -44,7 +44,7 @@ def test_static_denial_is_422() -> None:
     assert out.messages == (
         (
             f"{W0}.kubernetes.version: Forbidden: worker group kubernetes version must be at most three minor versions behind "
-            "control plane version (Kubernetes version skew policy)"
+            'control plane version (Kubernetes version skew policy): worker "1.29.14", control plane "1.33.2"'
         ),
     )
 
@@ -53,7 +53,7 @@ def test_profile_denial_is_403() -> None:
     out = outcome(review_bytes(shoot_dict(version="1.32.5")))
     assert (out.allowed, out.code) == (False, 403)
     assert out.response["status"]["reason"] == "Forbidden"
-    assert out.response["auditAnnotations"] == {"gardener-webhook/rules": "SH-ADM-K8S-001"}
+    assert out.response["auditAnnotations"] == {"rules": "SH-ADM-K8S-001"}
 
 
 def test_static_and_profile_findings_together_answer_403_with_both() -> None:

@@ -177,6 +177,16 @@ def test_pool_force_update_never_passes_the_control_plane() -> None:
     ]
 
 
+def test_force_update_advice_never_moves_a_version_down() -> None:
+    """A request moving the control plane below an expired pool is denied (downgrade, pool above the control plane);
+    the pool's target, capped at the control plane, would be lower than the pool: no target is advised."""
+    old = shoot_dict(pool(kubernetes={"version": "1.32.5"}), version="1.33.2")
+    new = shoot_dict(pool(kubernetes={"version": "1.32.5"}), version="1.31.9")
+    verdict = verdict_update(new, old)
+    assert [f.rule.id for f in verdict.errors] == ["SH-K8S-005", "SH-K8S-002"]
+    assert details(verdict, warnings=True) == [f'{W0_VERSION}: "1.32.5" is expired and has no force-update target']
+
+
 # ------------------------------------------------------------------------------------------------- 120 characters
 
 LONG = "1592.1.0-build.20261121.fips-140-3.certified"

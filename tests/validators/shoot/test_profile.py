@@ -28,6 +28,7 @@ from tests.validators.shoot.cases import (
     update,
     update_warnings,
     verdict_create,
+    verdict_update,
 )
 from webhook.cluster.static import StaticView
 from webhook.settings import FeatureGates, Settings
@@ -149,10 +150,11 @@ def test_sh_adm_prv_001_message() -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
+        pytest.param(shoot_dict(region="eu-9"), [("SH-ADM-REG-001", "spec.region", UNS)], id="SH-ADM-REG-001-region"),
         pytest.param(
-            shoot_dict(region="eu-9"),
-            [("SH-ADM-REG-001", "spec.region", UNS), ("SH-ADM-REG-001", f"{W0}.zones[0]", INV)],
-            id="SH-ADM-REG-001-region",
+            shoot_dict(pool(zones=["eu-9a", "eu-9a"]), region="eu-9"),
+            [("SH-ADM-REG-001", "spec.region", UNS), ("SH-ADM-REG-001", f"{W0}.zones[1]", DUP)],
+            id="SH-ADM-REG-001-region-unknown-zones-only-for-repeats",
         ),
         pytest.param(
             shoot_dict(pool(zones=["eu-1c"])), [("SH-ADM-REG-001", f"{W0}.zones[0]", UNS)], id="SH-ADM-REG-001-zone"
@@ -178,6 +180,22 @@ def test_sh_adm_reg_001(raw: dict[str, Any], expected: Triples) -> None:
 def test_sh_adm_reg_001_unchanged_region_and_zones_are_not_judged() -> None:
     old = shoot_dict(pool(zones=["eu-9a"]), region="eu-9")
     assert update(shoot_dict(pool(zones=["eu-9a"], maximum=3), region="eu-9"), old) == []
+
+
+def test_sh_adm_reg_001_zones_of_a_stored_region_the_profile_dropped() -> None:
+    """The region stays (nothing reported at spec.region), so a changed zone is judged and says why."""
+    old = shoot_dict(pool(zones=["eu-9a"]), region="eu-9")
+    verdict = verdict_update(shoot_dict(pool(zones=["eu-9b"]), region="eu-9"), old)
+    assert [(f.rule.id, str(f.path), f.type, f.value) for f in verdict.errors] == [
+        ("SH-ADM-REG-001", f"{W0}.zones[0]", INV, "eu-9b")
+    ]
+    assert details(verdict) == [f'{W0}.zones[0]: the cloud profile offers no region "eu-9"']
+
+
+def test_sh_adm_reg_001_zone_findings_show_the_zone() -> None:
+    """Every finding's value is the value at its path: the zone, also where Gardener shows the region."""
+    verdict = verdict_create(shoot_dict(pool(zones=["eu-1a"]), region="eu-2"))
+    assert [(str(f.path), f.value) for f in verdict.errors] == [(f"{W0}.zones[0]", "eu-1a")]
 
 
 # ------------------------------------------------------------------------------------------ SH-ADM-MT-001

@@ -49,7 +49,8 @@ def reference_machine_type(
         if machine_type.name == worker.machine.type:
             present, arch_ok, usable, in_zones = True, t_arch, t_usable, t_zones
     if not present:
-        return [SH_ADM_MT_001.unsupported(path, worker.machine.type, sorted(supported))]
+        none = f"the cloud profile offers no usable machine types for architecture {_quote(pool.architecture)} in the pool's zones"
+        return [SH_ADM_MT_001.unsupported(path, worker.machine.type, sorted(supported), none=none)]
     if arch_ok and usable and in_zones:
         return []
     detail = f"machine type {_quote(worker.machine.type)} "
@@ -104,7 +105,8 @@ def reference_machine_image(
         return []
     label = f"{image.name}:{image.version}"
     if label not in listed:
-        return [SH_ADM_IMG_001.unsupported(path.child("image", "version"), image.version, sorted(valid))]
+        none = f"the cloud profile offers no usable versions of machine image {_quote(image.name)} for this pool"
+        return [SH_ADM_IMG_001.unsupported(path.child("image", "version"), image.version, sorted(valid), none=none)]
     if label in arch_ok and label in active and (not in_place or label in in_place_ok):
         return []
     detail = f"machine image version '{label}' "

@@ -132,12 +132,17 @@ def test_shm_003(version: str, expected: Triples, warnings: Triples) -> None:
             'version not set, resolves to "suse-chost:15.6.20250101"',
             id="SHM-005-prefers-non-deprecated-even-expired",
         ),
-        pytest.param(pool(machine=image_of("ubuntu")), [("SHM-005", W0, INV)], None, id="SHM-005-unknown-image"),
         pytest.param(
-            pool(machine=image_of("gardenlinux", "1592.x")), [("SHM-005", W0, INV)], None, id="SHM-005-not-numeric"
+            pool(machine=image_of("ubuntu")), [("SHM-005", f"{W0_IMAGE}.name", INV)], None, id="SHM-005-unknown-image"
         ),
         pytest.param(
-            pool(machine=image_of("local", "3")), [("SHM-005", W0, INV)], None, id="SHM-005-no-version-of-major"
+            pool(machine=image_of("gardenlinux", "1592.x")),
+            [("SHM-005", f"{W0_IMAGE}.version", INV)],
+            None,
+            id="SHM-005-not-numeric",
+        ),
+        pytest.param(
+            pool(machine=image_of("local", "3")), [("SHM-005", W0_IMAGE, INV)], None, id="SHM-005-no-version-of-major"
         ),
         pytest.param(pool(machine=image_of("gardenlinux", "1592.1.0")), [], None, id="SHM-005-exact"),
     ],
@@ -157,13 +162,69 @@ def test_shm_005_in_place_pools_resolve_to_in_place_versions() -> None:
 
 
 def test_shm_005_messages() -> None:
-    assert details(verdict_create(shoot_dict(pool(machine=image_of("ubuntu"))))) == [f"{W0}: image is not supported"]
+    assert details(verdict_create(shoot_dict(pool(machine=image_of("ubuntu"))))) == [
+        (
+            f'{W0_IMAGE}.name: image is not supported, supported images for architecture "amd64": "gardenlinux", '
+            '"local", "suse-chost"'
+        )
+    ]
+    arm = {"type": "m6g.large", "image": {"name": "ubuntu"}}
+    assert details(verdict_create(shoot_dict(pool(machine=arm)))) == [
+        f'{W0_IMAGE}.name: image is not supported, supported images for architecture "arm64": "gardenlinux"'
+    ]
     assert details(verdict_create(shoot_dict(pool(machine=image_of("gardenlinux", "1592.x"))))) == [
-        f"{W0}: x must be a semantic version"
+        f"{W0_IMAGE}.version: x must be a semantic version"
     ]
     assert details(verdict_create(shoot_dict(pool(machine=image_of("local", "3"))))) == [
-        f"{W0}: failed to determine latest machine image from cloud profile: unable to determine latest expirable version"
+        (
+            f"{W0_IMAGE}: failed to determine latest machine image from cloud profile: unable to determine latest "
+            "expirable version"
+        )
     ]
+
+
+def test_shm_005_no_images_for_the_architecture() -> None:
+    profile = {**PROFILE, "spec": {**PROFILE["spec"], "machineImages": [image("suse-chost", "15.6.20250301")]}}
+    view = StaticView.from_objects([profile])
+    arm = {"type": "m6g.large", "image": {"name": "ubuntu"}}
+    assert details(verdict_create(shoot_dict(pool(machine=arm)), view=view)) == [
+        f'{W0_IMAGE}.name: image is not supported, the cloud profile offers no machine images for architecture "arm64"'
+    ]
+    omitted = {"type": "x9.large", "architecture": "arm64"}
+    verdict = verdict_create(shoot_dict(pool(machine=omitted)), view=view)
+    assert [(f.rule.id, str(f.path), f.value) for f in verdict.errors] == [
+        ("SHM-005", W0_IMAGE, None),
+        ("SH-ADM-MT-001", f"{W0}.machine.type", "x9.large"),
+    ]
+    assert details(verdict)[0] == f"{W0_IMAGE}: no valid machine image found that supports architecture `arm64`"
+
+
+def test_shm_005_unknown_image_is_the_only_finding_of_its_pool() -> None:
+    """Nothing that only follows from the unknown name: no image version, in-place or CRI findings."""
+    worker = pool(
+        machine=image_of("ubuntu", "1.0.0"),
+        updateStrategy="AutoInPlaceUpdate",
+        cri={"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]},
+    )
+    assert create(shoot_dict(worker), settings=IN_PLACE_ON) == [("SHM-005", f"{W0_IMAGE}.name", INV)]
+    rolling = pool(
+        machine=image_of("ubuntu", "1.0.0"), cri={"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}
+    )
+    assert update(shoot_dict(rolling), shoot_dict()) == [("SHM-005", f"{W0_IMAGE}.name", INV)]
+
+
+def test_shm_findings_show_the_value_at_their_path() -> None:
+    """Gardener shows the part of a version that does not parse, or the image reference at the pool; here each
+    finding's value is the value at its path."""
+    for raw, expected in [
+        (shoot_dict(version="1.x"), [(CP_VERSION, "1.x")]),
+        (shoot_dict(version="v1.33"), [(CP_VERSION, "v1.33")]),
+        (shoot_dict(pool(kubernetes={"version": "1.y"})), [(W0_VERSION, "1.y")]),
+        (shoot_dict(pool(machine=image_of("ubuntu", "1"))), [(f"{W0_IMAGE}.name", "ubuntu")]),
+        (shoot_dict(pool(machine=image_of("gardenlinux", "1592.x"))), [(f"{W0_IMAGE}.version", "1592.x")]),
+        (shoot_dict(pool(machine=image_of("local", "3"))), [(W0_IMAGE, {"name": "local", "version": "3"})]),
+    ]:
+        assert [(str(f.path), f.value) for f in verdict_create(raw).errors] == expected, raw
 
 
 @pytest.mark.parametrize(
@@ -236,7 +297,7 @@ NCP_REF = {"cloudProfile": {"kind": "NamespacedCloudProfile", "name": "custom"}}
         pytest.param(
             shoot_dict(pool(machine=image_of("custom-os", "1.0.0"))),
             StaticView.from_objects([PROFILE, NCP_CUSTOM]),
-            [("SHM-005", W0, INV)],
+            [("SHM-005", f"{W0_IMAGE}.name", INV)],
             id="SH-ADM-REF-001-parent-lacks-the-override",
         ),
         pytest.param(

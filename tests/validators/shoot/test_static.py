@@ -27,6 +27,7 @@ from tests.validators.shoot.cases import (
     shoot_dict,
     update,
     verdict_create,
+    verdict_update,
 )
 from webhook.settings import FeatureGates, Settings, load_settings
 from webhook.validators import ALL_RULES
@@ -175,13 +176,40 @@ def test_sh_k8s_005(control_plane: str, kubelet: str, expected: Triples) -> None
     assert create(shoot_dict(versioned(kubelet), version=control_plane)) == expected
 
 
+def test_sh_k8s_002_to_004_messages_name_both_versions() -> None:
+    """Gardener's details, followed by the versions: a Forbidden finding shows no value of its own."""
+    assert details(verdict_update(shoot_dict(version="1.32.9"), shoot_dict(version="1.33.2"))) == [
+        f'{CP_VERSION}: kubernetes version downgrade is not supported: from "1.33.2" to "1.32.9"',
+        f'{W0_VERSION}: kubernetes version downgrade is not supported: from "1.33.2" to "1.32.9"',
+    ]
+    assert details(verdict_update(shoot_dict(version="1.33.2"), shoot_dict(version="1.31.9"))) == [
+        f'{CP_VERSION}: kubernetes version upgrade cannot skip a minor version: from "1.31.9" to "1.33.2"'
+    ]
+    new, old = (
+        shoot_dict(in_place(kubernetes={"version": "1.33.2"})),
+        shoot_dict(in_place(kubernetes={"version": "1.31.9"})),
+    )
+    assert details(verdict_update(new, old)) == [
+        f'{W0_VERSION}: kubernetes version upgrade cannot skip a minor version: from "1.31.9" to "1.33.2"'
+    ]
+
+
 def test_sh_k8s_005_messages_cite_the_skew_policy() -> None:
     higher = details(verdict_create(shoot_dict(versioned("1.34.2"))))
-    assert higher == [f"{W0_VERSION}: worker group kubernetes version must not be higher than control plane version"]
+    assert higher == [
+        (
+            f"{W0_VERSION}: worker group kubernetes version must not be higher than control plane version: "
+            'worker "1.34.2", control plane "1.33.2"'
+        )
+    ]
     (three,) = details(verdict_create(shoot_dict(versioned("1.29.14"))))
-    assert "at most three minor versions behind control plane version (Kubernetes version skew policy)" in three
+    assert three.endswith(
+        "at most three minor versions behind control plane version (Kubernetes version skew policy): "
+        'worker "1.29.14", control plane "1.33.2"'
+    )
     (two,) = details(verdict_create(shoot_dict(versioned("1.24.17"), version="1.27.16")))
     assert "(kubelet < 1.25) must be at most two minor versions behind" in two
+    assert two.endswith('worker "1.24.17", control plane "1.27.16"')
 
 
 # ------------------------------------------------------------------------------------------------- SH-VER-*
@@ -314,6 +342,14 @@ def test_sh_wrk_001_keeps_gardeners_lower_case_path() -> None:
     assert line == f"{W0}.cri.containerruntimes[0].type: must specify a container runtime type"
 
 
+def test_sh_wrk_001_a_repeated_runtime_shows_the_runtime() -> None:
+    cri = {"name": "containerd", "containerRuntimes": [{"type": "gvisor"}, {"type": "gvisor"}]}
+    verdict = verdict_create(shoot_dict(pool(machine=image_of("gardenlinux", "1592.2.0"), cri=cri)))
+    assert [(str(f.path), f.type, f.value) for f in verdict.errors] == [
+        (f"{W0}.cri.containerruntimes[1].type", DUP, "gvisor")
+    ]
+
+
 @pytest.mark.parametrize(
     ("machine", "expected"),
     [
@@ -407,6 +443,14 @@ def test_sh_inp_001_create(worker: dict[str, Any], settings: Settings, expected:
 )
 def test_sh_inp_001_update(new: dict[str, Any], old: dict[str, Any], expected: Triples) -> None:
     assert update(new, old) == expected
+
+
+def test_sh_inp_001_unset_image_version_shows_the_version() -> None:
+    """Only without a profile reference can the version stay unset; the value shown is the one at the path."""
+    new = shoot_dict(in_place(machine={"type": "m5.large", "image": {"name": "local"}}), **NO_PROFILE)
+    verdict = verdict_update(new, shoot_dict(in_place(), **NO_PROFILE))
+    found = [(f.rule.id, str(f.path), f.value) for f in verdict.errors if f.rule.id == "SH-INP-001"]
+    assert found == [("SH-INP-001", f"{W0}.machine.image.version", "")]
 
 
 # ---------------------------------------------------------------------------------------------- SH-CRI-POL-001

@@ -65,14 +65,17 @@ def validate_update(request: UpdateRequest[OperatingSystemConfig], view: Cluster
     """Judge a changed OperatingSystemConfig: every create rule on the new object (OSC-UPD-003), then update rules."""
     new, old = request.object, request.old_object
     return Verdict.of(
-        [*validate_operating_system_config(new), *update.validate_operating_system_config_update(new, old)]
+        [*validate_operating_system_config(new, old), *update.validate_operating_system_config_update(new, old)]
     )
 
 
-def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding]:
+def validate_operating_system_config(
+    osc: OperatingSystemConfig, stored: OperatingSystemConfig | None = None
+) -> list[Finding]:
     """Every rule that judges one object, spec and status (gardener ValidateOperatingSystemConfig + seed 003).
 
-    The paths `filePaths` may name are those of `spec.files` and `status.extensionFiles` together.
+    The paths `filePaths` may name are those of `spec.files` and `status.extensionFiles` together. stored: the
+    stored object on UPDATE, whose changed immutable values the update rules report (and these rules then skip).
     """
     spec = osc.spec or EMPTY_SPEC
     status = osc.status or _EMPTY_STATUS
@@ -80,7 +83,8 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
     findings = metadata.validate_metadata(osc.metadata, METADATA)
     findings.extend(crd.validate_spec_keys(osc.spec, SPEC))
     if osc.spec is not None:
-        findings.extend(_validate_spec(osc.spec, paths, SPEC))
+        stored_cri = stored.spec.cri_config if stored is not None and stored.spec is not None else None
+        findings.extend(_validate_spec(osc.spec, paths, stored_cri.name if stored_cri is not None else None, SPEC))
     extension_files = _STATUS.child("extensionFiles")
     findings.extend(units.validate_unit_list(status.extension_units, paths, _STATUS.child("extensionUnits")))
     findings.extend(files.validate_file_list(status.extension_files, extension_files))
@@ -90,12 +94,17 @@ def validate_operating_system_config(osc: OperatingSystemConfig) -> list[Finding
     return findings
 
 
-def _validate_spec(spec: OperatingSystemConfigSpec, paths: set[str], path: FieldPath) -> list[Finding]:
-    """Rules on a present spec after its keys (gardener ValidateOperatingSystemConfigSpec + seed 003); path: spec."""
+def _validate_spec(
+    spec: OperatingSystemConfigSpec, paths: set[str], stored_cri_name: str | None, path: FieldPath
+) -> list[Finding]:
+    """Rules on a present spec after its keys (gardener ValidateOperatingSystemConfigSpec + seed 003); path: spec.
+
+    stored_cri_name: the stored object's `criConfig.name` (UPDATE), else None.
+    """
     findings = purpose.validate_purpose(spec.purpose, path.child("purpose"))
     if spec.cri_config is not None:
         cri_path = path.child("criConfig")
-        findings.extend(crd.validate_cri_name(spec.cri_config, cri_path))
+        findings.extend(crd.validate_cri_name(spec.cri_config, cri_path, stored=stored_cri_name))
         findings.extend(cri.validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
     findings.extend(units.validate_unit_list(spec.units, paths, path.child("units")))
     findings.extend(files.validate_file_list(spec.files, path.child("files")))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.field import FieldPath, Finding, Rule, render_value
 from webhook.models.extensions import ContainerdConfig, CRIConfig, File, InPlaceUpdates, OperatingSystemConfigSpec, Unit
 
 _CRD: Final = (
@@ -50,10 +50,16 @@ def validate_spec_keys(spec: OperatingSystemConfigSpec | None, path: FieldPath) 
 
 
 @OSC_CRD_002.check
-def validate_cri_name(cri: CRIConfig, path: FieldPath) -> list[Finding]:
-    """`criConfig.name` is required and must be `containerd` (CRD enum); path: spec.criConfig."""
+def validate_cri_name(cri: CRIConfig, path: FieldPath, *, stored: str | None = None) -> list[Finding]:
+    """`criConfig.name` is required and must be `containerd` (CRD enum); path: spec.criConfig.
+
+    stored: the stored object's name (UPDATE). A name that differs from it is one defect, the change, which
+    `validate_immutable_keys` reports with both values: the enum is not judged as well.
+    """
     if cri.name is None:
         return [OSC_CRD_002.required(path.child("name"), "")]
+    if stored is not None and cri.name != stored:
+        return []
     if cri.name not in CRI_NAMES:
         return [OSC_CRD_002.unsupported(path.child("name"), cri.name, CRI_NAMES)]
     return []
@@ -137,14 +143,18 @@ def validate_immutable_keys(
 ) -> list[Finding]:
     """`criConfig.name` and `class` keep their value once set (CRD CEL `self == oldSelf`); path: spec.
 
-    CEL transition rules run only when the old and the new object both have the field; the API server shows the
-    schema type as the value.
+    CEL transition rules run only when the old and the new object both have the field. The API server shows the
+    schema type ("string") as the value; the finding shows the new value and, after the CEL message, the stored one.
     """
     findings: list[Finding] = []
     new_name = new.cri_config.name if new.cri_config is not None else None
     old_name = old.cri_config.name if old.cri_config is not None else None
     if new_name is not None and old_name is not None and new_name != old_name:
-        findings.append(OSC_CRD_002.invalid(path.child("criConfig", "name"), "string", _CEL_IMMUTABLE))
+        findings.append(OSC_CRD_002.invalid(path.child("criConfig", "name"), new_name, _immutable(old_name)))
     if new.class_ is not None and old.class_ is not None and new.class_ != old.class_:
-        findings.append(OSC_CRD_003.invalid(path.child("class"), "string", _CEL_IMMUTABLE))
+        findings.append(OSC_CRD_003.invalid(path.child("class"), new.class_, _immutable(old.class_)))
     return findings
+
+
+def _immutable(stored: str) -> str:
+    return f"{_CEL_IMMUTABLE} (was {render_value(stored)})"

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Mode, Rule
+from webhook.field import FieldPath, Finding, Mode, Rule, render_value
 from webhook.gourl import url_parts
 from webhook.models.extensions import ContainerdConfig, CRIConfig, PluginConfig, RegistryConfig
 from webhook.validators.meta import dns1123_subdomain_errors
@@ -38,6 +38,7 @@ REGISTRY_CAPABILITIES: Final = ("pull", "push", "resolve")
 PLUGIN_OPS: Final = ("add", "remove")
 _URL_FORM: Final = "; desired format: https://host[:port]"
 _DIGITS: Final = re.compile(r"^[0-9]+$")
+_SCHEME: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _PORT: Final = re.compile(r"^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$")
 
 
@@ -97,7 +98,11 @@ def _validate_registries(registries: Sequence[RegistryConfig], path: FieldPath) 
 
 
 def _host_port_errors(host_port: str) -> list[str]:
-    """gardener validateHostPort: an all-digit `:port` suffix must be 1..65535, the rest a DNS subdomain."""
+    """gardener validateHostPort: an all-digit `:port` suffix must be 1..65535, the rest a DNS subdomain.
+
+    A host that is not a DNS subdomain because it is a URL (`https://registry.example.com/v2`) is told what to drop
+    before apimachinery's RFC 1123 message (`_what_to_drop`).
+    """
     errors: list[str] = []
     host = host_port
     index = host_port.rfind(":")
@@ -107,7 +112,21 @@ def _host_port_errors(host_port: str) -> list[str]:
             host = host_port[:index]
             if not _PORT.match(port):
                 errors.append(f"port '{port}' is not valid, valid port must be in the range [1, 65535]")
-    return errors + dns1123_subdomain_errors(host)
+    return errors + [_what_to_drop(host_port) + m for m in dns1123_subdomain_errors(host)]
+
+
+def _what_to_drop(upstream: str) -> str:
+    """`upstream is host[:port]: drop "https://" and "/v2"; ` for an upstream with a scheme or a path, else ""."""
+    parts: list[str] = []
+    scheme = _SCHEME.match(upstream)
+    if scheme is not None:
+        parts.append(scheme.group())
+    slash = upstream.find("/", scheme.end() if scheme is not None else 0)
+    if slash != -1:
+        parts.append(upstream[slash:])
+    if not parts:
+        return ""
+    return f"upstream is host[:port]: drop {' and '.join(render_value(p) for p in parts)}; "
 
 
 def _validate_url(raw: str, path: FieldPath, *, server: bool) -> list[Finding]:

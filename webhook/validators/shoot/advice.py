@@ -202,6 +202,17 @@ def _in_place_reachable(version: MachineImageVersion, current: str | None) -> bo
     return minimum <= now_at
 
 
+def _upward(target: Target, current: str) -> Target:
+    """`target` where it is above `current` (compared normalised), else None."""
+
+    def upward(at: datetime) -> str | None:
+        to = target(at)
+        after, before = (normalized(to), normalized(current)) if to is not None else (None, None)
+        return to if after is not None and before is not None and after > before else None
+
+    return upward
+
+
 def _expiry(entry: ExpirableVersion) -> datetime | None:
     """When the version expires: its expirationDate, else the start of an `expired` lifecycle stage."""
     if entry.expiration_date is not None:
@@ -232,8 +243,11 @@ def _advise(
     """At most one warning about one version in use; existing: the field belongs to a stored object (UPDATE).
 
     labels: ways to name the version, longest first ('"gardenlinux:1592.1.0"', '"1592.1.0"'); target: the
-    force-update target at a given moment (None: there is none).
+    force-update target at a given moment (None: there is none). A target that is not above the version is no
+    target: a force update never moves a version down, and neither does the advice (a pool's target is capped at its
+    control plane, which a request may be moving below the pool).
     """
+    target = _upward(target, entry.version)
     classification = current_classification(entry, now)
     if classification == Classification.EXPIRED:
         if not existing:

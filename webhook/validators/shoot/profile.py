@@ -203,7 +203,8 @@ def _validate_kubernetes_version(
         if entry.version == version:
             return []
         eligible.append(entry.version + (" (preview)" if entry.classification == Classification.PREVIEW else ""))
-    return [rule.unsupported(path, version, eligible)]
+    none = f"the cloud profile offers no {'active ' if active_only else ''}Kubernetes versions"
+    return [rule.unsupported(path, version, eligible, none=none)]
 
 
 # ------------------------------------------------------------------------------------------------ region, zones
@@ -214,26 +215,37 @@ def _validate_region(regions: Sequence[Region], region: str, old: str, path: Fie
     """A changed region must be one of the profile's (validateRegion); path: spec.region."""
     if region == old or any(r.name == region for r in regions):
         return []
-    return [SH_ADM_REG_001.unsupported(path, region, [r.name for r in regions])]
+    return [
+        SH_ADM_REG_001.unsupported(path, region, [r.name for r in regions], none="the cloud profile offers no regions")
+    ]
 
 
 @SH_ADM_REG_001.check
 def _validate_zones(
     regions: Sequence[Region], region: str, old_region: str, worker: Worker, old: Worker, path: FieldPath
 ) -> list[Finding]:
-    """When the region or a pool's zones changed, every zone must belong to the region, once (validateZones)."""
+    """When the region or a pool's zones changed, every zone must belong to the region, once (validateZones).
+
+    A changed region the profile does not offer is reported once, at spec.region (`_validate_region`): zones are
+    then not judged against it, only for repeats. Each finding shows the zone, the value at its path (Gardener shows
+    the region when the region has no zones).
+    """
     if region == old_region and list(worker.zones) == list(old.zones):
         return []
     known = next((r for r in regions if r.name == region), None)
+    judged = known is not None or region == old_region
     valid = [z.name for z in known.zones] if known is not None else []
     findings: list[Finding] = []
     used: set[str] = set()
     for j, zone in enumerate(worker.zones):
         zone_path = path.child("zones").index(j)
-        if zone not in valid:
-            if not valid:
+        if judged and zone not in valid:
+            if known is None:
+                detail = f"the cloud profile offers no region {_quote(region)}"
+                findings.append(SH_ADM_REG_001.invalid(zone_path, zone, detail))
+            elif not valid:
                 detail = "this region does not support availability zones, please do not configure them"
-                findings.append(SH_ADM_REG_001.invalid(zone_path, region, detail))
+                findings.append(SH_ADM_REG_001.invalid(zone_path, zone, detail))
             else:
                 findings.append(SH_ADM_REG_001.unsupported(zone_path, zone, valid))
         if zone in used:
@@ -307,7 +319,8 @@ def _validate_machine_type(
         return []
     supported = {t.name for t in spec.machine_types if all(fits(t))}
     if match is None:
-        return [SH_ADM_MT_001.unsupported(path, worker.machine.type, sorted(supported))]
+        none = f"the cloud profile offers no usable machine types for architecture {_quote(pool.architecture)} in the pool's zones"
+        return [SH_ADM_MT_001.unsupported(path, worker.machine.type, sorted(supported), none=none)]
     arch_ok, usable, in_zones = fits(match)
     detail = f"machine type {_quote(worker.machine.type)} "
     if not usable:
@@ -375,7 +388,8 @@ def _validate_machine_image(
         key for key, (ok, arch, in_place_able) in by_label.items() if ok and arch and (not in_place or in_place_able)
     }
     if not listed:
-        return [SH_ADM_IMG_001.unsupported(path.child("image", "version"), image.version, sorted(valid))]
+        none = f"the cloud profile offers no usable versions of machine image {_quote(image.name)} for this pool"
+        return [SH_ADM_IMG_001.unsupported(path.child("image", "version"), image.version, sorted(valid), none=none)]
     detail = f"machine image version '{label}' "
     if not arch_ok:
         detail += f"does not support CPU architecture {_quote(pool.architecture)}, "
@@ -511,7 +525,8 @@ def _validate_volume_type(
         if volume_type.name == volume.type:
             present, usable, in_zones = True, t_usable, t_zones
     if not present:
-        return [SH_ADM_VOL_001.unsupported(path, volume.type, sorted(supported))]
+        none = "the cloud profile offers no usable volume types in the pool's zones"
+        return [SH_ADM_VOL_001.unsupported(path, volume.type, sorted(supported), none=none)]
     if usable and in_zones:
         return []
     detail = f"volume type {_quote(volume.type)} "

@@ -12,6 +12,7 @@ defaultKubernetesVersionForWorker, defaultWorkerArchitectures, ensureMachineImag
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -165,14 +166,15 @@ def _resolve_kubernetes(
     parts = given.split(".")
     minor: int | None = None
     major: int | None = None
+    # Gardener shows the part that does not parse as the value; the finding shows the value at its path, the version.
     if len(parts) == 2 and parts[1]:
         minor = _uint(parts[1])
         if minor is None:
-            return None, [rule.invalid(path, parts[1], "must be a semantic version")]
+            return None, [rule.invalid(path, given, "must be a semantic version")]
     if parts[0]:
         major = _uint(parts[0])
         if major is None:
-            return None, [rule.invalid(path, parts[0], "must be a semantic version")]
+            return None, [rule.invalid(path, given, "must be a semantic version")]
     resolved = latest_supported_version(versions, now, major=major, minor=minor)
     if resolved is None:
         return None, [rule.invalid(path, given, _NO_SUITABLE_VERSION.format(given))]
@@ -257,18 +259,24 @@ def _default_image(
     """The mutator's default image: the named image (or the first one fitting the architecture) at the highest
     non-preview version of the given major[.minor], preferring non-deprecated ones. A full version is kept as is
     (SH-ADM-IMG-001 judges it). Returns (image, []) or (None, [SHM-005 finding]); path: spec.provider.workers[i].
+
+    Gardener reports every failure at the pool with the image reference (`name@version`) as the value; here each
+    finding sits at the field it is about and shows that field's value: machine.image.name for an unknown image
+    (with the images the profile offers for the pool's architecture), machine.image.version for a version that does
+    not parse, machine.image otherwise. Gardener's details are kept.
     """
-    reference = f"{given.name}@{given.version or ''}" if given is not None else ""
+    image_path = path.child("machine", "image")
+    shown = given.model_dump(exclude_none=True) if given is not None else None
     images = spec.machine_images
     if not images:
         detail = "the cloud profile does not contain any machine image - cannot create shoot cluster"
-        return None, [SHM_005.invalid(path, reference, detail)]
+        return None, [SHM_005.invalid(image_path, shown, detail)]
     capabilities = capabilities_of(spec.machine_capabilities)
     image: MachineImage | None
     if given is not None and given.name:
         image = next((m for m in images if m.name == given.name), None)
         if image is None:
-            return None, [SHM_005.invalid(path, given.name, "image is not supported")]
+            return None, [_unknown_image(images, given.name, architecture, capabilities, image_path.child("name"))]
         if any(v.version == given.version for v in image.versions):
             return given, []
     else:
@@ -277,21 +285,22 @@ def _default_image(
         )
         if image is None:
             detail = f"no valid machine image found that supports architecture `{architecture}`"
-            return None, [SHM_005.invalid(path, reference, detail)]
+            return None, [SHM_005.invalid(image_path, shown, detail)]
     major: int | None = None
     minor: int | None = None
     if given is not None:
         parts = (given.version or "").removeprefix("v").split(".")
         if len(parts) == 3:
             return given, []
+        version_path = image_path.child("version")
         if len(parts) == 2 and parts[1]:
             minor = _uint(parts[1])
             if minor is None:
-                return None, [SHM_005.invalid(path, given.version, f"{parts[1]} must be a semantic version")]
+                return None, [SHM_005.invalid(version_path, given.version, f"{parts[1]} must be a semantic version")]
         if parts[0]:
             major = _uint(parts[0])
             if major is None:
-                return None, [SHM_005.invalid(path, given.version, f"{parts[0]} must be a semantic version")]
+                return None, [SHM_005.invalid(version_path, given.version, f"{parts[0]} must be a semantic version")]
     candidates = [
         v
         for v in image.versions
@@ -308,8 +317,29 @@ def _default_image(
         detail = (
             "failed to determine latest machine image from cloud profile: unable to determine latest expirable version"
         )
-        return None, [SHM_005.invalid(path, reference, detail)]
+        return None, [SHM_005.invalid(image_path, shown, detail)]
     return ShootMachineImage(name=image.name, version=latest), []
+
+
+def _unknown_image(
+    images: Sequence[MachineImage], name: str, architecture: str, capabilities: Capabilities, path: FieldPath
+) -> Finding:
+    """SHM-005 for an image name the profile does not have, listing the images it offers for `architecture` (those
+    with a version that runs on it), sorted; path: workers[i].machine.image.name.
+    """
+    offered = sorted(
+        {
+            m.name
+            for m in images
+            if any(profiles.supports_architecture(v, capabilities, architecture) for v in m.versions)
+        }
+    )
+    which = f"for architecture {json.dumps(architecture)}"
+    if offered:
+        detail = f"image is not supported, supported images {which}: {', '.join(json.dumps(n) for n in offered)}"
+    else:
+        detail = f"image is not supported, the cloud profile offers no machine images {which}"
+    return SHM_005.invalid(path, name, detail)
 
 
 def _same_major_minor(version: str, major: int | None, minor: int | None) -> bool:

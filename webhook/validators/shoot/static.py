@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.field import SPEC, FieldPath, Finding, Rule
+from webhook.field import SPEC, FieldPath, Finding, Rule, render_value
 from webhook.models.core import CRI, Shoot, ShootMachineImage, Worker
 from webhook.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.skew import Component, allowed_older
@@ -71,6 +71,7 @@ _GATE_OFF: Final = (
 _DOWNGRADE: Final = "kubernetes version downgrade is not supported"
 _SKIP_MINOR: Final = "kubernetes version upgrade cannot skip a minor version"
 _NOT_SEMVER: Final = "must be a semantic version"
+_HIGHER: Final = "worker group kubernetes version must not be higher than control plane version"
 _MINOR_WORDS: Final = {2: "two", 3: "three"}
 
 
@@ -273,9 +274,9 @@ def _validate_kubelet_skew(control_plane: str, pool: str, path: FieldPath) -> li
     api_server = normalized(control_plane)
     if api_server is None:
         return []  # an unparsable control-plane version is reported by SH-ADM-K8S-001/003
+    versions = f"worker {render_value(pool)}, control plane {render_value(control_plane)}"
     if kubelet > api_server:
-        detail = "worker group kubernetes version must not be higher than control plane version"
-        return [SH_K8S_005.forbidden(path, detail)]
+        return [SH_K8S_005.forbidden(path, f"{_HIGHER}: {versions}")]
     limit = _kubelet_skew_limit(kubelet)
     if api_server >= Version(kubelet.major, kubelet.minor + limit + 1, 0):
         older = " (kubelet < 1.25)" if limit == 2 else ""
@@ -283,10 +284,16 @@ def _validate_kubelet_skew(control_plane: str, pool: str, path: FieldPath) -> li
             SH_K8S_005.forbidden(
                 path,
                 f"worker group kubernetes version{older} must be at most {_MINOR_WORDS[limit]} minor versions behind "
-                "control plane version (Kubernetes version skew policy)",
+                f"control plane version (Kubernetes version skew policy): {versions}",
             )
         ]
     return []
+
+
+def _from_to(old: str, new: str) -> str:
+    """`from "<old>" to "<new>"`: what a version update finding appends to Gardener's detail (a Forbidden finding
+    shows no value, and the reader needs both versions)."""
+    return f"from {render_value(old)} to {render_value(new)}"
 
 
 @SH_K8S_002.check
@@ -304,9 +311,9 @@ def _validate_control_plane_update(new: str, old: str, path: FieldPath) -> list[
     if before is None:
         return []  # the stored version is Gardener's; nothing to compare against
     if after < before:
-        return [SH_K8S_002.forbidden(path, _DOWNGRADE)]
+        return [SH_K8S_002.forbidden(path, f"{_DOWNGRADE}: {_from_to(old, new)}")]
     if after >= Version(before.major, before.minor + 2, 0):
-        return [SH_K8S_003.forbidden(path, _SKIP_MINOR)]
+        return [SH_K8S_003.forbidden(path, f"{_SKIP_MINOR}: {_from_to(old, new)}")]
     return []
 
 
@@ -336,9 +343,9 @@ def _validate_pool_version_update(
     if a is None or b is None:
         return []  # reported by SH-K8S-005 or SH-K8S-002
     if a < b:
-        return [SH_K8S_004.forbidden(path, _DOWNGRADE)]
+        return [SH_K8S_004.forbidden(path, f"{_DOWNGRADE}: {_from_to(before, after)}")]
     if is_in_place(new.workers[i]) and a >= Version(b.major, b.minor + 2, 0):
-        return [SH_K8S_004.forbidden(path, _SKIP_MINOR)]
+        return [SH_K8S_004.forbidden(path, f"{_SKIP_MINOR}: {_from_to(before, after)}")]
     return []
 
 
@@ -385,8 +392,9 @@ def _validate_cri(cri: CRI, path: FieldPath) -> list[Finding]:
         if not runtime.type:
             findings.append(SH_WRK_001.required(type_path, "must specify a container runtime type"))
         if runtime.type in seen:
-            shown = f"must specify different type, {runtime.type} already exist"  # Gardener's value, verbatim
-            findings.append(SH_WRK_001.duplicate(type_path, shown))
+            # Gardener's value is the sentence "must specify different type, <type> already exist"; a finding shows
+            # the value at its path, and Duplicate value: "<type>" says the rest.
+            findings.append(SH_WRK_001.duplicate(type_path, runtime.type))
         seen.add(runtime.type)
     return findings
 
@@ -457,9 +465,8 @@ def _validate_in_place_image_version(
     """
     after = new.version if new is not None else None
     before = old.version if old is not None else None
-    if not after:
-        shown = new.model_dump(exclude_none=True) if new is not None else None
-        return [SH_INP_001.invalid(path, shown, "cannot validate machine image version upgrade because it is unset")]
+    if not after:  # Gardener shows the whole image here; the finding shows the value at its path, the version
+        return [SH_INP_001.invalid(path, "", "cannot validate machine image version upgrade because it is unset")]
     a, b = normalized(after), normalized(before or "")
     if a is not None and b is not None and a < b:
         detail = (
