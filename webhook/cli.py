@@ -165,14 +165,17 @@ def _live_view(kubeconfig: Path | None, settings: Settings) -> ClusterView:
 
     Imported here: the kubernetes client costs about half a second to import, which `review` never needs.
     """
-    from webhook.cluster.live import LiveView, LiveViewError, client_from_kubeconfig, client_in_cluster
+    from webhook.cluster.live import LiveView, LiveViewError, Source, client_from_kubeconfig, client_in_cluster
 
     try:
         client = client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig)
     except LiveViewError as exc:
         raise UsageError(f"--kubeconfig: {exc}" if kubeconfig is not None else f"--in-cluster: {exc}") from None
     cluster = settings.cluster
-    return LiveView(client, resync_seconds=cluster.resync_seconds, max_staleness_seconds=cluster.max_staleness_seconds)
+    source = Source("--in-cluster" if kubeconfig is None else "--kubeconfig", client)
+    return LiveView(
+        [source], resync_seconds=cluster.resync_seconds, max_staleness_seconds=cluster.max_staleness_seconds
+    )
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
