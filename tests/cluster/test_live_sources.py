@@ -7,7 +7,11 @@ Each server also holds objects of the other's kinds; the view must never ask for
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
+import sys
+import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +31,7 @@ from tests.cluster.fake_apiserver import (
     write_kubeconfig,
 )
 from tests.cluster.test_live import FAST, REMOVES_1_33_2, eventually, names
+from tests.server.processes import ServeProcess, wait_for
 from webhook.admission import judge
 from webhook.cluster.live import RESOURCES, LiveView, Source, client_from_kubeconfig
 from webhook.cluster.view import KINDS, ComponentVersion
@@ -34,12 +39,31 @@ from webhook.cluster.view import KINDS, ComponentVersion
 VIRTUAL_GARDEN_KINDS = ("CloudProfile", "NamespacedCloudProfile", "Shoot", "Seed", "ConfigMap")
 RUNTIME_KINDS = ("Deployment",)
 MAX_STALENESS_SECONDS = 3.0  # quiet watches end, and confirm their kind, every 1-2 s
+STARTUP_SECONDS = 60.0  # two worker processes import the kubernetes client and list both clusters (slow under load)
 
 # gardener-apiserver 1.37.2 -> 1.38.0 in the runtime cluster: its scheduler (runtime) is still at 1.36 (VS-GARDENER-004)
 # and the gardenlet of Seed aws (virtual garden) at 1.35 (VS-GARDENER-005). Judging it needs both clusters.
 APISERVER_UPGRADE = review_bytes(
     gardener_deployment_obj("apiserver", "v1.38.0"), gardener_deployment_obj("apiserver", "v1.37.2"), uid="upgrade"
 )
+
+
+async def serve_landscape(aiohttp_server: Any) -> tuple[FakeApiServer, FakeApiServer, dict[str, Any]]:
+    """A virtual garden (CloudProfile local, Shoot garden-b/on-local on 1.33.2, Seed aws with gardenlet 1.35.0) and a
+    runtime cluster (gardener-apiserver 1.37.2, gardener-scheduler 1.36.0, and a decoy CloudProfile), served; with
+    the test server of each by source name (close() takes it away)."""
+    virtual_garden, runtime = FakeApiServer(), FakeApiServer()
+    virtual_garden.put(cloud_profile_obj("local"))
+    virtual_garden.put(shoot_obj("garden-b", "on-local", profile="local"))
+    virtual_garden.put(seed_obj("aws", "v1.35.0"))
+    runtime.put(gardener_deployment_obj("apiserver", "v1.37.2"))
+    runtime.put(gardener_deployment_obj("scheduler", "v1.36.0"))
+    runtime.put(cloud_profile_obj("decoy"))  # decoy: the Gardener kinds come from the virtual garden
+    servers = {
+        "virtual-garden": await virtual_garden.serve(aiohttp_server),
+        "runtime": await runtime.serve(aiohttp_server),
+    }
+    return virtual_garden, runtime, servers
 
 
 @dataclass
@@ -53,20 +77,10 @@ class Landscape:
 @pytest.fixture
 async def landscape(tmp_path: Path, aiohttp_server: Any) -> AsyncIterator[Landscape]:
     """A synced view of two fake clusters; each holds decoys of the kinds the other one serves to the view."""
-    virtual_garden, runtime = FakeApiServer(), FakeApiServer()
-    virtual_garden.put(cloud_profile_obj("local"))
-    virtual_garden.put(shoot_obj("garden-b", "on-local", profile="local"))
-    virtual_garden.put(seed_obj("aws", "v1.35.0"))
+    virtual_garden, runtime, servers = await serve_landscape(aiohttp_server)
     virtual_garden.put(gardener_info_obj("v1.37.0"))
     virtual_garden.put(gardener_deployment_obj("apiserver", "v1.99.0"))  # decoy: Deployments come from the runtime
-    runtime.put(gardener_deployment_obj("apiserver", "v1.37.2"))
-    runtime.put(gardener_deployment_obj("scheduler", "v1.36.0"))
-    runtime.put(cloud_profile_obj("decoy"))  # decoys: the Gardener kinds come from the virtual garden
     runtime.put(seed_obj("decoy", "v1.20.0"))
-    servers = {
-        "virtual-garden": await virtual_garden.serve(aiohttp_server),
-        "runtime": await runtime.serve(aiohttp_server),
-    }
     view = LiveView(
         [
             Source(
@@ -198,3 +212,77 @@ def test_every_kind_comes_from_exactly_one_source(kinds: tuple[tuple[str, ...], 
 def test_the_view_tracks_the_kinds_the_configuration_names() -> None:
     """`cluster.sources[].kinds` is checked against view.KINDS (settings must not import the kubernetes client)."""
     assert tuple(r.kind for r in RESOURCES) == KINDS
+
+
+# ----------------------------------------------------------------------------------- CLI, end to end
+
+
+def _config(directory: Path, sources: list[dict[str, Any]]) -> Path:
+    path = directory / "config.yaml"
+    path.write_text(json.dumps({"cluster": {"sources": sources}}), encoding="utf-8")  # JSON is YAML
+    return path
+
+
+def _post(served: ServeProcess, body: bytes) -> dict[str, Any]:
+    request = urllib.request.Request(
+        served.url + "/validate", data=body, method="POST",
+        headers={"Content-Type": "application/json", "Connection": "close"},  # a fresh connection: any worker
+    )  # fmt: skip
+    with urllib.request.urlopen(request, context=served.client_context(), timeout=5) as resp:
+        answer: dict[str, Any] = json.loads(resp.read())["response"]
+        return answer
+
+
+async def test_serve_with_two_sources_in_the_config_judges_over_tls_in_every_worker(
+    tmp_path: Path, aiohttp_server: Any
+) -> None:
+    """`serve --config` naming a virtual garden (a context of one kubeconfig) and a runtime (another file), 2 workers."""
+    virtual_garden, runtime, _ = await serve_landscape(aiohttp_server)
+    both = write_kubeconfig(tmp_path, runtime.url, name="garden-kubeconfig", others={"virtual": virtual_garden.url})
+    config = _config(tmp_path, [
+        {"name": "virtual-garden", "kubeconfig": str(both), "context": "virtual", "kinds": list(VIRTUAL_GARDEN_KINDS)},
+        {"name": "runtime", "kubeconfig": str(_kubeconfig(tmp_path, runtime)), "kinds": list(RUNTIME_KINDS)},
+    ])  # fmt: skip
+    # Blocking waits run in threads: the fake API servers live on this test's event loop.
+    args = ["--config", str(config), "--workers", "2", "--drain-seconds", "0.2"]
+    served = await asyncio.to_thread(ServeProcess, tmp_path, args, startup_seconds=STARTUP_SECONDS)
+    try:
+        await asyncio.to_thread(wait_for, served.health_url + "/readyz", (200, "ok"), STARTUP_SECONDS)
+        for i in range(6):  # each on a new connection, which the kernel gives either worker
+            upgrade = await asyncio.to_thread(_post, served, APISERVER_UPGRADE)
+            assert upgrade["allowed"] is False and upgrade["status"]["code"] == 403
+            message = upgrade["status"]["message"]
+            assert "gardener-scheduler" in message and "aws (1.35.0)" in message, (i, message)
+            removal = await asyncio.to_thread(_post, served, REMOVES_1_33_2)
+            assert "'garden-b/on-local'" in removal["status"]["message"]
+    finally:
+        assert await asyncio.to_thread(served.stop) == 0
+    assert virtual_garden.requested_kinds() == set(VIRTUAL_GARDEN_KINDS)
+    assert runtime.requested_kinds() == set(RUNTIME_KINDS)
+    assert {len(virtual_garden.lists(k)) for k in VIRTUAL_GARDEN_KINDS} == {2}  # one view per worker
+    listed = {(r["worker"], r["kind"], r["source"]) for r in served.logs() if r["message"] == "cluster view listed"}
+    assert listed == {(w, k, "virtual-garden") for w in (0, 1) for k in VIRTUAL_GARDEN_KINDS} | {
+        (w, "Deployment", "runtime") for w in (0, 1)
+    }
+
+
+async def test_audit_reads_the_kinds_no_source_names_from_the_kubeconfig_flag(
+    tmp_path: Path, aiohttp_server: Any
+) -> None:
+    virtual_garden, runtime, _ = await serve_landscape(aiohttp_server)
+    virtual_garden.put(seed_obj("old", "v1.34.0"))  # three minors behind the runtime's gardener-apiserver
+    config = _config(tmp_path, [
+        {"name": "virtual-garden", "kubeconfig": str(_kubeconfig(tmp_path, virtual_garden)),
+         "kinds": list(VIRTUAL_GARDEN_KINDS)},
+    ])  # fmt: skip
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "webhook", "audit", "--config", str(config),
+        "--kubeconfig", str(_kubeconfig(tmp_path, runtime)), "--now", "2026-01-01T00:00:00Z",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
+    report = stdout.decode()
+    assert process.returncode == 1, (report, stderr.decode())
+    assert report.startswith("audit at 2026-01-01T00:00:00Z: 1 CloudProfile, 1 Shoot; "), report
+    assert "DENY Seed/old (landscape)" in report and "aws" not in report and "decoy" not in report
+    assert runtime.requested_kinds() == {"Deployment"}
