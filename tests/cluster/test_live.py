@@ -118,8 +118,10 @@ async def test_lists_every_kind_then_applies_watch_events(cluster: FakeApiServer
     moved = shoot_obj("garden-b", "on-local", profile="other")
     cluster.put(moved)  # MODIFIED: the Shoot moves to another profile
     cluster.delete("NamespacedCloudProfile", "garden-a", "custom")  # DELETED
+    # Three kinds, three watches: their events arrive in any order.
     await eventually(lambda: not view.namespaced_profiles_of("local"), "the DELETED NamespacedCloudProfile")
-    assert view.cloud_profile("other") is not None
+    await eventually(lambda: view.cloud_profile("other") is not None, "the ADDED CloudProfile")
+    await eventually(lambda: bool(view.shoots_of_profile("CloudProfile", "other")), "the MODIFIED Shoot")
     assert names(view.shoots_of_profile("CloudProfile", "other")) == ["garden-b/on-local"]
     assert view.shoots_of_profile("CloudProfile", "local") == ()
     assert view.synced
