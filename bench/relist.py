@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.inuse import objects  # noqa: E402
 from tests.cluster.fake_apiserver import FakeApiServer, write_kubeconfig  # noqa: E402
-from webhook.cluster.live import LiveView, client_from_kubeconfig  # noqa: E402
+from webhook.cluster.live import LiveView, Source, client_from_kubeconfig  # noqa: E402
 
 PROBE_SLEEP_SECONDS = 0.001
 
@@ -91,7 +91,9 @@ class _Probe:
 async def _measure(url: str, *, shoots: int, resync: float, relists: int) -> tuple[float, float, float]:
     """(seconds to sync, worst lateness in ms during the first list, worst lateness in ms after it)."""
     with tempfile.TemporaryDirectory() as tmp:
-        view = LiveView(client_from_kubeconfig(write_kubeconfig(Path(tmp), url)), resync_seconds=resync)
+        view = LiveView(
+            [Source("bench", client_from_kubeconfig(write_kubeconfig(Path(tmp), url)))], resync_seconds=resync
+        )
     probe = _Probe()
     probing = asyncio.create_task(probe.run())
     started = time.perf_counter()

@@ -118,6 +118,43 @@ def test_a_bad_config_file_value_names_the_file(tmp_path: Path) -> None:
     )
 
 
+VIRTUAL_GARDEN_ONLY = (
+    "cluster:\n  sources:\n    - {name: virtual-garden, kubeconfig: missing-kubeconfig,\n"
+    "       kinds: [CloudProfile, NamespacedCloudProfile, Shoot, Seed, ConfigMap]}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "config", "args", "needle"),
+    [
+        pytest.param("serve", VIRTUAL_GARDEN_ONLY, [],
+                     "--config config.yaml: cluster.sources leave Deployment without a cluster: name it in the kinds of "
+                     "a source, or give --kubeconfig FILE or --in-cluster for the kinds no source names",
+                     id="serve-uncovered-kinds"),
+        pytest.param("audit", VIRTUAL_GARDEN_ONLY, [], "--config config.yaml: cluster.sources leave Deployment without",
+                     id="audit-uncovered-kinds"),
+        pytest.param("serve", VIRTUAL_GARDEN_ONLY, ["--kubeconfig", "runtime-kubeconfig"],
+                     "--config config.yaml: cluster.sources[0] (virtual-garden): missing-kubeconfig: cannot use "
+                     "kubeconfig: ", id="serve-unusable-source-kubeconfig"),
+        pytest.param("serve", VIRTUAL_GARDEN_ONLY, ["--context", "snapshot.yaml"],
+                     "--config config.yaml: cluster.sources cannot be combined with --context", id="serve-and-context"),
+        pytest.param("audit", "cluster: {sources: [{name: a, inCluster: true, kinds: [Shot]}]}", [],
+                     "--config config.yaml: cluster.sources[0].kinds: unknown kind Shot; the cluster view's kinds are ",
+                     id="audit-unknown-kind"),
+        pytest.param("serve", "cluster: {sources: [{name: a, kubeconfig: k, inCluster: true, kinds: [Seed]}]}", [],
+                     "--config config.yaml: cluster.sources[0]: source 'a': give exactly one of kubeconfig (a file) or "
+                     "inCluster: true", id="serve-kubeconfig-and-in-cluster"),
+    ],
+)  # fmt: skip
+def test_unusable_cluster_sources_are_refused_in_one_line(
+    tmp_path: Path, command: str, config: str, args: list[str], needle: str
+) -> None:
+    (tmp_path / "config.yaml").write_text(config)
+    result = run([command, "--config", "config.yaml", *args], tmp_path)
+    assert_one_line(result, command, needle)
+    assert not (tmp_path / "state").exists()  # refused before any certificate was written
+
+
 def test_a_closed_stdout_ends_review_with_one_line(tmp_path: Path) -> None:
     many = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{i}}}\n" for i in range(3000))
     (tmp_path / "many.yaml").write_text(many)

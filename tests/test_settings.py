@@ -105,3 +105,80 @@ def test_a_nested_key_set_in_the_file_and_the_environment_takes_the_environments
     settings = load_settings(path, known_rules=ALL_RULES)
     assert (settings.cluster.resync_seconds, settings.cluster.fail_closed) == (300, False)
     assert settings.feature_gates.in_place_node_updates is True
+
+
+VIRTUAL_GARDEN_SOURCES = """\
+cluster:
+  sources:
+    - name: virtual-garden
+      kubeconfig: /var/run/secrets/gardener-webhook/virtual-garden/kubeconfig
+      context: virtual-garden
+      kinds: [CloudProfile, NamespacedCloudProfile, Shoot, Seed, ConfigMap]
+    - name: runtime
+      inCluster: true
+      kinds: [Deployment]
+"""
+
+
+def test_cluster_sources_name_the_cluster_of_each_kind(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(VIRTUAL_GARDEN_SOURCES)
+    sources = load_settings(path, known_rules=ALL_RULES).cluster.sources
+    assert [(s.name, s.kubeconfig, s.context, s.in_cluster, s.kinds) for s in sources] == [
+        ("virtual-garden", Path("/var/run/secrets/gardener-webhook/virtual-garden/kubeconfig"), "virtual-garden",
+         False, ("CloudProfile", "NamespacedCloudProfile", "Shoot", "Seed", "ConfigMap")),
+        ("runtime", None, None, True, ("Deployment",)),
+    ]  # fmt: skip
+    assert load_settings(None, known_rules=ALL_RULES).cluster.sources == ()
+
+
+def test_cluster_sources_from_the_environment_as_json_replace_the_files(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(VIRTUAL_GARDEN_SOURCES)
+    monkeypatch.setenv("GARDENER_WEBHOOK_CLUSTER__SOURCES", '[{"name": "all", "inCluster": true, "kinds": ["Shoot"]}]')
+    sources = load_settings(path, known_rules=ALL_RULES).cluster.sources
+    assert [(s.name, s.in_cluster, s.kinds) for s in sources] == [("all", True, ("Shoot",))]
+
+
+KINDS_TEXT = "CloudProfile, NamespacedCloudProfile, Shoot, Seed, Deployment, ConfigMap"
+ONE_CLUSTER = "cluster.sources[0]: source 'a': give exactly one of kubeconfig (a file) or inCluster: true"
+
+
+@pytest.mark.parametrize(
+    ("sources", "message"),
+    [
+        pytest.param("[{name: a, inCluster: true, kinds: [Shot]}]",
+                     f"cluster.sources[0].kinds: unknown kind Shot; the cluster view's kinds are {KINDS_TEXT}",
+                     id="unknown-kind"),
+        pytest.param("[{name: a, inCluster: true, kinds: [Shoot]}, {name: b, inCluster: true, kinds: [Seed, Shoot]}]",
+                     "cluster.sources: kind Shoot is named by sources 'a' and 'b'; each kind comes from one cluster",
+                     id="kind-in-two-sources"),
+        pytest.param("[{name: a, inCluster: true, kinds: [Shoot, Shoot]}]",
+                     "cluster.sources[0].kinds: kind Shoot named twice", id="kind-twice-in-one-source"),
+        pytest.param("[{name: a, kubeconfig: k, inCluster: true, kinds: [Shoot]}]", ONE_CLUSTER,
+                     id="both-kubeconfig-and-in-cluster"),
+        pytest.param("[{name: a, inCluster: false, kinds: [Shoot]}]", ONE_CLUSTER, id="neither-kubeconfig-nor-in-cluster"),
+        pytest.param("[{name: a, inCluster: true, context: x, kinds: [Shoot]}]",
+                     "cluster.sources[0]: source 'a': context selects a kubeconfig context; it needs kubeconfig",
+                     id="context-without-kubeconfig"),
+        pytest.param("[{name: a, inCluster: true, kinds: [Shoot]}, {name: a, inCluster: true, kinds: [Seed]}]",
+                     "cluster.sources: source name 'a' used twice", id="name-twice"),
+        pytest.param("[{name: Virtual_Garden, inCluster: true, kinds: [Shoot]}]",
+                     "cluster.sources[0].name: 'Virtual_Garden' must be a DNS label: at most 63 lower-case letters, "
+                     "digits and '-'", id="name-not-a-dns-label"),
+        pytest.param("[{name: a, inCluster: true, kinds: []}]",
+                     "cluster.sources[0].kinds: Tuple should have at least 1 item", id="no-kinds"),
+        pytest.param("[{name: a, inCluster: true}]", "cluster.sources[0].kinds: Field required", id="kinds-missing"),
+        pytest.param("[{name: a, in-cluster: true, kinds: [Shoot]}]",
+                     "unknown configuration key 'cluster.sources[0].in-cluster'", id="unknown-key"),
+    ],
+)  # fmt: skip
+def test_bad_cluster_sources_are_refused_in_one_line_naming_the_key(tmp_path: Path, sources: str, message: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(f"cluster: {{sources: {sources}}}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, known_rules=ALL_RULES)
+    assert str(caught.value).startswith(f"--config {path}: {message}")
+    assert "\n" not in str(caught.value)

@@ -1,7 +1,7 @@
 """`gardener-webhook` sub-commands: serve, review, audit, skew, certs (DESIGN.md §4).
 
 - `serve`: the TLS admission server (`server.run_server`) over a static view (`--context`) or a live one
-  (`--kubeconfig`, `--in-cluster`).
+  (`cluster.sources` of the configuration, `--kubeconfig`, `--in-cluster`).
 - `review`: judge manifests offline exactly as the server would (the CI gate).
 - `audit`: judge every stored object (files, or a live cluster) as if re-applied and as if created today.
 - `skew`: check component versions against the Kubernetes and Gardener version-skew policies.
@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import __version__, junit
 from webhook.cluster.static import StaticView
@@ -44,6 +44,9 @@ from webhook.skew import (
 )
 from webhook.validators import ALL_RULES
 from webhook.versions import InvalidVersion, Version, parse_version
+
+if TYPE_CHECKING:
+    from kubernetes.client import ApiClient
 
 EXIT_OK, EXIT_DENIED, EXIT_USAGE = 0, 1, 2
 
@@ -160,19 +163,74 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
 
 
-def _live_view(kubeconfig: Path | None, settings: Settings) -> ClusterView:
-    """The live view of the cluster in `kubeconfig`, or of the cluster this Pod runs in when None.
+def _live_requested(args: argparse.Namespace, settings: Settings) -> bool:
+    """Whether the command reads a live view: --kubeconfig or --in-cluster given, or `cluster.sources` configured.
 
+    A configured source and --context are refused together: the view is either static or live.
+    """
+    if not settings.cluster.sources:
+        return bool(args.kubeconfig is not None or args.in_cluster)
+    if args.context:
+        raise UsageError(
+            f"{_config_prefix(args.config)}cluster.sources cannot be combined with --context: the cluster view is "
+            "either static (--context) or live (cluster.sources, --kubeconfig, --in-cluster)"
+        )
+    return True
+
+
+def _config_prefix(config: Path | None) -> str:
+    """How a message names the configuration file, as `load_settings` does ("" for the environment)."""
+    return f"--config {config}: " if config is not None else ""
+
+
+def _live_view(kubeconfig: Path | None, in_cluster: bool, settings: Settings, config: Path | None) -> ClusterView:
+    """The live view of `cluster.sources` and, for the kinds no source names, of the cluster of `kubeconfig` (its
+    current context) or, with in_cluster, of the cluster this Pod runs in. config: the --config file, for messages.
+
+    Raises UsageError (one line) when kinds are left without a cluster or a cluster's client cannot be set up.
     Imported here: the kubernetes client costs about half a second to import, which `review` never needs.
     """
-    from webhook.cluster.live import LiveView, LiveViewError, client_from_kubeconfig, client_in_cluster
+    from webhook.cluster.live import RESOURCES, LiveView, Source
+
+    cluster = settings.cluster
+    named = {kind for source in cluster.sources for kind in source.kinds}
+    rest = tuple(r.kind for r in RESOURCES if r.kind not in named)
+    # (source name, kubeconfig or None for in-cluster, context, kinds, how messages name it)
+    plan = [
+        (s.name, s.kubeconfig, s.context, s.kinds, f"{_config_prefix(config)}cluster.sources[{i}] ({s.name})")
+        for i, s in enumerate(cluster.sources)
+    ]
+    if rest:
+        flag = "--in-cluster" if in_cluster else "--kubeconfig" if kubeconfig is not None else None
+        if flag is None:
+            them = "it" if len(rest) == 1 else "them"
+            raise UsageError(
+                f"{_config_prefix(config)}cluster.sources leave {', '.join(rest)} without a cluster: name {them} in "
+                "the kinds of a source, or give --kubeconfig FILE or --in-cluster for the kinds no source names"
+            )
+        plan.append((flag, kubeconfig, None, rest, flag))  # named by its flag: no configured name can look like it
+    sources: list[Source] = []
+    try:
+        for name, path, context, kinds, where in plan:
+            sources.append(Source(name, _cluster_client(path, context, where), kinds))
+    except UsageError:
+        for built in sources:
+            built.client.close()
+        raise
+    return LiveView(sources, resync_seconds=cluster.resync_seconds, max_staleness_seconds=cluster.max_staleness_seconds)
+
+
+def _cluster_client(kubeconfig: Path | None, context: str | None, where: str) -> ApiClient:
+    """A client for the cluster of `kubeconfig` (`context`, else its current one), or of this Pod's cluster when None.
+
+    Raises UsageError `where: reason` when it cannot be set up.
+    """
+    from webhook.cluster.live import LiveViewError, client_from_kubeconfig, client_in_cluster
 
     try:
-        client = client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig)
+        return client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig, context=context)
     except LiveViewError as exc:
-        raise UsageError(f"--kubeconfig: {exc}" if kubeconfig is not None else f"--in-cluster: {exc}") from None
-    cluster = settings.cluster
-    return LiveView(client, resync_seconds=cluster.resync_seconds, max_staleness_seconds=cluster.max_staleness_seconds)
+        raise UsageError(f"{where}: {exc}") from None
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
@@ -184,9 +242,10 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     settings = _settings(args.config)
     view: ClusterView
     factory: Callable[[], ClusterView]
-    if args.kubeconfig is not None or args.in_cluster:
-        view = _live_view(args.kubeconfig, settings)
-        factory = functools.partial(_live_view, args.kubeconfig, settings)  # one view per --workers process
+    if _live_requested(args, settings):
+        live = (args.kubeconfig, args.in_cluster, settings, args.config)
+        view = _live_view(*live)
+        factory = functools.partial(_live_view, *live)  # one view per --workers process
     else:
         view = _view(args.context)
         factory = functools.partial(_view, list(args.context))
@@ -217,12 +276,13 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
 
     settings = _settings(args.config)
     now = _parse_now(args.now)
-    if args.kubeconfig is not None or args.in_cluster:
+    if _live_requested(args, settings):
         report = asyncio.run(_audit_live(args, settings, now, audit_view))
     else:
         if not args.context:
             raise UsageError(
-                "give the objects to audit with --context PATH, or a cluster with --kubeconfig/--in-cluster"
+                "give the objects to audit with --context PATH, or a cluster with --kubeconfig/--in-cluster or "
+                "cluster.sources in --config"
             )
         manifests, view = _context(args.context, _reader())
         report = audit_objects([m.obj for m in manifests], view=view, settings=settings, now=now)
@@ -238,7 +298,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
 
 async def _audit_live(args: argparse.Namespace, settings: Settings, now: datetime, audit_view: Any) -> Any:
     """Start a live view, wait (at most --sync-timeout seconds) until it has listed every kind, audit, stop."""
-    view: Any = _live_view(args.kubeconfig, settings)
+    view: Any = _live_view(args.kubeconfig, args.in_cluster, settings, args.config)
     await view.start()
     try:
         deadline = asyncio.get_running_loop().time() + args.sync_timeout
@@ -347,8 +407,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="without --cert-dir: where the self-signed CA and serving certificate are kept (default "
         "$GARDENER_WEBHOOK_STATE_DIR/certs, else $XDG_STATE_HOME/gardener-webhook/certs, i.e. ~/.local/state/...)",
     )
-    # Cluster state: one source. Without any of the three the view is static and empty (no auto-detection of a
-    # Pod: running in one does not by itself mean the webhook may read that cluster).
+    # Cluster state: one source (plus the configuration's cluster.sources, which take the kinds they name; the flag
+    # gives the rest). Without any the view is static and empty (no auto-detection of a Pod: running in one does not
+    # by itself mean the webhook may read that cluster).
     source = serve.add_mutually_exclusive_group()
     source.add_argument(
         "--context", type=Path, action="append", default=[], help="cluster snapshot file (repeatable; a static view)"
@@ -357,13 +418,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--kubeconfig",
         type=Path,
         metavar="FILE",
-        help="list and watch cluster state from the cluster of this kubeconfig's current context",
+        help="list and watch cluster state from the cluster of this kubeconfig's current context (the kinds "
+        "cluster.sources of --config leave)",
     )
     source.add_argument(
         "--in-cluster",
         action="store_true",
-        help="list and watch cluster state from the cluster this Pod runs in (its service account); "
-        "never automatic: without --kubeconfig, --in-cluster or --context the view is empty",
+        help="list and watch cluster state from the cluster this Pod runs in (its service account; the kinds "
+        "cluster.sources leave); never automatic: without --kubeconfig, --in-cluster, cluster.sources or --context "
+        "the view is empty",
     )
     serve.add_argument("--config", type=Path, help="configuration file (YAML)")
     serve.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
@@ -460,8 +523,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--context", action="append", default=[], metavar="PATH",
         help="objects to audit: file, directory (recursive) or '-' (repeatable; e.g. kubectl get ... -A -o yaml)",
     )  # fmt: skip
-    audit_source.add_argument("--kubeconfig", type=Path, help="audit the cluster of this kubeconfig's current context")
-    audit_source.add_argument("--in-cluster", action="store_true", help="audit the cluster this Pod runs in")
+    audit_source.add_argument(
+        "--kubeconfig", type=Path,
+        help="audit the cluster of this kubeconfig's current context (the kinds cluster.sources of --config leave)",
+    )  # fmt: skip
+    audit_source.add_argument(
+        "--in-cluster", action="store_true",
+        help="audit the cluster this Pod runs in (the kinds cluster.sources of --config leave)",
+    )  # fmt: skip
     audit.add_argument("--config", type=Path, help="configuration file (YAML)")
     audit.add_argument("--now", help="judge as of this time (RFC 3339); default: now")
     audit.add_argument("--output", choices=("text", "json", "junit"), default="text")

@@ -8,16 +8,18 @@ message that names the key. Settings are built once (by the CLI) and passed down
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel, to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
-from webhook.field import Mode
+from webhook.cluster.view import KINDS
+from webhook.field import FieldPath, Mode
 
 
 class ConfigError(ValueError):
@@ -45,6 +47,53 @@ class FeatureGates(BaseModel):
     in_place_node_updates: bool = Field(default=False, alias="InPlaceNodeUpdates")
 
 
+_DNS_LABEL: Final = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+
+
+class ClusterSource(_Section):
+    """One cluster the live view reads some of its kinds from (an entry of `cluster.sources`).
+
+    name: names the source in logs and errors (a DNS label: lower-case letters, digits and '-', at most 63).
+    kubeconfig: path of a kubeconfig file, read when the view is built (e.g. a token kubeconfig for a ServiceAccount
+    of the virtual garden, mounted from a Secret); in_cluster: the cluster this Pod runs in (its ServiceAccount).
+    Exactly one of the two. context: a context of that kubeconfig other than its current one (kubeconfig only).
+    kinds: the view's kinds (`cluster.view.KINDS`: CloudProfile, NamespacedCloudProfile, Shoot, Seed, Deployment,
+    ConfigMap) read from this cluster, at least one; `ClusterSettings` refuses a kind named by two sources.
+    """
+
+    name: str
+    kubeconfig: Path | None = None
+    in_cluster: bool = False
+    context: str | None = Field(default=None, min_length=1)
+    kinds: tuple[str, ...] = Field(min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _dns_label(cls, name: str) -> str:
+        if not _DNS_LABEL.fullmatch(name):
+            raise ValueError(f"{name!r} must be a DNS label: at most 63 lower-case letters, digits and '-'")
+        return name
+
+    @field_validator("kinds")
+    @classmethod
+    def _tracked_kinds(cls, kinds: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [kind for kind in kinds if kind not in KINDS]
+        if unknown:
+            raise ValueError(f"unknown kind {', '.join(unknown)}; the cluster view's kinds are {', '.join(KINDS)}")
+        repeated = sorted({kind for kind in kinds if kinds.count(kind) > 1})
+        if repeated:
+            raise ValueError(f"kind {', '.join(repeated)} named twice")
+        return kinds
+
+    @model_validator(mode="after")
+    def _one_cluster(self) -> ClusterSource:
+        if (self.kubeconfig is not None) == self.in_cluster:
+            raise ValueError(f"source {self.name!r}: give exactly one of kubeconfig (a file) or inCluster: true")
+        if self.context is not None and self.kubeconfig is None:
+            raise ValueError(f"source {self.name!r}: context selects a kubeconfig context; it needs kubeconfig")
+        return self
+
+
 class ClusterSettings(_Section):
     """Cluster view behaviour.
 
@@ -57,11 +106,33 @@ class ClusterSettings(_Section):
     without events is confirmed in time. At least 5 s so that a few quick reconnects do not make a kind stale; at
     most the relist period, since a bound looser than the periodic relist (the repair for lost events) would let
     the view be trusted although it missed a whole relist.
+    sources: which cluster each kind of the live view is read from (`ClusterSource`; names unique, each kind in one
+    source at most). Kinds no source names come from the cluster of `--kubeconfig`/`--in-cluster` (the CLI refuses
+    to start when neither is given). Empty (the default): every kind from that cluster.
     """
 
     fail_closed: bool = True
     resync_seconds: int = Field(default=600, ge=10)
     max_staleness_seconds: float = Field(default=30.0, ge=5.0)
+    sources: tuple[ClusterSource, ...] = ()
+
+    @field_validator("sources")
+    @classmethod
+    def _each_kind_from_one_source(cls, sources: tuple[ClusterSource, ...]) -> tuple[ClusterSource, ...]:
+        names: set[str] = set()
+        owner: dict[str, str] = {}
+        for source in sources:
+            if source.name in names:
+                raise ValueError(f"source name {source.name!r} used twice")
+            names.add(source.name)
+            for kind in source.kinds:
+                if kind in owner:
+                    raise ValueError(
+                        f"kind {kind} is named by sources {owner[kind]!r} and {source.name!r}; each kind comes from "
+                        "one cluster"
+                    )
+                owner[kind] = source.name
+        return sources
 
     @model_validator(mode="after")
     def _staleness_within_resync(self) -> ClusterSettings:
@@ -131,8 +202,10 @@ def _env_variable(loc: tuple[Any, ...]) -> str | None:
 
 
 def _describe(error: Mapping[str, Any], path: Path | None) -> str:
-    loc = ".".join(to_camel(str(p)) if isinstance(p, str) and "_" in p else str(p) for p in error["loc"])
-    detail = f"unknown configuration key {loc!r}" if error["type"] == "extra_forbidden" else f"{loc}: {error['msg']}"
+    loc = str(FieldPath.from_loc([to_camel(p) if isinstance(p, str) and "_" in p else p for p in error["loc"]]))
+    # A validator's ValueError: its own words, without pydantic's "Value error, " in front.
+    message = str(error["ctx"]["error"]) if error["type"] == "value_error" and "ctx" in error else error["msg"]
+    detail = f"unknown configuration key {loc!r}" if error["type"] == "extra_forbidden" else f"{loc}: {message}"
     variable = _env_variable(tuple(error["loc"]))
     if variable is not None:
         return f"environment variable {variable}: {detail}"

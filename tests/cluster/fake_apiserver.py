@@ -12,7 +12,8 @@ Tests drive it with `put`, `delete` (optionally without notifying watchers or re
 event only a relist repairs), `bookmark`, `compact`, `break_watches` (the connection dies mid-event),
 `expire_watches` (an ERROR event, 410 by default), list gates (a list waits until the gate opens) and list
 failures (HTTP 503).
-Served by pytest-aiohttp's `aiohttp_server` on 127.0.0.1 with a random port; it stops with the test.
+Served by pytest-aiohttp's `aiohttp_server` on 127.0.0.1 with a random port (`serve`); it stops with the test. Two of
+them stand for two clusters (a virtual garden and its runtime cluster); `requested_kinds` tells which kinds each saw.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import asyncio
 import base64
 import copy
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -144,6 +146,17 @@ class FakeApiServer:
     def watching(self, kind: str) -> int:
         """Number of open watch streams of the kind."""
         return len(self._watchers[PLURALS[kind]])
+
+    def requested_kinds(self) -> set[str]:
+        """The kinds this server was asked to list or watch (requests for unserved kinds aside)."""
+        return {KINDS[s.plural] for s in self.requests}
+
+    async def serve(self, aiohttp_server: Any) -> Any:
+        """Serve on 127.0.0.1 (random port) with pytest-aiohttp's `aiohttp_server` fixture and set `url`; returns the
+        test server (`await server.close()` takes the API server away: connections are refused from then on)."""
+        server = await aiohttp_server(self.app())
+        self.url = str(server.make_url("")).rstrip("/")
+        return server
 
     # ----------------------------------------------------------------------------------------- serving
 
@@ -289,15 +302,19 @@ def _status(code: int, reason: str, message: str) -> web.Response:
     return web.json_response(_status_body(code, reason, message), status=code)
 
 
-def write_kubeconfig(directory: Path, server_url: str) -> Path:
-    """A kubeconfig whose current context points at server_url over plain HTTP, without credentials."""
-    path = directory / "kubeconfig"
+def write_kubeconfig(
+    directory: Path, server_url: str, *, name: str = "kubeconfig", others: Mapping[str, str] | None = None
+) -> Path:
+    """directory/name: a kubeconfig whose current context `fake` points at server_url over plain HTTP, without
+    credentials; others: further contexts, name -> server URL."""
+    path = directory / name
+    contexts = {"fake": server_url, **(others or {})}
     config = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": "fake", "cluster": {"server": server_url}}],
+        "clusters": [{"name": c, "cluster": {"server": url}} for c, url in contexts.items()],
         "users": [{"name": "anonymous", "user": {}}],
-        "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "anonymous"}}],
+        "contexts": [{"name": c, "context": {"cluster": c, "user": "anonymous"}} for c in contexts],
         "current-context": "fake",
     }
     path.write_text(json.dumps(config), encoding="utf-8")

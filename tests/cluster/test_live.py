@@ -40,7 +40,7 @@ from tests.cluster.fake_apiserver import (
 )
 from webhook.admission import judge
 from webhook.cli import main
-from webhook.cluster.live import Backoff, LiveView, client_from_kubeconfig, watch_timeout_for
+from webhook.cluster.live import Backoff, LiveView, Source, client_from_kubeconfig, watch_timeout_for
 from webhook.cluster.view import KINDS, ComponentVersion
 from webhook.server.metrics import ClusterCollector
 from webhook.settings import ClusterSettings, Settings
@@ -72,8 +72,7 @@ async def cluster(aiohttp_server: Any) -> FakeApiServer:
     fake.put(namespaced_cloud_profile_obj("garden-a", "custom", "local"))
     fake.put(shoot_obj("garden-a", "on-custom", profile="custom", profile_kind="NamespacedCloudProfile"))
     fake.put(shoot_obj("garden-b", "on-local", profile="local"))
-    server = await aiohttp_server(fake.app())
-    fake.url = str(server.make_url("")).rstrip("/")
+    await fake.serve(aiohttp_server)
     return fake
 
 
@@ -84,7 +83,7 @@ async def start_view(tmp_path: Path, cluster: FakeApiServer) -> AsyncIterator[St
 
     async def start(**options: Any) -> LiveView:
         client = client_from_kubeconfig(write_kubeconfig(tmp_path, cluster.url))
-        view = LiveView(client, **{"backoff": FAST, **options})
+        view = LiveView([Source("fake", client)], **{"backoff": FAST, **options})
         views.append(view)
         await view.start()
         return view
@@ -119,8 +118,10 @@ async def test_lists_every_kind_then_applies_watch_events(cluster: FakeApiServer
     moved = shoot_obj("garden-b", "on-local", profile="other")
     cluster.put(moved)  # MODIFIED: the Shoot moves to another profile
     cluster.delete("NamespacedCloudProfile", "garden-a", "custom")  # DELETED
+    # Three kinds, three watches: their events arrive in any order.
     await eventually(lambda: not view.namespaced_profiles_of("local"), "the DELETED NamespacedCloudProfile")
-    assert view.cloud_profile("other") is not None
+    await eventually(lambda: view.cloud_profile("other") is not None, "the ADDED CloudProfile")
+    await eventually(lambda: bool(view.shoots_of_profile("CloudProfile", "other")), "the MODIFIED Shoot")
     assert names(view.shoots_of_profile("CloudProfile", "other")) == ["garden-b/on-local"]
     assert view.shoots_of_profile("CloudProfile", "local") == ()
     assert view.synced
@@ -353,9 +354,9 @@ async def test_api_server_gone_after_sync_turns_in_use_findings_into_cluster_001
     fake = FakeApiServer()
     fake.put(cloud_profile_obj("local"))
     fake.put(shoot_obj("garden-b", "on-local", profile="local"))
-    server = await aiohttp_server(fake.app())
-    kubeconfig = write_kubeconfig(tmp_path, str(server.make_url("")).rstrip("/"))
-    view = LiveView(client_from_kubeconfig(kubeconfig), backoff=FAST, max_staleness_seconds=1.0)
+    server = await fake.serve(aiohttp_server)
+    kubeconfig = write_kubeconfig(tmp_path, fake.url)
+    view = LiveView([Source("fake", client_from_kubeconfig(kubeconfig))], backoff=FAST, max_staleness_seconds=1.0)
     await view.start()
     try:
         await eventually(lambda: view.synced, "the first list of every kind")
@@ -540,7 +541,8 @@ async def test_unreachable_server_keeps_the_view_unsynced_and_stops_promptly(tmp
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    view = LiveView(client_from_kubeconfig(write_kubeconfig(tmp_path, f"http://127.0.0.1:{port}")), backoff=FAST)
+    client = client_from_kubeconfig(write_kubeconfig(tmp_path, f"http://127.0.0.1:{port}"))
+    view = LiveView([Source("unreachable", client)], backoff=FAST)
     await view.start()
     try:
         await asyncio.sleep(0.3)  # several refused connections and backoff waits

@@ -32,10 +32,18 @@ HEALTH = re.compile(r"^Health and metrics on (http://127\.0\.0\.1:\d+) ", re.MUL
 class ServeProcess:
     """`python -m webhook serve --port 0 --health-port 0 ARGS…` in cwd, started and waited for.
 
-    GARDENER_WEBHOOK_STATE_DIR is cwd, so self-signed material lands in cwd/certs.
+    GARDENER_WEBHOOK_STATE_DIR is cwd, so self-signed material lands in cwd/certs. startup_seconds: how long it
+    may take to listen (seconds; workers that build live views import the kubernetes client first).
     """
 
-    def __init__(self, cwd: Path, args: Sequence[str], limits: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        cwd: Path,
+        args: Sequence[str],
+        limits: dict[str, Any] | None = None,
+        *,
+        startup_seconds: float = STARTUP_SECONDS,
+    ) -> None:
         self.stdout_path = cwd / "stdout.txt"
         self.stderr_path = cwd / "stderr.txt"
         command = [sys.executable, "-m", "webhook", "serve", "--port", "0", "--health-port", "0", *args]
@@ -54,7 +62,7 @@ class ServeProcess:
                     "PYTHONPATH": str(ROOT),
                 },
             )
-        deadline = time.monotonic() + STARTUP_SECONDS
+        deadline = time.monotonic() + startup_seconds
         while True:
             text = self.stdout_path.read_text()
             listening, health = LISTENING.search(text), HEALTH.search(text)

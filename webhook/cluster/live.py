@@ -1,6 +1,8 @@
 """LiveView: the cluster view kept current by list-then-watch of the Kubernetes API (DESIGN.md §4, STYLE R7).
 
-One reflector thread per kind (`reflector.Reflector`) lists CloudProfiles (cluster-scoped), NamespacedCloudProfiles
+One reflector thread per kind (`reflector.Reflector`), each on the client of the source its kind is read from
+(`Source`: a landscape run by gardener-operator serves the Gardener kinds from the virtual garden while the
+control-plane Deployments run in the runtime cluster), lists CloudProfiles (cluster-scoped), NamespacedCloudProfiles
 and Shoots (all namespaces) and Seeds (cluster-scoped) of `core.gardener.cloud/v1beta1`, the `apps/v1` Deployments in
 namespace `garden` labelled `app=gardener` (the Gardener control plane), and the one `v1` ConfigMap
 `gardener-system-public/gardener-info` (fieldSelector `metadata.name=gardener-info`), then watches from the list's
@@ -42,7 +44,8 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -138,10 +141,26 @@ def _client(configuration: Configuration) -> ApiClient:
     return ApiClient(configuration)
 
 
-class LiveView(ClusterIndex):
-    """A ClusterView kept current from the API server by one list-then-watch thread per kind.
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One cluster the live view reads some of its kinds from.
 
-    api_client: the cluster to read (the view owns it and closes it on stop). resync_seconds: period of the full
+    name: names the source in logs (`source` field) and errors. client: its API client (the view owns it and closes
+    it on stop). kinds: the kinds read from it, names of RESOURCES (default: every kind).
+    """
+
+    name: str
+    client: ApiClient
+    kinds: tuple[str, ...] = tuple(r.kind for r in RESOURCES)
+
+
+class LiveView(ClusterIndex):
+    """A ClusterView kept current from the API servers by one list-then-watch thread per kind.
+
+    sources: the clusters to read, each with the kinds read from it; every kind of RESOURCES in exactly one of them
+    (ValueError otherwise: the CLI checks the configuration before). A virtual garden serves the Gardener kinds while
+    the control-plane Deployments run in the runtime cluster; each kind is listed, watched and judged fresh or stale
+    on its own, so a source that goes away makes only its kinds stale. resync_seconds: period of the full
     relist (`cluster.resyncSeconds`, seconds). max_staleness_seconds: age of a kind's last confirmation beyond which
     `known` says no (`cluster.maxStalenessSeconds`, seconds). backoff: retry delays. list_page_size: objects per list
     request. watch_timeout_seconds: each watch lasts [t, 2t) s at most (None: `watch_timeout_for` the staleness
@@ -151,7 +170,7 @@ class LiveView(ClusterIndex):
 
     def __init__(
         self,
-        api_client: ApiClient,
+        sources: Sequence[Source],
         *,
         resync_seconds: float = 600.0,
         max_staleness_seconds: float = MAX_STALENESS_SECONDS,
@@ -161,7 +180,8 @@ class LiveView(ClusterIndex):
         stop_timeout_seconds: float = STOP_TIMEOUT_SECONDS,
     ) -> None:
         super().__init__()
-        self._api_client = api_client
+        self._sources = tuple(sources)
+        self._source_of = _source_of_each_kind(self._sources)
         self._resync_seconds = resync_seconds
         self._max_staleness_seconds = max_staleness_seconds
         self._backoff = backoff
@@ -169,7 +189,7 @@ class LiveView(ClusterIndex):
         self._watch_timeout_seconds = watch_timeout_seconds or watch_timeout_for(max_staleness_seconds)
         self._stop_timeout_seconds = stop_timeout_seconds
         self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
+        self._threads: list[tuple[Source, threading.Thread]] = []
         self._reflectors: list[Reflector] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         # Loop-side state (changed by the backlog's steps below only; the health thread reads it).
@@ -215,15 +235,18 @@ class LiveView(ClusterIndex):
     # ------------------------------------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
-        """Start one reflector thread per kind; returns at once (readiness follows `synced`)."""
+        """Start one reflector thread per kind, each on its source's client; returns at once (readiness follows
+        `synced`)."""
         if self._threads:
             raise RuntimeError("LiveView already started")
         loop = self._loop = asyncio.get_running_loop()
-        api = CustomObjectsApi(self._api_client)
+        apis = {id(source): CustomObjectsApi(source.client) for source in self._sources}
         for resource in RESOURCES:
+            source = self._source_of[resource.kind]
             reflector = Reflector(
                 resource,
-                api=api,
+                source=source.name,
+                api=apis[id(source)],
                 view=self,
                 loop=loop,
                 stop=self._stop,
@@ -237,24 +260,30 @@ class LiveView(ClusterIndex):
             )
             thread = threading.Thread(target=reflector.run, name=f"live-view-{resource.plural}", daemon=True)
             self._reflectors.append(reflector)
-            self._threads.append(thread)
+            self._threads.append((source, thread))
             thread.start()
-        logger.info("cluster view started", extra={"kinds": [r.kind for r in RESOURCES]})
+        sources = {source.name: [r.kind for r in RESOURCES if r.kind in source.kinds] for source in self._sources}
+        logger.info("cluster view started", extra={"kinds": [r.kind for r in RESOURCES], "sources": sources})
 
     async def stop(self) -> None:
-        """Stop the threads (within `stop_timeout_seconds`) and close the client; the view keeps its contents."""
+        """Stop the threads (within `stop_timeout_seconds`) and close each source's client once; the view keeps its
+        contents. A client one of whose threads is stuck (abandoned) stays open."""
         self._stop.set()
         for reflector in self._reflectors:
             reflector.interrupt()
         deadline = time.monotonic() + self._stop_timeout_seconds
-        for thread in self._threads:
+        for _, thread in self._threads:
             while thread.is_alive() and time.monotonic() < deadline:
                 await asyncio.sleep(0.02)
-        stuck = [t.name for t in self._threads if t.is_alive()]
+        stuck = [(source, thread.name) for source, thread in self._threads if thread.is_alive()]
         if stuck:
-            logger.warning("cluster view threads did not stop in time; abandoned", extra={"threads": stuck})
-        else:
-            self._api_client.close()
+            threads = [name for _, name in stuck]
+            logger.warning("cluster view threads did not stop in time; abandoned", extra={"threads": threads})
+        in_use = {id(source.client) for source, _ in stuck}
+        clients = {id(source.client): source.client for source in self._sources}
+        for key, client in clients.items():
+            if key not in in_use:
+                client.close()
         logger.info("cluster view stopped")
 
     # ---------------------------------------------- loop-side event application (reflector.ChangeSink: what they post)
@@ -299,8 +328,8 @@ class LiveView(ClusterIndex):
         self._confirm(kind, confirmed_at)
         first = kind not in self._listed
         self._listed.add(kind)
-        fields = {"kind": kind, "count": self.counts()[kind], "changed": len(upserts), "deleted": len(deletes),
-                  "resourceVersion": resource_version}  # fmt: skip
+        fields = {"kind": kind, "source": self._source_of[kind].name, "count": self.counts()[kind],
+                  "changed": len(upserts), "deleted": len(deletes), "resourceVersion": resource_version}  # fmt: skip
         logger.info("cluster view listed" if first else "cluster view relisted", extra=fields)
         if first and self.synced:
             logger.info("cluster view synced", extra={"counts": self.counts()})
@@ -333,3 +362,18 @@ class LiveView(ClusterIndex):
 
     def _confirm(self, kind: str, confirmed_at: float) -> None:
         self._confirmed_at[kind] = max(confirmed_at, self._confirmed_at.get(kind, -math.inf))
+
+
+def _source_of_each_kind(sources: Sequence[Source]) -> dict[str, Source]:
+    """kind -> the source it is read from; ValueError unless every kind of RESOURCES is in exactly one source."""
+    owner: dict[str, Source] = {}
+    for source in sources:
+        require_tracked(source.kinds)
+        for kind in source.kinds:
+            if kind in owner:
+                raise ValueError(f"kind {kind} is in sources {owner[kind].name!r} and {source.name!r}")
+            owner[kind] = source
+    missing = [r.kind for r in RESOURCES if r.kind not in owner]
+    if missing:
+        raise ValueError(f"no source for kind {', '.join(missing)}")
+    return owner

@@ -193,6 +193,8 @@ _TRANSIENT: Final = (ApiException, urllib3.exceptions.HTTPError, OSError, ValueE
 class Reflector:
     """List-then-watch of one kind in its own thread; all index changes are posted to the loop.
 
+    source: the name of the cluster `api` talks to (`live.Source`), for the logs.
+
     It mirrors what the index will hold of its kind once the loop has applied everything posted (`_held`: key ->
     resourceVersion), since it is the kind's only writer and the loop applies its posts in order; a relist is diffed
     against that mirror here, off the loop.
@@ -202,6 +204,7 @@ class Reflector:
         self,
         resource: Resource,
         *,
+        source: str,
         api: CustomObjectsApi,
         view: ChangeSink,
         loop: asyncio.AbstractEventLoop,
@@ -225,7 +228,7 @@ class Reflector:
         self._not_served_recheck_seconds = not_served_recheck_seconds
         self._lock = threading.Lock()  # guards _response only (shared with `interrupt`), never the index
         self._response: urllib3.HTTPResponse | None = None
-        self._fields = {"kind": resource.kind}
+        self._fields = {"kind": resource.kind, "source": source}  # every log line names the kind and its cluster
         self._resource_version: str | None = None  # where the next watch starts; None: a (re)list is due
         self._resync_at = 0.0  # time.monotonic() of the next periodic relist
         self._delivered = False  # whether the current list/watch round received any event
