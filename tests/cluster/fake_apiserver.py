@@ -68,6 +68,7 @@ class FakeApiServer:
     list_failure_status: dict[str, int] = field(default_factory=dict)  # plural -> that error's HTTP status
     gates: dict[str, asyncio.Event] = field(default_factory=dict)  # plural -> list waits until set
     unserved: set[str] = field(default_factory=set)  # plurals answered with 404, as if no CRD/APIService existed
+    bearer_tokens: frozenset[str] | None = None  # when set, only these `Authorization: Bearer` tokens get in (401)
     _watchers: dict[str, set[asyncio.Queue[Message]]] = field(default_factory=lambda: {p: set() for p in KINDS})
 
     # ------------------------------------------------------------------------------------------ control
@@ -181,6 +182,10 @@ class FakeApiServer:
         group_version = collection.removeprefix("/apis/").removeprefix("/api/")
         if plural not in KINDS or GROUP_VERSIONS[plural] != group_version or plural in self.unserved:
             return _status(404, "NotFound", f"the server could not find the requested resource ({plural})")
+        if self.bearer_tokens is not None:
+            token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            if token not in self.bearer_tokens:
+                return _status(401, "Unauthorized", "Unauthorized")
         params = dict(request.query)
         watch = params.get("watch") == "true"
         self.requests.append(Seen(plural, watch, params, namespace))

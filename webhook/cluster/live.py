@@ -87,6 +87,9 @@ STOP_TIMEOUT_SECONDS: Final = 5.0
 NOT_SERVED_RECHECK_SECONDS: Final = 60.0  # how often a kind the cluster does not serve (404) is looked for again
 
 
+TOKEN_RELOAD_SECONDS: Final = 60.0  # how often a kubeconfig's bearer token is read again (rotated Secrets, tokenFile)
+
+
 class LiveViewError(Exception):
     """The cluster client cannot be set up (unreadable kubeconfig, not running in a Pod); message for operators."""
 
@@ -107,11 +110,24 @@ RESOURCES: Final = (
 )  # fmt: skip
 
 
-def client_from_kubeconfig(path: Path, *, context: str | None = None) -> ApiClient:
+def client_from_kubeconfig(
+    path: Path, *, context: str | None = None, reload_seconds: float = TOKEN_RELOAD_SECONDS
+) -> ApiClient:
     """An ApiClient for the cluster of kubeconfig `path` (its current context, or `context`).
 
-    Raises LiveViewError naming the file when it cannot be read or used.
+    The bearer token (`token`, `tokenFile` or an exec plugin's) is read again from the file at most every
+    `reload_seconds` (seconds) while requests are made, so a token that is rotated in place — a kubeconfig mounted
+    from a Secret that Gardener's token-requestor renews, or a `tokenFile` on a projected volume — is used once it
+    changes, without a restart; while the file cannot be read or used, the token in use is kept (logged).
+    Raises LiveViewError naming the file when it cannot be read or used at start.
     """
+    configuration = _load_kubeconfig(path, context)
+    # The client declares the hook as None-typed; it calls it before every request.
+    configuration.refresh_api_key_hook = _TokenReloader(path, context, reload_seconds)  # type: ignore[assignment]
+    return _client(configuration)
+
+
+def _load_kubeconfig(path: Path, context: str | None) -> Configuration:
     configuration = Configuration()
     try:
         load_kube_config(
@@ -119,7 +135,36 @@ def client_from_kubeconfig(path: Path, *, context: str | None = None) -> ApiClie
         )
     except (ConfigException, OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
         raise LiveViewError(f"{path}: cannot use kubeconfig: {exc}") from None
-    return _client(configuration)
+    return configuration
+
+
+class _TokenReloader:
+    """Configuration.refresh_api_key_hook: re-reads the kubeconfig's bearer token every `every` seconds at most.
+
+    Called by the kubernetes client before each request, from every reflector thread of the source; replaces the
+    loader's own hook, which only re-reads tokens that carry an expiry (exec plugins) and never a rotated file.
+    """
+
+    def __init__(self, path: Path, context: str | None, every: float) -> None:
+        self._path, self._context, self._every = path, context, every
+        self._checked = time.monotonic()
+        self._lock = threading.Lock()
+
+    def __call__(self, configuration: Configuration) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._checked < self._every:
+                return
+            self._checked = now
+        try:
+            fresh = _load_kubeconfig(self._path, self._context)
+        except LiveViewError as exc:
+            logger.warning("kubeconfig not re-read; the token in use is kept", extra={"error": str(exc)})
+            return
+        token = fresh.api_key.get("BearerToken")
+        if token and token != configuration.api_key.get("BearerToken"):
+            configuration.api_key["BearerToken"] = token
+            logger.info("kubeconfig token reloaded", extra={"kubeconfig": str(self._path)})
 
 
 def client_in_cluster() -> ApiClient:
