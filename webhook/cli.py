@@ -3,7 +3,8 @@
 - `serve`: the TLS admission server (`server.run_server`) over a static view (`--context`) or a live one
   (`--kubeconfig`, `--in-cluster`).
 - `review`: judge manifests offline exactly as the server would (the CI gate).
-- `audit`: judge every stored object (files, or a live cluster) as if re-applied and as if created today.
+- `audit`: judge every stored object (files, or a live cluster) as if re-applied and as if created today; as
+  PolicyReports too.
 - `skew`: check component versions against the Kubernetes and Gardener version-skew policies.
 - `certs`: write a CA and a serving certificate; print the base64 caBundle.
 The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
@@ -214,6 +215,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input.
     """
     from webhook.audit import audit_objects, audit_view
+    from webhook.policyreport import policy_reports, render_yaml
 
     settings = _settings(args.config)
     now = _parse_now(args.now)
@@ -231,6 +233,8 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         out.write("\n")
     elif args.output == "junit":
         out.write(report.to_junit(strict=args.strict))
+    elif args.output == "policyreport":
+        out.write(render_yaml(policy_reports(report)))
     else:
         out.write(report.to_text())
     return EXIT_DENIED if report.denied or (args.strict and report.skipped) else EXIT_OK
@@ -464,7 +468,10 @@ def build_parser() -> argparse.ArgumentParser:
     audit_source.add_argument("--in-cluster", action="store_true", help="audit the cluster this Pod runs in")
     audit.add_argument("--config", type=Path, help="configuration file (YAML)")
     audit.add_argument("--now", help="judge as of this time (RFC 3339); default: now")
-    audit.add_argument("--output", choices=("text", "json", "junit"), default="text")
+    audit.add_argument(
+        "--output", choices=("text", "json", "junit", "policyreport"), default="text",
+        help="policyreport: wgpolicyk8s.io/v1alpha2 PolicyReports and a ClusterPolicyReport, as a YAML stream",
+    )  # fmt: skip
     audit.add_argument(
         "--strict", action="store_true", help="for CI: an object no validator judges (SKIPPED) fails the audit (exit 1)"
     )

@@ -1,0 +1,277 @@
+"""`audit --output policyreport`: the audit as wgpolicyk8s.io/v1alpha2 reports (issue 14 item 5).
+
+The reports are checked against the CRD schema of kyverno v1.19.0 (tests/policyreport_schema.py: strictly, so that a
+field the API server would prune fails too). With DRY_RUN_KUBECONFIG naming a kubeconfig of a real cluster that
+has the CRDs, the reports are also sent to its API server as a server-side dry run (nothing is stored); without it
+that test is skipped.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import os
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+import yaml
+
+from tests.builders import NOW, PAST, SOON, cloud_profile_dict, namespaced_cloud_profile_dict, shoot_dict, versions
+from tests.cluster.fake_apiserver import gardener_deployment_obj, seed_obj
+from tests.policyreport_schema import errors
+from webhook import policyreport
+from webhook.audit import audit_objects
+from webhook.cli import main
+from webhook.cluster.static import StaticView
+from webhook.policyreport import OMITTED_ANNOTATION, PolicyReport, policy_reports
+from webhook.settings import Settings
+
+NOW_TEXT: Final = "2026-11-21T12:00:00Z"
+PROFILE_UID: Final = "0b7d5c1e-0000-4000-8000-000000000001"
+LEGACY_UID: Final = "0b7d5c1e-0000-4000-8000-000000000002"
+MANAGED: Final = {"app.kubernetes.io/managed-by": "gardener-webhook"}
+
+
+def landscape() -> list[dict[str, Any]]:
+    """A CloudProfile with a deny and two warnings; a clean NamespacedCloudProfile (garden-local) and Shoot
+    (garden-dev); a Shoot on an expired version (garden-prod); gardener-apiserver 1.40 and a gardenlet at 1.37."""
+    profile = cloud_profile_dict(
+        kubernetes=versions(
+            "1.33.2", {"version": "1.32.5", "expirationDate": SOON}, {"version": "1.30.1", "expirationDate": PAST}
+        )
+    )
+    profile["metadata"]["uid"] = PROFILE_UID
+    legacy = shoot_dict(version="1.30.1")
+    legacy["metadata"] = {"name": "legacy", "namespace": "garden-prod", "uid": LEGACY_UID}
+    objects = [profile, namespaced_cloud_profile_dict(), shoot_dict(), legacy]
+    return [*objects, gardener_deployment_obj("apiserver", "v1.40.2"), seed_obj("aws-eu1", "v1.37.5")]
+
+
+def reports_of(objects: list[dict[str, Any]]) -> list[PolicyReport]:
+    report = audit_objects(objects, view=StaticView.from_objects(objects), settings=Settings(), now=NOW)
+    return policy_reports(report)
+
+
+def scopes(reports: list[PolicyReport]) -> list[tuple[str, str]]:
+    return [(r["kind"], r["metadata"].get("namespace", "")) for r in reports]
+
+
+def results(report: PolicyReport) -> list[tuple[str, str, str, str, str]]:
+    """(rule, result, severity, Kind/name of the object, when) of each result."""
+    return [
+        (r.get("rule", ""), r["result"], r.get("severity", ""), f"{r['resources'][0]['kind']}/{r['resources'][0]['name']}",
+         r.get("properties", {}).get("when", ""))
+        for r in report["results"]
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------- the reports
+
+
+def test_reports_validate_against_the_crd_schema() -> None:
+    reports = reports_of(landscape())
+    assert scopes(reports) == [
+        ("ClusterPolicyReport", ""), ("PolicyReport", "garden"), ("PolicyReport", "garden-dev"),
+        ("PolicyReport", "garden-local"), ("PolicyReport", "garden-prod"),
+    ]  # fmt: skip
+    for report in reports:
+        assert errors(report) == [], scopes([report])
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        pytest.param(
+            lambda r: r["results"][0].update(extra="x"), "results.0: Additional properties", id="pruned-field"
+        ),
+        pytest.param(lambda r: r["results"][0].update(severity="urgent"), "results.0.severity", id="severity-enum"),
+        pytest.param(lambda r: r["results"][0].update(result="denied"), "results.0.result", id="result-enum"),
+        pytest.param(lambda r: r["results"][0]["timestamp"].pop("nanos"), "results.0.timestamp", id="timestamp"),
+        pytest.param(lambda r: r["metadata"].update(namespace="garden"), "metadata: Additional", id="cluster-ns"),
+        pytest.param(lambda r: r["summary"].update(fail="1"), "summary.fail", id="summary-type"),
+        pytest.param(lambda r: r["metadata"].update(name="Gardener_Webhook"), "metadata.name", id="name"),
+    ],
+)
+def test_the_schema_check_refuses_what_the_api_server_would(change: Any, expected: str) -> None:
+    (report,) = [r for r in reports_of(landscape()) if r["kind"] == "ClusterPolicyReport"]
+    broken = copy.deepcopy(report)
+    change(broken)
+    assert any(e.startswith(expected) for e in errors(broken)), errors(broken)
+
+
+def test_one_result_per_finding_and_a_pass_per_clean_object() -> None:
+    reports = reports_of(landscape())
+    by_scope = dict(zip(scopes(reports), reports, strict=True))
+    assert results(by_scope[("ClusterPolicyReport", "")]) == [
+        ("CP-WARN-002", "warn", "low", "CloudProfile/local", "re-applied"),
+        ("CP-WARN-003", "warn", "low", "CloudProfile/local", "re-applied"),
+        ("CP-EXP-001", "fail", "high", "CloudProfile/local", "created today"),
+        ("VS-GL-001", "fail", "high", "Seed/aws-eu1", "landscape"),
+    ]
+    assert results(by_scope[("PolicyReport", "garden-prod")]) == [
+        ("SH-WARN-004", "warn", "low", "Shoot/legacy", "re-applied"),
+        ("SH-ADM-K8S-001", "fail", "high", "Shoot/legacy", "created today"),
+    ]
+    for clean in ("garden", "garden-dev", "garden-local"):
+        assert [(r, result) for r, result, *_ in results(by_scope[("PolicyReport", clean)])] == [("", "pass")]
+    (passed,) = by_scope[("PolicyReport", "garden-dev")]["results"]
+    assert passed["message"] == "no finding: allowed when re-applied and when created today"
+    assert passed["resources"] == [
+        {
+            "apiVersion": "core.gardener.cloud/v1beta1",
+            "kind": "Shoot",
+            "name": "crazy-botany",
+            "namespace": "garden-dev",
+        }
+    ]
+
+
+def test_a_result_names_its_object_rule_and_finding() -> None:
+    (cluster, *_) = reports_of(landscape())
+    expired, skew = cluster["results"][2], cluster["results"][3]
+    assert expired == {
+        "policy": "gardener-webhook",
+        "rule": "CP-EXP-001",
+        "result": "fail",
+        "severity": "high",
+        "scored": True,
+        "source": "gardener-webhook",
+        "category": "CloudProfile",
+        "message": 'spec.kubernetes.versions[2].expirationDate: Forbidden: new version "1.30.1" must not have an '
+        "expiration date in the past (2025-01-31)",
+        "resources": [
+            {"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "name": "local", "uid": PROFILE_UID}
+        ],
+        "timestamp": {"seconds": int(NOW.timestamp()), "nanos": 0},
+        "properties": {"when": "created today", "mode": "deny"},
+    }
+    assert (skew["category"], skew["resources"]) == (
+        "Version skew",
+        [{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "name": "aws-eu1"}],
+    )
+    assert cluster["results"][0]["scored"] is False  # a warning is not scored (the CRD counts it as such)
+
+
+def test_report_names_labels_and_summaries() -> None:
+    for report in reports_of(landscape()):
+        assert report["apiVersion"] == "wgpolicyk8s.io/v1alpha2"
+        assert report["metadata"]["name"] == "gardener-webhook-audit"
+        assert report["metadata"]["labels"] == MANAGED
+        counted = {key: sum(1 for r in report["results"] if r["result"] == key) for key in ("pass", "fail", "warn")}
+        assert report["summary"] == {**counted, "error": 0, "skip": 0}
+
+
+def test_the_gardener_control_plane_skew_goes_to_the_cluster_report() -> None:
+    """A Deployment in garden named by a skew finding: the finding is the landscape's, not namespace garden's."""
+    objects = [
+        gardener_deployment_obj("apiserver", "v1.40.2"),
+        gardener_deployment_obj("controller-manager", "v1.38.0"),
+    ]
+    reports = reports_of(objects)
+    assert scopes(reports) == [("ClusterPolicyReport", ""), ("PolicyReport", "garden")]
+    [skew] = [r for r in reports[0]["results"] if r["category"] == "Version skew"]
+    assert skew["resources"] == [
+        {"apiVersion": "apps/v1", "kind": "Deployment", "name": "gardener-controller-manager", "namespace": "garden"}
+    ]
+    assert errors(reports[0]) == []
+
+
+def test_reports_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_RESULTS a report keeps fail, then warn, then pass results, and says how many it left out."""
+    monkeypatch.setattr(policyreport, "MAX_RESULTS", 3)
+    objects = landscape()
+    for name in ("a", "b", "c"):
+        clean = shoot_dict()
+        clean["metadata"] = {"name": name, "namespace": "garden-prod"}
+        objects.append(clean)
+    (prod,) = [r for r in reports_of(objects) if r["metadata"].get("namespace") == "garden-prod"]
+    assert [(rule, result) for rule, result, *_ in results(prod)] == [
+        ("SH-WARN-004", "warn"), ("SH-ADM-K8S-001", "fail"), ("", "pass"),
+    ]  # fmt: skip
+    assert prod["results"][2]["resources"][0]["name"] == "a"
+    assert prod["metadata"]["annotations"] == {OMITTED_ANNOTATION: "2"}
+    assert prod["summary"] == {"pass": 1, "fail": 1, "warn": 1, "error": 0, "skip": 0}
+    assert errors(prod) == []
+
+
+def test_a_long_finding_is_composed_to_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages are cut to MAX_MESSAGE_CHARS as warnings are: never inside a quoted value."""
+    monkeypatch.setattr(policyreport, "MAX_MESSAGE_CHARS", 80)
+    (cluster,) = reports_of([cloud_profile_dict(kubernetes=versions("1.33.2", "1.33.2"))])
+    (result,) = cluster["results"]
+    assert result["rule"] == "CP-K8S-003"
+    assert result["message"] == 'spec.kubernetes.versions[1].version: Duplicate value: "1.33.2"'
+    long = cloud_profile_dict(kubernetes=versions("1.33.2", {"version": "1.32.5", "expirationDate": SOON}))
+    long["spec"]["machineImages"][0]["name"] = "garden-linux-with-a-name-long-enough-to-need-cutting"
+    long["spec"]["machineImages"][0]["versions"][0]["expirationDate"] = SOON
+    (cluster,) = reports_of([long])
+    messages = [r["message"] for r in cluster["results"]]
+    assert messages and all(len(m) <= 80 for m in messages) and any(m.endswith("…") for m in messages), messages
+    assert all(m.count('"') % 2 == 0 for m in messages)
+    assert errors(cluster) == []
+
+
+# -------------------------------------------------------------------------------------------------- the CLI
+
+
+def _write(tmp_path: Path, objects: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "landscape.yaml"
+    path.write_text(yaml.safe_dump_all(objects))
+    return path
+
+
+def test_cli_prints_a_yaml_stream_kubectl_can_apply(tmp_path: Path) -> None:
+    out = io.StringIO()
+    argv = ["audit", "--context", str(_write(tmp_path, landscape())), "--now", NOW_TEXT, "--output", "policyreport"]
+    assert main(argv, out=out) == 1  # exit status as ever: something would be denied
+    text = out.getvalue()
+    assert text.startswith("---\napiVersion: wgpolicyk8s.io/v1alpha2\nkind: ClusterPolicyReport\n")
+    documents = list(yaml.safe_load_all(text))
+    assert scopes(documents) == scopes(reports_of(landscape()))
+    assert all(errors(d) == [] for d in documents)
+    assert "&id" not in text and "*id" not in text  # no YAML anchors: every result stands alone
+
+
+def test_cli_a_clean_landscape_exits_0(tmp_path: Path) -> None:
+    out = io.StringIO()
+    argv = ["audit", "--context", str(_write(tmp_path, [cloud_profile_dict()])), "--now", NOW_TEXT]
+    assert main([*argv, "--output", "policyreport"], out=out) == 0
+    (report,) = yaml.safe_load_all(out.getvalue())
+    assert (report["kind"], report["summary"]["pass"], len(report["results"])) == ("ClusterPolicyReport", 1, 1)
+
+
+def test_cli_unknown_output_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--context", str(tmp_path), "--output", "policyreports"], out=io.StringIO()) == 2
+    assert "invalid choice: 'policyreports'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------- server-side dry run
+
+DRY_RUN_KUBECONFIG: Final = os.environ.get("DRY_RUN_KUBECONFIG", "")
+
+
+@pytest.mark.skipif(not DRY_RUN_KUBECONFIG, reason="DRY_RUN_KUBECONFIG names no cluster with the wgpolicyk8s.io CRDs")
+def test_a_real_api_server_accepts_the_reports() -> None:
+    """Server-side dry run (dryRun=All, fieldValidation=Strict: a field the CRD would prune is an error) of every
+    report, in namespace default and under a name of its own; nothing is stored."""
+    from kubernetes.client import CustomObjectsApi
+
+    from webhook.cluster.live import client_from_kubeconfig
+
+    api = CustomObjectsApi(client_from_kubeconfig(Path(DRY_RUN_KUBECONFIG)))
+    objects = [o for o in landscape() if o["metadata"].get("namespace", "") in ("", "garden-prod")]
+    for obj in objects:
+        if obj["metadata"].get("namespace"):
+            obj["metadata"]["namespace"] = "default"
+    for report in reports_of(objects):
+        body: dict[str, Any] = copy.deepcopy(dict(report))
+        body["metadata"]["name"] = "gardener-webhook-audit-dry-run"
+        if report["kind"] == "ClusterPolicyReport":
+            api.create_cluster_custom_object(
+                "wgpolicyk8s.io", "v1alpha2", "clusterpolicyreports", body, dry_run="All", field_validation="Strict"
+            )
+        else:
+            api.create_namespaced_custom_object(
+                "wgpolicyk8s.io", "v1alpha2", "default", "policyreports", body, dry_run="All", field_validation="Strict"
+            )
