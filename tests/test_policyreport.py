@@ -1,13 +1,14 @@
-"""`audit --output policyreport`: the audit as wgpolicyk8s.io/v1alpha2 reports (issue 14 item 5).
+"""`audit --output policyreport` and `audit --apply`: the audit as wgpolicyk8s.io/v1alpha2 reports (issue 14 item 5).
 
 The reports are checked against the CRD schema of kyverno v1.19.0 (tests/policyreport_schema.py: strictly, so that a
-field the API server would prune fails too). With DRY_RUN_KUBECONFIG naming a kubeconfig of a real cluster that
-has the CRDs, the reports are also sent to its API server as a server-side dry run (nothing is stored); without it
-that test is skipped.
+field the API server would prune fails too), and `--apply` against the fake API server, which refuses what the
+schema refuses. With DRY_RUN_KUBECONFIG naming a kubeconfig of a real cluster that has the CRDs, the reports are
+also sent to its API server as a server-side dry run (nothing is stored); without it that test is skipped.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import io
 import os
@@ -18,7 +19,13 @@ import pytest
 import yaml
 
 from tests.builders import NOW, PAST, SOON, cloud_profile_dict, namespaced_cloud_profile_dict, shoot_dict, versions
-from tests.cluster.fake_apiserver import gardener_deployment_obj, seed_obj
+from tests.cluster.fake_apiserver import (
+    FakeApiServer,
+    cloud_profile_obj,
+    gardener_deployment_obj,
+    seed_obj,
+    write_kubeconfig,
+)
 from tests.policyreport_schema import errors
 from webhook import policyreport
 from webhook.audit import audit_objects
@@ -241,9 +248,201 @@ def test_cli_a_clean_landscape_exits_0(tmp_path: Path) -> None:
     assert (report["kind"], report["summary"]["pass"], len(report["results"])) == ("ClusterPolicyReport", 1, 1)
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--apply"], "--apply writes into the audited cluster: give it with --kubeconfig or --in-cluster"),
+        (["--apply", "--output", "policyreport"], "--apply writes into the audited cluster"),
+    ],
+)
+def test_cli_apply_needs_a_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    out = io.StringIO()
+    assert main(["audit", "--context", str(_write(tmp_path, landscape())), *argv], out=out) == 2
+    assert out.getvalue() == ""  # refused before anything is judged
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"gardener-webhook audit: {message}")
+
+
 def test_cli_unknown_output_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", "--context", str(tmp_path), "--output", "policyreports"], out=io.StringIO()) == 2
     assert "invalid choice: 'policyreports'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------- --apply
+
+
+def _shoot(namespace: str, name: str, version: str = "1.33.2", uid: str = "") -> dict[str, Any]:
+    shoot = shoot_dict(version=version)
+    shoot["metadata"] = {"name": name, "namespace": namespace, **({"uid": uid} if uid else {})}
+    return shoot
+
+
+def _cluster(fake: FakeApiServer) -> None:
+    """The live landscape: CloudProfile local (uid PROFILE_UID), a clean Shoot in garden-dev, one in garden-prod on a
+    version the profile lacks (denied when created today), gardener-apiserver 1.40 and a gardenlet at 1.37."""
+    profile = cloud_profile_obj("local")
+    profile["metadata"]["uid"] = PROFILE_UID
+    fake.put(profile)
+    fake.put(_shoot("garden-dev", "crazy-botany"))
+    fake.put(_shoot("garden-prod", "legacy", "1.30.1", LEGACY_UID))
+    fake.put(gardener_deployment_obj("apiserver", "v1.40.0"))
+    fake.put(seed_obj("old-seed", "v1.37.1"))
+
+
+async def _audit(kubeconfig: Path, *extra: str) -> tuple[int, str]:
+    out = io.StringIO()
+    argv = ["audit", "--kubeconfig", str(kubeconfig), "--now", NOW_TEXT, "--sync-timeout", "10", "--apply", *extra]
+    code = await asyncio.to_thread(main, argv, out)
+    return code, out.getvalue()
+
+
+@pytest.fixture
+async def fake(aiohttp_server: Any) -> FakeApiServer:
+    fake = FakeApiServer()
+    fake.schemas = {"policyreports": errors, "clusterpolicyreports": errors}  # as the CRDs would refuse
+    server = await aiohttp_server(fake.app())
+    fake.url = str(server.make_url("")).rstrip("/")
+    return fake
+
+
+def _writes(fake: FakeApiServer) -> list[tuple[str, str, str, int]]:
+    return [(w.method, w.plural, w.namespace, w.status) for w in fake.writes]
+
+
+async def test_apply_creates_then_replaces_then_prunes(
+    fake: FakeApiServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _cluster(fake)
+    kubeconfig = write_kubeconfig(tmp_path, fake.url)
+    code, out = await _audit(kubeconfig)
+    assert code == 1 and out.startswith(f"audit at {NOW_TEXT}: 1 CloudProfile, 2 Shoot;")  # the report, as ever
+    assert _writes(fake) == [
+        ("POST", "clusterpolicyreports", "", 201),
+        ("POST", "policyreports", "garden-dev", 201),
+        ("POST", "policyreports", "garden-prod", 201),
+    ]
+    assert capsys.readouterr().err.splitlines() == [
+        "ClusterPolicyReport gardener-webhook-audit created (2 results)",
+        "PolicyReport garden-dev/gardener-webhook-audit created (1 result)",
+        "PolicyReport garden-prod/gardener-webhook-audit created (1 result)",
+    ]
+    stored = fake.stored("PolicyReport")[("garden-prod", "gardener-webhook-audit")]
+    assert [(r["rule"], r["result"], r["resources"][0]["uid"]) for r in stored["results"]] == [
+        ("SH-ADM-K8S-001", "fail", LEGACY_UID)
+    ]
+    cluster = fake.stored("ClusterPolicyReport")[("", "gardener-webhook-audit")]
+    assert [(r.get("rule"), r["result"]) for r in cluster["results"]] == [(None, "pass"), ("VS-GL-001", "fail")]
+    assert cluster["results"][0]["resources"][0]["uid"] == PROFILE_UID
+
+    # Second run: garden-prod's Shoot is repaired, garden-dev's is gone, and someone's report of that name in
+    # garden-dev without our label stays.
+    fake.put(_shoot("garden-prod", "legacy", uid=LEGACY_UID))
+    fake.delete("Shoot", "garden-dev", "crazy-botany")
+    fake.writes.clear()
+    theirs = {"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
+              "metadata": {"name": "gardener-webhook-audit", "namespace": "garden-other"}, "results": []}  # fmt: skip
+    fake.put(theirs)
+    before = fake.stored("PolicyReport")[("garden-prod", "gardener-webhook-audit")]["metadata"]["resourceVersion"]
+    code, _ = await _audit(kubeconfig)
+    assert code == 1  # the gardenlet's skew remains
+    assert _writes(fake) == [
+        ("PUT", "clusterpolicyreports", "", 200),
+        ("PUT", "policyreports", "garden-prod", 200),
+        ("DELETE", "policyreports", "garden-dev", 200),
+    ]
+    put = next(w for w in fake.writes if w.namespace == "garden-prod")
+    assert put.body is not None and put.body["metadata"]["resourceVersion"] == before  # replaced what was read
+    stored = fake.stored("PolicyReport")[("garden-prod", "gardener-webhook-audit")]
+    assert [(r["result"], r["resources"][0]["name"]) for r in stored["results"]] == [("pass", "legacy")]
+    assert set(fake.stored("PolicyReport")) == {
+        ("garden-prod", "gardener-webhook-audit"),
+        ("garden-other", "gardener-webhook-audit"),
+    }
+    assert capsys.readouterr().err.splitlines()[-1] == "PolicyReport garden-dev/gardener-webhook-audit deleted"
+
+
+async def test_apply_deletes_the_cluster_report_when_nothing_is_cluster_scoped(
+    fake: FakeApiServer, tmp_path: Path
+) -> None:
+    fake.put(cloud_profile_obj("local"))
+    kubeconfig = write_kubeconfig(tmp_path, fake.url)
+    assert (await _audit(kubeconfig))[0] == 0
+    fake.delete("CloudProfile", "", "local")
+    fake.writes.clear()
+    assert (await _audit(kubeconfig))[0] == 0
+    assert _writes(fake) == [("DELETE", "clusterpolicyreports", "", 200)]
+    assert fake.stored("ClusterPolicyReport") == {}
+
+
+async def test_apply_retries_a_conflict(fake: FakeApiServer, tmp_path: Path) -> None:
+    fake.put(cloud_profile_obj("local"))
+    kubeconfig = write_kubeconfig(tmp_path, fake.url)
+    assert (await _audit(kubeconfig))[0] == 0
+    fake.writes.clear()
+    fake.conflicts = 1  # someone writes between our read and our write, once
+    assert (await _audit(kubeconfig))[0] == 0
+    assert _writes(fake) == [("PUT", "clusterpolicyreports", "", 409), ("PUT", "clusterpolicyreports", "", 200)]
+
+
+@pytest.mark.parametrize(
+    ("setup", "existing", "message"),
+    [
+        pytest.param(
+            lambda fake: fake.fail_writes(403),
+            False,
+            "cannot write ClusterPolicyReport gardener-webhook-audit: HTTP 403 Forbidden: clusterpolicyreports."
+            "wgpolicyk8s.io is refused by the test (403)",
+            id="forbidden",
+        ),
+        pytest.param(
+            lambda fake: (fake.unserve("PolicyReport"), fake.unserve("ClusterPolicyReport")),
+            False,
+            "cannot write ClusterPolicyReport gardener-webhook-audit: HTTP 404 Not Found: the server could not find "
+            "the requested resource (is the wgpolicyk8s.io/v1alpha2 ClusterPolicyReport CRD installed?)",
+            id="no-crd",
+        ),
+        pytest.param(
+            lambda fake: setattr(fake, "conflicts", 3),
+            True,  # a report to replace, and a conflict on each of the three attempts
+            "cannot write ClusterPolicyReport gardener-webhook-audit: HTTP 409 Conflict: Operation cannot be "
+            'fulfilled on clusterpolicyreports.wgpolicyk8s.io "gardener-webhook-audit": the object has been modified',
+            id="conflicts",
+        ),
+    ],
+)
+async def test_apply_failure_exits_3_with_one_line(
+    fake: FakeApiServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    setup: Any,
+    existing: bool,
+    message: str,
+) -> None:
+    fake.put(cloud_profile_obj("local"))
+    kubeconfig = write_kubeconfig(tmp_path, fake.url)
+    if existing:
+        assert (await _audit(kubeconfig))[0] == 0
+        capsys.readouterr()
+    setup(fake)
+    code, out = await _audit(kubeconfig)
+    assert code == 3
+    assert out.startswith(f"audit at {NOW_TEXT}: 1 CloudProfile;")  # the report was printed all the same
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"gardener-webhook audit: --apply: {message}")
+
+
+async def test_apply_sends_only_what_the_crd_schema_accepts(
+    fake: FakeApiServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fake refuses what the CRD's schema refuses, so a report that broke it would fail these tests."""
+    _cluster(fake)
+    kubeconfig = write_kubeconfig(tmp_path, fake.url)
+    monkeypatch.setitem(policyreport._SEVERITY, "deny", "urgent")
+    assert (await _audit(kubeconfig))[0] == 3
+    assert [w.status for w in fake.writes] == [422]
+    assert "results.1.severity: 'urgent' is not one of" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------- server-side dry run

@@ -4,13 +4,14 @@
   (`--kubeconfig`, `--in-cluster`).
 - `review`: judge manifests offline exactly as the server would (the CI gate).
 - `audit`: judge every stored object (files, or a live cluster) as if re-applied and as if created today; as
-  PolicyReports too.
+  PolicyReports too, written into the cluster with `--apply`.
 - `skew`: check component versions against the Kubernetes and Gardener version-skew policies.
 - `certs`: write a CA and a serving certificate; print the base64 caBundle.
 The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
 plain objects into the AdmissionReview the API server would send, and calls the same `admission.judge`
 as the server. Exit status: 0 ok; 1 `review` or `audit` found a denial (or, with --strict, a skipped object), or
-`skew` a violation; 2 usage or unreadable input (message on stderr).
+`skew` a violation; 2 usage or unreadable input (message on stderr); 3 `audit --apply` judged everything but could
+not write its reports (one line on stderr).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import __version__, junit
 from webhook.cluster.static import StaticView
@@ -46,7 +47,12 @@ from webhook.skew import (
 from webhook.validators import ALL_RULES
 from webhook.versions import InvalidVersion, Version, parse_version
 
-EXIT_OK, EXIT_DENIED, EXIT_USAGE = 0, 1, 2
+if TYPE_CHECKING:
+    from kubernetes.client import ApiClient
+
+    from webhook.policyreport import PolicyReport
+
+EXIT_OK, EXIT_DENIED, EXIT_USAGE, EXIT_APPLY = 0, 1, 2, 3
 
 
 class UsageError(Exception):
@@ -161,17 +167,24 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
 
 
-def _live_view(kubeconfig: Path | None, settings: Settings) -> ClusterView:
-    """The live view of the cluster in `kubeconfig`, or of the cluster this Pod runs in when None.
+def _cluster_client(kubeconfig: Path | None) -> ApiClient:
+    """An ApiClient for the cluster in `kubeconfig`, or for the cluster this Pod runs in when None.
 
     Imported here: the kubernetes client costs about half a second to import, which `review` never needs.
     """
-    from webhook.cluster.live import LiveView, LiveViewError, client_from_kubeconfig, client_in_cluster
+    from webhook.cluster.live import LiveViewError, client_from_kubeconfig, client_in_cluster
 
     try:
-        client = client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig)
+        return client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig)
     except LiveViewError as exc:
         raise UsageError(f"--kubeconfig: {exc}" if kubeconfig is not None else f"--in-cluster: {exc}") from None
+
+
+def _live_view(kubeconfig: Path | None, settings: Settings) -> ClusterView:
+    """The live view of the cluster in `kubeconfig`, or of the cluster this Pod runs in when None."""
+    from webhook.cluster.live import LiveView
+
+    client = _cluster_client(kubeconfig)
     cluster = settings.cluster
     return LiveView(client, resync_seconds=cluster.resync_seconds, max_staleness_seconds=cluster.max_staleness_seconds)
 
@@ -212,14 +225,19 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     """`audit`: judge every stored object as if re-applied and as if created today; report by rule.
 
-    Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input.
+    With --apply, the PolicyReports are then written into the audited cluster (after the report is printed).
+    Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input, 3 the reports could
+    not be written (--apply; one line on stderr).
     """
     from webhook.audit import audit_objects, audit_view
     from webhook.policyreport import policy_reports, render_yaml
 
+    live = args.kubeconfig is not None or args.in_cluster
+    if args.apply and not live:
+        raise UsageError("--apply writes into the audited cluster: give it with --kubeconfig or --in-cluster")
     settings = _settings(args.config)
     now = _parse_now(args.now)
-    if args.kubeconfig is not None or args.in_cluster:
+    if live:
         report = asyncio.run(_audit_live(args, settings, now, audit_view))
     else:
         if not args.context:
@@ -237,7 +255,29 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         out.write(render_yaml(policy_reports(report)))
     else:
         out.write(report.to_text())
+    if args.apply:
+        out.flush()  # the report comes first in the Job's log, whatever happens to the writes
+        if not _apply_reports(args.kubeconfig, policy_reports(report)):
+            return EXIT_APPLY
     return EXIT_DENIED if report.denied or (args.strict and report.skipped) else EXIT_OK
+
+
+def _apply_reports(kubeconfig: Path | None, reports: Sequence[PolicyReport]) -> bool:
+    """`audit --apply`: write the reports (a line on stderr per report), prune stale ones; False when that failed."""
+    from kubernetes.client import CustomObjectsApi
+
+    from webhook.report_apply import ApplyError, apply_reports
+
+    client = _cluster_client(kubeconfig)
+    try:
+        for applied in apply_reports(CustomObjectsApi(client), reports):
+            sys.stderr.write(f"{applied}\n")
+    except ApplyError as exc:
+        sys.stderr.write(f"gardener-webhook audit: --apply: {exc}\n")
+        return False
+    finally:
+        client.close()
+    return True
 
 
 async def _audit_live(args: argparse.Namespace, settings: Settings, now: datetime, audit_view: Any) -> Any:
@@ -475,6 +515,11 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--strict", action="store_true", help="for CI: an object no validator judges (SKIPPED) fails the audit (exit 1)"
     )
+    audit.add_argument(
+        "--apply", action="store_true",
+        help="also create or replace the PolicyReports in the audited cluster and delete stale ones "
+        "(needs --kubeconfig or --in-cluster; exit 3 when that fails)",
+    )  # fmt: skip
     audit.add_argument("--sync-timeout", type=float, default=60.0, help="seconds to wait for a live view (60)")
     audit.set_defaults(func=cmd_audit)
 
@@ -497,7 +542,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """Console entry point; returns the exit status (0 ok, 1 denied or skew violated, 2 usage or unreadable input)."""
+    """Console entry point; returns the exit status (0 ok, 1 denied or skew violated, 2 usage or unreadable input,
+    3 `audit --apply` could not write its reports)."""
     parser = build_parser()
     stream = out or sys.stdout
     try:
