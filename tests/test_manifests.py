@@ -11,7 +11,9 @@ only where a live view runs, NetworkPolicies that open one path each (judged by 
 selectors), probes with timeouts and a shutdown budget well inside the grace period; and the break-glass
 design of the webhook configuration: which webhooks fail closed, and the matchConditions the API server
 evaluates before calling the webhook. There is no CEL engine here: each expression is pinned verbatim, mirrored
-by a Python function next to it, and the mirror is checked against what the validators would have said.
+by a Python function next to it, and the mirror is checked against what the validators would have said. And issue
+14 item 5: the garden's hourly `audit --in-cluster --apply` CronJob (components/audit-cronjob), its exit-status
+handling, hardening, network isolation and RBAC (the view's reads plus exactly the report writes it makes).
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ import yaml
 
 from tests.builders import DEFAULT_SETTINGS, review_bytes
 from tests.cluster.fake_apiserver import gardener_deployment_obj
+from webhook import report_apply
 from webhook.admission import RULES_ANNOTATION, judge
 from webhook.certs import WEBHOOK_NAMES
-from webhook.cli import build_parser, main
+from webhook.cli import EXIT_APPLY, EXIT_DENIED, EXIT_USAGE, build_parser, cmd_audit, main
 from webhook.cluster.static import StaticView
 from webhook.server.serve import FINAL_CLOSE_SECONDS
 from webhook.validators.meta import qualified_name_errors
@@ -59,8 +62,8 @@ def by_kind(objects: list[Object], kind: str) -> list[Object]:
     return [o for o in objects if o["kind"] == kind]
 
 
-def one(objects: list[Object], kind: str) -> Object:
-    found = by_kind(objects, kind)
+def one(objects: list[Object], kind: str, name: str | None = None) -> Object:
+    found = [o for o in by_kind(objects, kind) if name is None or o["metadata"]["name"] == name]
     assert len(found) == 1, f"{len(found)} objects of kind {kind}"
     return found[0]
 
@@ -145,6 +148,8 @@ def test_kinds_of_each_overlay(rendered: dict[str, list[Object]], overlay: str) 
     base = ["Deployment", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount",
             "ValidatingWebhookConfiguration"]  # fmt: skip
     garden = ["ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding", "RoleBinding"] + ["NetworkPolicy"] * 3
+    garden += ["CronJob", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding",
+               "RoleBinding", "NetworkPolicy"]  # components/audit-cronjob  # fmt: skip
     certs = ["Certificate"] * 4 + ["Issuer"] * 3 if overlay.endswith("cert-manager") else ["Secret", "Secret"]
     assert kinds == sorted(base + (garden if overlay.startswith("garden") else []) + certs)
 
@@ -152,33 +157,44 @@ def test_kinds_of_each_overlay(rendered: dict[str, list[Object]], overlay: str) 
 # ---------------------------------------------------------------------------------------------- RBAC
 
 
-def test_garden_rbac_is_exactly_list_and_watch_of_what_the_view_reads(rendered: dict[str, list[Object]]) -> None:
-    objects = rendered["garden/cert-manager"]
-    granted = set()
-    for role in by_kind(objects, "ClusterRole") + by_kind(objects, "Role"):
-        scope = role["metadata"].get("namespace", "*")
+Grant = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]
+# What the live cluster view lists and watches (webhook/cluster/live.py): (namespace or "*", apiGroup, resource,
+# resourceNames, verbs).
+VIEW_GRANTS: Final[set[Grant]] = {
+    ("*", "core.gardener.cloud", "cloudprofiles", (), ("list", "watch")),
+    ("*", "core.gardener.cloud", "namespacedcloudprofiles", (), ("list", "watch")),
+    ("*", "core.gardener.cloud", "shoots", (), ("list", "watch")),
+    ("*", "core.gardener.cloud", "seeds", (), ("list", "watch")),
+    ("garden", "apps", "deployments", (), ("list", "watch")),
+    ("gardener-system-public", "", "configmaps", ("gardener-info",), ("list", "watch")),
+}
+
+
+def grants(objects: list[Object], account: str) -> set[Grant]:
+    """Everything the ServiceAccount `account` (of the webhook's namespace) is granted through the bindings that name
+    it: (namespace or "*", apiGroup, resource, resourceNames, sorted verbs). Each binding names one ServiceAccount
+    of the webhook's namespace, and its role exists."""
+    roles = {(r["kind"], r["metadata"].get("namespace", ""), r["metadata"]["name"]): r
+             for r in by_kind(objects, "ClusterRole") + by_kind(objects, "Role")}  # fmt: skip
+    found: set[Grant] = set()
+    for binding in by_kind(objects, "ClusterRoleBinding") + by_kind(objects, "RoleBinding"):
+        (subject,) = binding["subjects"]
+        assert (subject["kind"], subject["namespace"]) == ("ServiceAccount", NAMESPACE)
+        namespace, ref = binding["metadata"].get("namespace", ""), binding["roleRef"]
+        role = roles[(ref["kind"], namespace if ref["kind"] == "Role" else "", ref["name"])]
+        if subject["name"] != account:
+            continue
         for rule in role["rules"]:
             assert set(rule) <= {"apiGroups", "resources", "verbs", "resourceNames"}
-            assert sorted(rule["verbs"]) == ["list", "watch"]
             for group in rule["apiGroups"]:
                 for resource in rule["resources"]:
-                    granted.add((scope, group, resource, tuple(rule.get("resourceNames", ()))))
-    assert granted == {
-        ("*", "core.gardener.cloud", "cloudprofiles", ()),
-        ("*", "core.gardener.cloud", "namespacedcloudprofiles", ()),
-        ("*", "core.gardener.cloud", "shoots", ()),
-        ("*", "core.gardener.cloud", "seeds", ()),
-        ("garden", "apps", "deployments", ()),
-        ("gardener-system-public", "", "configmaps", ("gardener-info",)),
-    }
-    roles = {
-        (r["kind"], r["metadata"].get("namespace", ""))
-        for r in by_kind(objects, "ClusterRole") + by_kind(objects, "Role")
-    }
-    for binding in by_kind(objects, "ClusterRoleBinding") + by_kind(objects, "RoleBinding"):
-        assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "gardener-webhook", "namespace": NAMESPACE}]
-        ref = binding["roleRef"]
-        assert (ref["kind"], binding["metadata"].get("namespace", "")) in roles
+                    names, verbs = tuple(rule.get("resourceNames", ())), tuple(sorted(rule["verbs"]))
+                    found.add((namespace or "*", group, resource, names, verbs))
+    return found
+
+
+def test_garden_rbac_is_exactly_list_and_watch_of_what_the_view_reads(rendered: dict[str, list[Object]]) -> None:
+    assert grants(rendered["garden/cert-manager"], "gardener-webhook") == VIEW_GRANTS
 
 
 @pytest.mark.parametrize("overlay", ["seed/cert-manager", "seed/static"])
@@ -613,7 +629,7 @@ def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], ov
         ports["health"],
         garden,
     )
-    assert pod["serviceAccountName"] == one(objects, "ServiceAccount")["metadata"]["name"]
+    assert pod["serviceAccountName"] == one(objects, "ServiceAccount", "gardener-webhook")["metadata"]["name"]
     # serve's whole shutdown (drain, in-flight wait, final close) ends well before the kubelet's SIGKILL.
     budget = args.drain_seconds + args.shutdown_timeout_seconds + FINAL_CLOSE_SECONDS
     assert pod["terminationGracePeriodSeconds"] == 30 and budget + 10 <= pod["terminationGracePeriodSeconds"]
@@ -633,7 +649,7 @@ def test_a_service_account_token_only_where_a_live_view_runs(rendered: dict[str,
     deployment = one(objects, "Deployment")
     live = _serve_args(deployment).in_cluster or _serve_args(deployment).kubeconfig is not None
     assert live == overlay.startswith("garden")
-    assert one(objects, "ServiceAccount")["automountServiceAccountToken"] is False
+    assert one(objects, "ServiceAccount", "gardener-webhook")["automountServiceAccountToken"] is False
     assert deployment["spec"]["template"]["spec"]["automountServiceAccountToken"] is live
 
 
@@ -760,3 +776,123 @@ def test_namespaced_objects_live_in_the_webhook_namespace(rendered: dict[str, li
             assert namespace is None, obj["kind"]
         elif (obj["kind"], namespace) not in elsewhere:
             assert namespace == NAMESPACE, f"{obj['kind']}/{obj['metadata']['name']}"
+
+
+# ------------------------------------------------------------------- the audit CronJob (issue 14 item 5)
+
+AUDIT_ACCOUNT: Final = "gardener-webhook-audit"
+AUDITED_OVERLAYS: Final = [overlay for overlay in OVERLAYS if overlay.startswith("garden")]
+# What `audit --apply` needs on the reports (webhook/report_apply.py), in every namespace.
+REPORT_GRANTS: Final[set[Grant]] = {
+    ("*", "wgpolicyk8s.io", plural, (), tuple(sorted(report_apply.VERBS)))
+    for plural in ("policyreports", "clusterpolicyreports")
+}
+
+
+def _audit_pod(objects: list[Object]) -> tuple[Object, Object]:
+    """The audit CronJob's Job spec and Pod spec."""
+    job = one(objects, "CronJob", "gardener-webhook-audit")["spec"]["jobTemplate"]["spec"]
+    return job, job["template"]["spec"]
+
+
+@pytest.mark.parametrize("overlay", AUDITED_OVERLAYS)
+def test_the_audit_cronjob_runs_audit_apply_in_cluster(rendered: dict[str, list[Object]], overlay: str) -> None:
+    objects = rendered[overlay]
+    schedule = one(objects, "CronJob")["spec"]
+    job, pod = _audit_pod(objects)
+    (container,) = pod["containers"]
+    assert container["command"] == ["gardener-webhook"]  # not the image's ENTRYPOINT, `serve`
+    args = build_parser().parse_args(container["args"])
+    assert args.func is cmd_audit
+    assert (args.in_cluster, args.apply, args.kubeconfig, args.context, args.output) == (True, True, None, [], "text")
+    assert job["activeDeadlineSeconds"] > args.sync_timeout
+    assert (schedule["concurrencyPolicy"], len(schedule["schedule"].split()), schedule["timeZone"]) == (
+        "Forbid",
+        5,
+        "Etc/UTC",
+    )
+    (webhook,) = one(objects, "Deployment")["spec"]["template"]["spec"]["containers"]
+    assert (container["image"], container["imagePullPolicy"]) == (webhook["image"], webhook["imagePullPolicy"])
+
+
+@pytest.mark.parametrize("overlay", AUDITED_OVERLAYS)
+def test_the_audit_job_ends_on_a_finding_and_retries_a_failed_write(
+    rendered: dict[str, list[Object]], overlay: str
+) -> None:
+    """Exit 1 (something would be denied; the reports are written) and 2 (usage) end the Job at once: a rerun would
+    say the same. Exit 3 (the reports could not be written) counts against backoffLimit: it is retried."""
+    job, pod = _audit_pod(rendered[overlay])
+    (container,) = pod["containers"]
+    assert pod["restartPolicy"] == "Never"  # what podFailurePolicy requires
+    assert job["podFailurePolicy"]["rules"] == [
+        {
+            "action": "FailJob",
+            "onExitCodes": {"containerName": container["name"], "operator": "In", "values": [EXIT_DENIED, EXIT_USAGE]},
+        }
+    ]
+    assert EXIT_APPLY not in (EXIT_DENIED, EXIT_USAGE) and job["backoffLimit"] >= 1
+
+
+@pytest.mark.parametrize("overlay", AUDITED_OVERLAYS)
+def test_the_audit_pod_is_hardened_like_the_webhooks(rendered: dict[str, list[Object]], overlay: str) -> None:
+    objects = rendered[overlay]
+    _, pod = _audit_pod(objects)
+    webhook = one(objects, "Deployment")["spec"]["template"]["spec"]
+    assert pod["securityContext"] == webhook["securityContext"]
+    (container,) = pod["containers"]
+    assert container["securityContext"] == webhook["containers"][0]["securityContext"]
+    assert "memory" in container["resources"]["limits"] and "cpu" in container["resources"]["requests"]
+    assert pod["serviceAccountName"] == AUDIT_ACCOUNT
+    assert one(objects, "ServiceAccount", AUDIT_ACCOUNT)["automountServiceAccountToken"] is False
+    assert pod["automountServiceAccountToken"] is True  # the audit's live view and --apply talk to the API server
+
+
+@pytest.mark.parametrize("overlay", AUDITED_OVERLAYS)
+def test_the_audit_rbac_is_the_views_reads_and_the_reports(rendered: dict[str, list[Object]], overlay: str) -> None:
+    objects = rendered[overlay]
+    assert grants(objects, AUDIT_ACCOUNT) == VIEW_GRANTS | REPORT_GRANTS
+    assert grants(objects, "gardener-webhook") == VIEW_GRANTS  # the webhook's own account stays read-only
+
+
+@pytest.mark.parametrize("overlay", AUDITED_OVERLAYS)
+def test_audit_pods_are_not_webhook_pods(rendered: dict[str, list[Object]], overlay: str) -> None:
+    """The Service, the PodDisruptionBudget and the webhook's own policies never select an audit Pod; its policy lets
+    nothing in and only the API server ports and DNS out."""
+    objects = rendered[overlay]
+    job, _ = _audit_pod(objects)
+    labels = job["template"]["metadata"]["labels"]
+    assert not _selects({"matchLabels": one(objects, "Service")["spec"]["selector"]}, labels)
+    assert not _selects(one(objects, "PodDisruptionBudget")["spec"]["selector"], labels)
+    assert not _selects(one(objects, "Deployment")["spec"]["selector"], labels)
+    ingress = _policies(objects, NAMESPACE, labels, "Ingress")
+    assert [p["metadata"]["name"] for p in ingress] == ["gardener-webhook-audit"]
+    assert "ingress" not in ingress[0]["spec"]  # isolated: nothing may connect to it
+    rules = _egress_rules(objects, NAMESPACE, labels)
+    assert sorted((p["protocol"], p["port"]) for rule in rules for p in rule["ports"]) == [
+        ("TCP", 53), ("TCP", 443), ("TCP", 6443), ("UDP", 53),
+    ]  # fmt: skip
+    assert all("to" not in rule for rule in rules)
+
+
+def test_an_overlays_image_reaches_the_audit_too(tree: Path) -> None:
+    """README "Deploy to a cluster" step 1: one `images:` entry in the overlay points both workloads at the image."""
+    if KUBECTL is None:
+        pytest.skip("SKIPPED: kubectl is not installed, so the kustomize overlays cannot be rendered and checked")
+    overlay = tree / "overlays/garden/registry"
+    overlay.mkdir(exist_ok=True)
+    image = {"name": "gardener-webhook", "newName": "registry.example.com/gardener-webhook", "newTag": "0.2.0"}
+    kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                     "resources": ["../cert-manager"], "images": [image]}  # fmt: skip
+    (overlay / "kustomization.yaml").write_text(yaml.safe_dump(kustomization), encoding="utf-8")
+    done = subprocess.run([KUBECTL, "kustomize", str(overlay)], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    objects = [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+    _, pod = _audit_pod(objects)
+    webhook = one(objects, "Deployment")["spec"]["template"]["spec"]
+    images = {c["image"] for c in pod["containers"] + webhook["containers"]}
+    assert images == {"registry.example.com/gardener-webhook:0.2.0"}
+
+
+@pytest.mark.parametrize("overlay", ["seed/cert-manager", "seed/static"])
+def test_the_seed_runs_no_audit(rendered: dict[str, list[Object]], overlay: str) -> None:
+    assert by_kind(rendered[overlay], "CronJob") == []

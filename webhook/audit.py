@@ -41,6 +41,22 @@ _COMPONENT_OF_ROLE: Final[Mapping[str, Component]] = {
 
 
 @dataclass(frozen=True, slots=True)
+class ObjectId:
+    """One audited object: kind, namespace ("" when cluster-scoped), name, and its apiVersion and uid where known."""
+
+    kind: str
+    namespace: str
+    name: str
+    api_version: str = ""
+    uid: str = ""
+
+    @property
+    def ref(self) -> str:
+        """Kind/namespace/name, or Kind/name when cluster-scoped (as AuditEntry.object_ref)."""
+        return "/".join(part for part in (self.kind, self.namespace, self.name) if part)
+
+
+@dataclass(frozen=True, slots=True)
 class AuditEntry:
     """One finding about one object: which rule, deny or warn, in which situation, and the message."""
 
@@ -66,7 +82,7 @@ class AuditReport:
     counts: Mapping[str, int]
     entries: tuple[AuditEntry, ...] = field(default=())
     skipped: tuple[tuple[str, str], ...] = field(default=())  # (Kind/namespace/name, reason) of unjudged objects
-    judged: tuple[str, ...] = field(default=())  # Kind/namespace/name of every judged object, in order
+    judged: tuple[ObjectId, ...] = field(default=())  # every judged object, in order
 
     @property
     def denied(self) -> bool:
@@ -114,8 +130,8 @@ class AuditReport:
         cases: dict[str, dict[str, list[AuditEntry]]] = {}
         for kind in sorted(self.counts):
             cases[kind] = {}
-        for ref in self.judged:
-            cases.setdefault(ref.partition("/")[0], {}).setdefault(ref, [])
+        for judged in self.judged:
+            cases.setdefault(judged.kind, {}).setdefault(judged.ref, [])
         for entry in self.entries:
             suite = "landscape" if entry.when == "landscape" else entry.kind
             cases.setdefault(suite, {}).setdefault(entry.object_ref, []).append(entry)
@@ -162,7 +178,7 @@ def audit_objects(
     counts: dict[str, int] = {}
     entries: list[AuditEntry] = []
     skipped: list[tuple[str, str]] = []
-    judged: list[str] = []
+    judged: list[ObjectId] = []
     for raw in objects:
         if not isinstance(raw, dict):
             continue
@@ -170,12 +186,12 @@ def audit_objects(
         kind = str(raw.get("kind", ""))
         meta = found if isinstance(found := raw.get("metadata"), dict) else {}
         ident = (kind, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-        ref = "/".join(part for part in ident if part)
+        subject = ObjectId(*ident, str(raw.get("apiVersion") or ""), str(meta.get("uid") or ""))
         if (group, kind) not in REGISTRY:
-            skipped.append((ref, skip_reason(group, kind)))
+            skipped.append((subject.ref, skip_reason(group, kind)))
             continue
         counts[kind] = counts.get(kind, 0) + 1
-        judged.append(ref)
+        judged.append(subject)
         reapplied = _judge(raw, "UPDATE", view, settings, now)
         for rule, mode, text in reapplied.entries:
             if mode in ("deny", "warn"):
@@ -186,6 +202,14 @@ def audit_objects(
                 entries.append(AuditEntry(rule, "deny", "created today", *ident, text))
     entries.extend(landscape_entries(view))
     return AuditReport(now, counts, tuple(entries), tuple(skipped), tuple(judged))
+
+
+# apiVersion of each kind a landscape entry names (the objects the view takes component versions from).
+SUBJECT_API_VERSIONS: Final[Mapping[str, str]] = {
+    "Deployment": "apps/v1",
+    "ConfigMap": "v1",
+    "Seed": "core.gardener.cloud/v1beta1",
+}
 
 
 def landscape_entries(view: ClusterView) -> list[AuditEntry]:

@@ -3,13 +3,15 @@
 - `serve`: the TLS admission server (`server.run_server`) over a static view (`--context`) or a live one
   (`cluster.sources` of the configuration, `--kubeconfig`, `--in-cluster`).
 - `review`: judge manifests offline exactly as the server would (the CI gate).
-- `audit`: judge every stored object (files, or a live cluster) as if re-applied and as if created today.
+- `audit`: judge every stored object (files, or a live cluster) as if re-applied and as if created today; as
+  PolicyReports too, written into the cluster with `--apply`.
 - `skew`: check component versions against the Kubernetes and Gardener version-skew policies.
 - `certs`: write a CA and a serving certificate; print the base64 caBundle.
 The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
 plain objects into the AdmissionReview the API server would send, and calls the same `admission.judge`
 as the server. Exit status: 0 ok; 1 `review` or `audit` found a denial (or, with --strict, a skipped object), or
-`skew` a violation; 2 usage or unreadable input (message on stderr).
+`skew` a violation; 2 usage or unreadable input (message on stderr); 3 `audit --apply` judged everything but could
+not write its reports (one line on stderr).
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ from webhook.versions import InvalidVersion, Version, parse_version
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
 
-EXIT_OK, EXIT_DENIED, EXIT_USAGE = 0, 1, 2
+    from webhook.policyreport import PolicyReport
+
+EXIT_OK, EXIT_DENIED, EXIT_USAGE, EXIT_APPLY = 0, 1, 2, 3
 
 
 class UsageError(Exception):
@@ -270,13 +274,21 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     """`audit`: judge every stored object as if re-applied and as if created today; report by rule.
 
-    Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input.
+    With --apply, the PolicyReports are then written into the audited cluster (after the report is printed).
+    Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input, 3 the reports could
+    not be written (--apply; one line on stderr).
     """
     from webhook.audit import audit_objects, audit_view
+    from webhook.policyreport import policy_reports, render_yaml
 
     settings = _settings(args.config)
+    live = _live_requested(args, settings)
+    if args.apply and not live:
+        raise UsageError(
+            "--apply writes into the audited cluster: give it with --kubeconfig, --in-cluster or cluster.sources"
+        )
     now = _parse_now(args.now)
-    if _live_requested(args, settings):
+    if live:
         report = asyncio.run(_audit_live(args, settings, now, audit_view))
     else:
         if not args.context:
@@ -291,9 +303,48 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         out.write("\n")
     elif args.output == "junit":
         out.write(report.to_junit(strict=args.strict))
+    elif args.output == "policyreport":
+        out.write(render_yaml(policy_reports(report)))
     else:
         out.write(report.to_text())
+    if args.apply:
+        out.flush()  # the report comes first in the Job's log, whatever happens to the writes
+        if not _apply_reports(_report_client(args, settings), policy_reports(report)):
+            return EXIT_APPLY
     return EXIT_DENIED if report.denied or (args.strict and report.skipped) else EXIT_OK
+
+
+def _report_client(args: argparse.Namespace, settings: Settings) -> ApiClient:
+    """The cluster `audit --apply` writes into: where the audited Shoots are read from (the `cluster.sources` entry
+    that names Shoot, else --kubeconfig/--in-cluster), so that the reports sit beside the objects they describe.
+
+    Raises UsageError when its client cannot be set up.
+    """
+    for i, source in enumerate(settings.cluster.sources):
+        if "Shoot" in source.kinds:
+            where = f"{_config_prefix(args.config)}cluster.sources[{i}] ({source.name})"
+            return _cluster_client(source.kubeconfig, source.context, where)
+    flag = "--kubeconfig" if args.kubeconfig is not None else "--in-cluster"
+    return _cluster_client(args.kubeconfig, None, flag)
+
+
+def _apply_reports(client: ApiClient, reports: Sequence[PolicyReport]) -> bool:
+    """`audit --apply`: write the reports (a line on stderr per report), prune stale ones; False when that failed.
+
+    client: the cluster to write into (closed here)."""
+    from kubernetes.client import CustomObjectsApi
+
+    from webhook.report_apply import ApplyError, apply_reports
+
+    try:
+        for applied in apply_reports(CustomObjectsApi(client), reports):
+            sys.stderr.write(f"{applied}\n")
+    except ApplyError as exc:
+        sys.stderr.write(f"gardener-webhook audit: --apply: {exc}\n")
+        return False
+    finally:
+        client.close()
+    return True
 
 
 async def _audit_live(args: argparse.Namespace, settings: Settings, now: datetime, audit_view: Any) -> Any:
@@ -533,10 +584,18 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     audit.add_argument("--config", type=Path, help="configuration file (YAML)")
     audit.add_argument("--now", help="judge as of this time (RFC 3339); default: now")
-    audit.add_argument("--output", choices=("text", "json", "junit"), default="text")
+    audit.add_argument(
+        "--output", choices=("text", "json", "junit", "policyreport"), default="text",
+        help="policyreport: wgpolicyk8s.io/v1alpha2 PolicyReports and a ClusterPolicyReport, as a YAML stream",
+    )  # fmt: skip
     audit.add_argument(
         "--strict", action="store_true", help="for CI: an object no validator judges (SKIPPED) fails the audit (exit 1)"
     )
+    audit.add_argument(
+        "--apply", action="store_true",
+        help="also create or replace the PolicyReports in the audited cluster and delete stale ones "
+        "(needs --kubeconfig or --in-cluster; exit 3 when that fails)",
+    )  # fmt: skip
     audit.add_argument("--sync-timeout", type=float, default=60.0, help="seconds to wait for a live view (60)")
     audit.set_defaults(func=cmd_audit)
 
@@ -559,7 +618,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """Console entry point; returns the exit status (0 ok, 1 denied or skew violated, 2 usage or unreadable input)."""
+    """Console entry point; returns the exit status (0 ok, 1 denied or skew violated, 2 usage or unreadable input,
+    3 `audit --apply` could not write its reports)."""
     parser = build_parser()
     stream = out or sys.stdout
     try:

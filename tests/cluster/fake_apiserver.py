@@ -14,6 +14,12 @@ event only a relist repairs), `bookmark`, `compact`, `break_watches` (the connec
 failures (HTTP 503).
 Served by pytest-aiohttp's `aiohttp_server` on 127.0.0.1 with a random port (`serve`); it stops with the test. Two of
 them stand for two clusters (a virtual garden and its runtime cluster); `requested_kinds` tells which kinds each saw.
+The `wgpolicyk8s.io/v1alpha2` PolicyReports (namespaced) and ClusterPolicyReports that `audit --apply` writes are
+served for writing too, as the API server serves custom resources: GET, POST (409 AlreadyExists), PUT (the
+resourceVersion read must be sent: 422 without it, 409 Conflict when stale) and DELETE of one object, each recorded
+in `writes`; `schemas` (plural -> errors of a body) makes a write with errors a 422 Invalid, as the CRD's schema
+would; `fail_writes` answers the next writes with an error status, `conflict` the next PUTs with 409.
+With `bearer_tokens` set, only requests with one of those `Authorization: Bearer` tokens get in (401 otherwise).
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ import asyncio
 import base64
 import copy
 import json
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -37,9 +44,18 @@ KINDS: Final = {
     "seeds": "Seed",
     "deployments": "Deployment",
     "configmaps": "ConfigMap",
+    "policyreports": "PolicyReport",
+    "clusterpolicyreports": "ClusterPolicyReport",
 }
 PLURALS: Final = {kind: plural for plural, kind in KINDS.items()}
-GROUP_VERSIONS: Final = {**{p: GROUP_VERSION for p in KINDS}, "deployments": "apps/v1", "configmaps": "v1"}
+REPORTS_GROUP_VERSION: Final = "wgpolicyk8s.io/v1alpha2"
+REPORT_PLURALS: Final = {"policyreports": True, "clusterpolicyreports": False}  # plural -> namespaced
+GROUP_VERSIONS: Final = {
+    **{p: GROUP_VERSION for p in KINDS},
+    "deployments": "apps/v1",
+    "configmaps": "v1",
+    **{p: REPORTS_GROUP_VERSION for p in REPORT_PLURALS},
+}
 
 Key = tuple[str, str]
 Message = tuple[str, Any]  # ("event", event) | ("break", None) | ("gone", status code) | ("end", None)
@@ -53,6 +69,19 @@ class Seen:
     watch: bool
     params: dict[str, str]
     namespace: str = ""  # of a namespaced route ("" for cluster-wide requests)
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """One write request: method (POST, PUT, DELETE), plural, namespace ("" when cluster-scoped), name, body
+    (None for DELETE), and the HTTP status it was answered with."""
+
+    method: str
+    plural: str
+    namespace: str
+    name: str
+    body: dict[str, Any] | None
+    status: int
 
 
 @dataclass
@@ -69,6 +98,10 @@ class FakeApiServer:
     gates: dict[str, asyncio.Event] = field(default_factory=dict)  # plural -> list waits until set
     unserved: set[str] = field(default_factory=set)  # plurals answered with 404, as if no CRD/APIService existed
     bearer_tokens: frozenset[str] | None = None  # when set, only these `Authorization: Bearer` tokens get in (401)
+    writes: list[Write] = field(default_factory=list)
+    schemas: dict[str, Callable[[dict[str, Any]], list[str]]] = field(default_factory=dict)  # plural -> body errors
+    write_failures: list[int] = field(default_factory=list)  # statuses of the next writes (403: Forbidden, ...)
+    conflicts: int = 0  # the next PUTs answered 409 Conflict
     _watchers: dict[str, set[asyncio.Queue[Message]]] = field(default_factory=lambda: {p: set() for p in KINDS})
 
     # ------------------------------------------------------------------------------------------ control
@@ -78,6 +111,12 @@ class FakeApiServer:
         app.router.add_get("/apis/core.gardener.cloud/v1beta1/{plural}", self._handle)
         app.router.add_get("/apis/apps/v1/namespaces/{namespace}/{plural}", self._handle)
         app.router.add_get("/api/v1/namespaces/{namespace}/{plural}", self._handle)
+        reports = "/apis/" + REPORTS_GROUP_VERSION
+        for collection in (reports + "/{plural}", reports + "/namespaces/{namespace}/{plural}"):
+            app.router.add_get(collection, self._handle)
+            app.router.add_post(collection, self._create)
+            for method in ("GET", "PUT", "DELETE"):
+                app.router.add_route(method, collection + "/{name}", self._object)
         app.on_shutdown.append(self._shutdown)
         return app
 
@@ -137,6 +176,14 @@ class FakeApiServer:
         """Answer the kind's next `times` lists with HTTP `status` (503 Service Unavailable by default)."""
         self.list_failures[PLURALS[kind]] = times
         self.list_failure_status[PLURALS[kind]] = status
+
+    def fail_writes(self, *statuses: int) -> None:
+        """Answer the next writes (POST, PUT, DELETE) with these HTTP statuses, one each, in order."""
+        self.write_failures.extend(statuses)
+
+    def stored(self, kind: str) -> dict[Key, dict[str, Any]]:
+        """The stored objects of the kind by (namespace, name) ("" namespace when cluster-scoped)."""
+        return self.objects[PLURALS[kind]]
 
     def lists(self, kind: str) -> list[Seen]:
         return [s for s in self.requests if s.plural == PLURALS[kind] and not s.watch]
@@ -269,6 +316,97 @@ class FakeApiServer:
         finally:
             self._watchers[plural].discard(queue)
         return response
+
+    # ---------------------------------------------------------------------------- writes (reports only)
+
+    def _route(self, request: web.Request) -> tuple[str, str, web.Response | None]:
+        """(plural, namespace) of a report route, or the 404/405 a real API server would answer it with."""
+        plural = request.match_info["plural"]
+        namespace = request.match_info.get("namespace", "")
+        if plural not in REPORT_PLURALS or plural in self.unserved:
+            return plural, namespace, _status(404, "NotFound", "the server could not find the requested resource")
+        if REPORT_PLURALS[plural] != bool(namespace):
+            return plural, namespace, _status(405, "MethodNotAllowed", "the server does not allow this method")
+        return plural, namespace, None
+
+    def _refused(self, plural: str, body: dict[str, Any] | None) -> web.Response | None:
+        if self.write_failures:
+            code = self.write_failures.pop(0)
+            reason = {403: "Forbidden", 500: "InternalError", 503: "ServiceUnavailable"}.get(code, "BadRequest")
+            return _status(code, reason, f"{plural}.wgpolicyk8s.io is refused by the test ({code})")
+        problems = self.schemas[plural](body) if body is not None and plural in self.schemas else []
+        if problems:
+            return _status(422, "Invalid", f"{KINDS[plural]} is invalid: " + "; ".join(problems))
+        return None
+
+    def _written(
+        self, request: web.Request, plural: str, namespace: str, name: str, body: Any, answer: web.Response
+    ) -> web.Response:
+        self.writes.append(Write(request.method, plural, namespace, name, body, answer.status))
+        return answer
+
+    async def _create(self, request: web.Request) -> web.Response:
+        plural, namespace, refused = self._route(request)
+        body = await request.json()
+        name = str(body.get("metadata", {}).get("name", ""))
+        if refused is None:
+            refused = self._refused(plural, body)
+        if refused is None and (namespace, name) in self.objects[plural]:
+            refused = _status(409, "AlreadyExists", f'{plural}.wgpolicyk8s.io "{name}" already exists')
+        if refused is not None:
+            return self._written(request, plural, namespace, name, body, refused)
+        stored = copy.deepcopy(body)
+        stored["metadata"].update(namespace=namespace, uid=str(uuid.uuid4()), creationTimestamp="2026-01-01T00:00:00Z")
+        if not namespace:
+            del stored["metadata"]["namespace"]
+        answer = web.json_response(self.put(stored), status=201)
+        return self._written(request, plural, namespace, name, body, answer)
+
+    async def _object(self, request: web.Request) -> web.Response:
+        plural, namespace, refused = self._route(request)
+        name = request.match_info["name"]
+        body = await request.json() if request.method == "PUT" else None
+        current = self.objects.get(plural, {}).get((namespace, name))
+        if refused is None and request.method != "GET":
+            refused = self._refused(plural, body)
+        if refused is None and current is None:
+            refused = _not_found(plural, name)
+        if refused is None and request.method == "PUT":
+            refused = self._conflict(plural, name, body, current)
+        if refused is not None:
+            return (
+                refused if request.method == "GET" else self._written(request, plural, namespace, name, body, refused)
+            )
+        assert current is not None
+        if request.method == "GET":
+            return web.json_response(current)
+        if request.method == "DELETE":
+            self.delete(KINDS[plural], namespace, name)
+            answer = web.json_response(_status_body(200, "", "") | {"status": "Success"})
+            return self._written(request, plural, namespace, name, body, answer)
+        assert body is not None
+        stored = copy.deepcopy(body)
+        stored["metadata"].update({k: current["metadata"][k] for k in ("uid", "creationTimestamp")})
+        return self._written(request, plural, namespace, name, body, web.json_response(self.put(stored)))
+
+    def _conflict(self, plural: str, name: str, body: Any, current: Any) -> web.Response | None:
+        sent = str(body.get("metadata", {}).get("resourceVersion") or "")
+        if not sent:
+            message = "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+            return _status(422, "Invalid", f'{plural}.wgpolicyk8s.io "{name}" is invalid: {message}')
+        if self.conflicts > 0 or sent != current["metadata"]["resourceVersion"]:
+            self.conflicts = max(self.conflicts - 1, 0)
+            message = "the object has been modified; please apply your changes to the latest version and try again"
+            return _status(
+                409, "Conflict", f'Operation cannot be fulfilled on {plural}.wgpolicyk8s.io "{name}": {message}'
+            )
+        return None
+
+
+def _not_found(plural: str, name: str) -> web.Response:
+    body = _status_body(404, "NotFound", f'{plural}.wgpolicyk8s.io "{name}" not found')
+    body["details"] = {"name": name, "group": "wgpolicyk8s.io", "kind": plural}
+    return web.json_response(body, status=404)
 
 
 def _selected(obj: dict[str, Any], namespace: str, params: dict[str, str]) -> bool:

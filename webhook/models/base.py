@@ -98,6 +98,7 @@ class ObjectMeta(Model):
     name: Str = ""
     generate_name: Str = ""
     namespace: Str = ""
+    uid: Str = ""  # read by no rule: audit's PolicyReports name each object by it
     labels: StrMap = Field(default_factory=dict)
     annotations: StrMap = Field(default_factory=dict)
     deletion_timestamp: Time = None
