@@ -25,6 +25,7 @@ from webhook.validators.shoot.effective import (
     normalized,
     worker_path,
 )
+from webhook.validators.shoot.kubelet import validate_kubelets
 from webhook.validators.shoot.lookup import PROFILE_KINDS
 from webhook.versions import Constraint, Version, find_version, parse_constraint
 
@@ -124,6 +125,7 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
         if own is not None and eff.version is not None:
             findings.extend(_validate_kubelet_skew(eff.version, own, path.child("kubernetes", "version")))
         findings.extend(_validate_cri_policy(worker, eff.image(i), ctx, path.child("cri")))
+    findings.extend(validate_kubelets(eff))
     return findings
 
 
