@@ -308,8 +308,42 @@ class ClusterAutoscalerOptions(Model):
     max_node_provision_time: str | None = None
 
 
+class ObjectReference(Model):
+    """A corev1.ObjectReference (every field, as Gardener prints whole references in messages)."""
+
+    kind: Str = ""
+    namespace: Str = ""
+    name: Str = ""
+    uid: Str = ""
+    api_version: Str = ""
+    resource_version: Str = ""
+    field_path: Str = ""
+
+
+class Backup(Model):
+    provider: Str = ""
+    region: str | None = None
+    credentials_ref: ObjectReference | None = None
+
+
+class ExtensionExposure(Model):
+    type: str | None = None
+
+
+class DNSExposure(Model):
+    """Presence selects DNS exposure; it has no fields."""
+
+
+class Exposure(Model):
+    extension: ExtensionExposure | None = None
+    dns: DNSExposure | None = None
+
+
 class WorkerControlPlane(Model):
-    """Presence marks the pool that runs a self-hosted Shoot's control plane; no field is read."""
+    """Presence marks the pool that runs a self-hosted Shoot's control plane."""
+
+    backup: Backup | None = None
+    exposure: Exposure | None = None
 
 
 IntOrString = int | str
@@ -356,6 +390,20 @@ class ShootKubernetes(Model):
     kubelet: KubeletConfig | None = None
 
 
+class FailureTolerance(Model):
+    type: Str = ""
+
+
+class HighAvailability(Model):
+    failure_tolerance: FailureTolerance = FailureTolerance()
+
+
+class ControlPlane(Model):
+    """spec.controlPlane: what the self-hosted control plane pool rules read."""
+
+    high_availability: HighAvailability | None = None
+
+
 class ShootAddons(Model):
     """Presence of `spec.addons` is what the version rules read; its content is not modelled."""
 
@@ -369,6 +417,7 @@ class ShootSpec(Model):
     secret_binding_name: str | None = None
     credentials_binding_name: str | None = None
     addons: ShootAddons | None = None
+    control_plane: ControlPlane | None = None
 
 
 class Shoot(KubernetesObject):

@@ -22,6 +22,7 @@ from webhook.models.core import (
     Shoot,
     VolumeType,
     Worker,
+    WorkerControlPlane,
     WorkerSystemComponents,
 )
 
@@ -117,7 +118,16 @@ def _default_kubelet(kubelet: KubeletConfig, *, shoot_level: bool) -> KubeletCon
     return kubelet.model_copy(update=update) if update else kubelet
 
 
-def _default_worker(worker: Worker) -> Worker:
+def _default_exposure_type(control_plane: WorkerControlPlane, provider_type: str) -> WorkerControlPlane:
+    """A control plane pool's extension exposure type -> spec.provider.type (SetDefaults_Shoot)."""
+    exposure = control_plane.exposure
+    if exposure is None or exposure.extension is None or exposure.extension.type is not None:
+        return control_plane
+    extension = exposure.extension.model_copy(update={"type": provider_type})
+    return control_plane.model_copy(update={"exposure": exposure.model_copy(update={"extension": extension})})
+
+
+def _default_worker(worker: Worker, provider_type: str) -> Worker:
     update: dict[str, object] = {}
     if worker.cri is None:
         update["cri"] = DEFAULT_WORKER_CRI
@@ -140,6 +150,10 @@ def _default_worker(worker: Worker) -> Worker:
         kubelet = _default_kubelet(kubernetes.kubelet, shoot_level=False)
         if kubelet is not kubernetes.kubelet:
             update["kubernetes"] = kubernetes.model_copy(update={"kubelet": kubelet})
+    if worker.control_plane is not None:
+        control_plane = _default_exposure_type(worker.control_plane, provider_type)
+        if control_plane is not worker.control_plane:
+            update["control_plane"] = control_plane
     return worker.model_copy(update=update) if update else worker
 
 
@@ -148,13 +162,13 @@ def default_shoot(shoot: Shoot) -> Shoot:
 
     workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate; maxSurge/maxUnavailable ->
     1/0 (AutoRollingUpdate), 0/1 (AutoInPlaceUpdate), none (ManualInPlaceUpdate); systemComponents.allow -> true;
-    a kubelet's failSwapOn -> true. With workers, spec.kubernetes.kubelet is created if absent and its image GC
+    a kubelet's failSwapOn -> true; a control plane pool's extension exposure type -> spec.provider.type. With workers, spec.kubernetes.kubelet is created if absent and its image GC
     thresholds default to 50/40. Other defaults (purpose, networking, …) feed no rule and are left out.
     Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker.
     """
     spec = shoot.spec
     provider = spec.provider
-    workers = [_default_worker(w) for w in provider.workers]
+    workers = [_default_worker(w, provider.type) for w in provider.workers]
     update: dict[str, object] = {}
     changed = _changed_fields(workers=(workers, provider.workers))
     if changed:

@@ -492,3 +492,119 @@ def test_sh_wrk_019_self_hosted_switch() -> None:
     moved["spec"]["provider"]["workers"][1]["controlPlane"] = {}
     assert [t for t in update(moved, self_hosted) if t[0] == "SH-WRK-019"] == [("SH-WRK-019", WORKERS, FOR)]
     assert [t for t in update(self_hosted, self_hosted) if t[0] == "SH-WRK-019"] == []
+
+
+# ------------------------------------------------------------------------------------------ SH-WRK-020, 021
+
+SECRET_REF: Final = {"apiVersion": "v1", "kind": "Secret", "namespace": "garden-dev", "name": "backup"}
+BACKUP: Final = {"provider": "local", "credentialsRef": SECRET_REF}
+CONTROL_PLANE: Final = f"{W0}.controlPlane"
+
+
+def self_hosted(control_plane: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """A self-hosted Shoot: one control plane pool (minimum = maximum = 1, unless fields say otherwise)."""
+    return shoot_dict(pool("cp", **{"minimum": 1, "maximum": 1, "controlPlane": control_plane, **fields}))
+
+
+@pytest.mark.parametrize(
+    ("control_plane", "expected"),
+    [
+        pytest.param({"backup": BACKUP, "exposure": {"extension": {}}}, [], id="SH-WRK-020-valid"),
+        pytest.param(
+            {"backup": {"provider": "aws", "credentialsRef": SECRET_REF}},
+            [("SH-WRK-020", f"{CONTROL_PLANE}.backup.region", REQ)],
+            id="SH-WRK-020-other-provider-needs-a-region",
+        ),
+        pytest.param(
+            {"backup": {"provider": "local"}},
+            [("SH-WRK-020", f"{CONTROL_PLANE}.backup.credentialsRef", REQ)],
+            id="SH-WRK-020-no-credentials",
+        ),
+        pytest.param(
+            {"backup": {**BACKUP, "credentialsRef": {**SECRET_REF, "namespace": "garden"}}},
+            [("SH-WRK-020", f"{CONTROL_PLANE}.backup.credentialsRef.namespace", FOR)],
+            id="SH-WRK-020-credentials-elsewhere",
+        ),
+        pytest.param(
+            {"backup": {**BACKUP, "credentialsRef": {**SECRET_REF, "kind": "ConfigMap"}}},
+            [("SH-WRK-020", f"{CONTROL_PLANE}.backup.credentialsRef", UNS)],
+            id="SH-WRK-020-not-a-credentials-kind",
+        ),
+        pytest.param(
+            {
+                "backup": {
+                    **BACKUP,
+                    "credentialsRef": {
+                        **SECRET_REF,
+                        "apiVersion": "security.gardener.cloud/v1alpha1",
+                        "kind": "WorkloadIdentity",
+                    },
+                }
+            },
+            [("SH-WRK-020", f"{CONTROL_PLANE}.backup.credentialsRef", FOR)],
+            id="SH-WRK-020-workload-identity-not-yet",
+        ),
+        pytest.param(
+            {"exposure": {"dns": {}, "extension": {"type": "Local"}}},
+            [("SH-WRK-020", f"{CONTROL_PLANE}.exposure", INV), ("SH-WRK-020", f"{CONTROL_PLANE}.exposure.type", INV)],
+            id="SH-WRK-020-exposure",
+        ),
+    ],
+)
+def test_sh_wrk_020(control_plane: dict[str, Any], expected: Triples) -> None:
+    assert create(self_hosted(control_plane)) == expected
+
+
+def test_sh_wrk_020_messages() -> None:
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "garden-dev", "name": "backup"}
+    raw = self_hosted({"backup": {"provider": "local", "credentialsRef": ref}})
+    verdict = verdict_create(raw)
+    assert [(f.value, f.detail) for f in verdict.errors] == [
+        (
+            (
+                "&ObjectReference{Kind:ConfigMap,Namespace:garden-dev,Name:backup,UID:,APIVersion:v1,ResourceVersion:,"
+                "FieldPath:,}"
+            ),
+            (
+                'supported values: "/v1, Kind=Secret", "core.gardener.cloud/v1beta1, Kind=InternalSecret", '
+                '"security.gardener.cloud/v1alpha1, Kind=WorkloadIdentity"'
+            ),
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "control_plane", "expected"),
+    [
+        pytest.param({}, None, [], id="SH-WRK-021-one-node"),
+        pytest.param(
+            {"maximum": 2},
+            None,
+            [("SH-WRK-021", f"{W0}.minimum", INV), ("SH-WRK-021", f"{W0}.maximum", INV)],
+            id="SH-WRK-021-two-nodes",
+        ),
+        pytest.param(
+            {"maximum": 3, "maxUnavailable": 1, "zones": ["eu-1a", "eu-1b"]},
+            {"highAvailability": {"failureTolerance": {"type": "zone"}}},
+            [
+                ("SH-WRK-021", f"{W0}.minimum", INV),  # minimum must be 1 and equal maximum: HA is refused for now
+                ("SH-WRK-021", f"{W0}.zones", INV),
+            ],
+            id="SH-WRK-021-highly-available",
+        ),
+    ],
+)
+def test_sh_wrk_021(fields: dict[str, Any], control_plane: dict[str, Any] | None, expected: Triples) -> None:
+    raw = self_hosted({}, **fields)
+    if control_plane is not None:
+        raw["spec"]["controlPlane"] = control_plane
+    assert create(raw) == expected
+
+
+def test_sh_wrk_019_backup_is_immutable() -> None:
+    old = self_hosted({"backup": BACKUP})
+    moved = self_hosted({"backup": {**BACKUP, "region": "eu-2"}})
+    assert update(moved, old) == [("SH-WRK-019", f"{CONTROL_PLANE}.backup.region", INV)]
+    dropped = self_hosted({})
+    assert update(dropped, old) == [("SH-WRK-019", f"{CONTROL_PLANE}.backup", INV)]
+    assert update(old, dropped) == []

@@ -1,9 +1,10 @@
-"""Worker pools of a Shoot (SH-WRK-004…019, SH-SYS-001…003): the pools' own fields, 422 Invalid.
+"""Worker pools of a Shoot (SH-WRK-004…021, SH-SYS-001…003): the pools' own fields, 422 Invalid.
 
 Every pool of a Shoot with workers gets Gardener's ValidateWorker checks (name, counts, rolling-update budget,
 labels, annotations, taints, volumes, caBundle, autoscaler and machine-controller-manager options, priority,
-sysctls), then the pool list its ValidateWorkers and ValidateSystemComponentWorkers checks; on UPDATE the switches
-Gardener forbids between workerless, hosted and self-hosted Shoots. The v1beta1 defaults are applied before
+sysctls, a self-hosted Shoot's control plane pool), then the pool list its ValidateWorkers and
+ValidateSystemComponentWorkers checks; on UPDATE the switches Gardener forbids between workerless, hosted and
+self-hosted Shoots. The v1beta1 defaults are applied before
 (webhook.models.defaults: maxSurge 1 and maxUnavailable 0 for rolling pools, systemComponents.allow true), so
 omitted fields are judged as Gardener judges them. Paths keep Gardener's spelling where it differs from the JSON
 (`autoscaler`, `machineControllerManagerSettings`). Values that do not decode are OBJ-DECODE-001's.
@@ -22,15 +23,19 @@ from typing import Final
 from webhook.field import FieldPath, Finding, Rule
 from webhook.models.core import (
     ClusterAutoscalerOptions,
+    ControlPlane,
     DataVolume,
     IntOrString,
     MachineControllerManagerSettings,
+    ObjectReference,
     Taint,
     Worker,
+    WorkerControlPlane,
     WorkerVolume,
 )
 from webhook.validators.meta import (
     dns1123_label_errors,
+    dns1123_subdomain_errors,
     label_value_errors,
     qualified_name_errors,
     validate_annotations,
@@ -61,13 +66,15 @@ SH_WRK_016 = Rule("SH-WRK-016", f"{_SHOOT} ValidateSysctls")
 SH_WRK_017 = Rule("SH-WRK-017", f"{_SHOOT} ValidateWorkers (control plane pools)")
 SH_WRK_018 = Rule("SH-WRK-018", f"{_SHOOT} ValidateShootSpecUpdate, validateWorkerUpdate")
 SH_WRK_019 = Rule("SH-WRK-019", f"{_SHOOT} ValidateProviderUpdate (self-hosted mode, control plane pool)")
+SH_WRK_020 = Rule("SH-WRK-020", f"{_SHOOT} ValidateWorkerControlPlane; utils.go ValidateCredentialsRef")
+SH_WRK_021 = Rule("SH-WRK-021", f"{_SHOOT} validateSelfHostedShootControlPlane")
 SH_SYS_001 = Rule("SH-SYS-001", f"{_SHOOT} ValidateSystemComponentWorkers (a pool for system components)")
 SH_SYS_002 = Rule("SH-SYS-002", f"{_SHOOT} ValidateSystemComponentWorkers (maximum per zone set)")
 SH_SYS_003 = Rule("SH-SYS-003", f"{_SHOOT} ValidateSystemComponentWorkers (zones of self-hosted Shoots)")
 
 RULES: Final = (
     SH_WRK_004, SH_WRK_005, SH_WRK_006, SH_WRK_007, SH_WRK_008, SH_WRK_009, SH_WRK_010, SH_WRK_011, SH_WRK_012,
-    SH_WRK_013, SH_WRK_014, SH_WRK_015, SH_WRK_016, SH_WRK_017, SH_WRK_018, SH_WRK_019,
+    SH_WRK_013, SH_WRK_014, SH_WRK_015, SH_WRK_016, SH_WRK_017, SH_WRK_018, SH_WRK_019, SH_WRK_020, SH_WRK_021,
     SH_SYS_001, SH_SYS_002, SH_SYS_003,
 )  # fmt: skip
 
@@ -83,6 +90,11 @@ _SYSCTL_KEY_FORMAT: Final = r"^(?:(?:[a-zA-Z0-9-][a-zA-Z0-9_/-]*|\*)\.)*[a-zA-Z0
 _SYSCTL_KEY: Final = re.compile(_SYSCTL_KEY_FORMAT)
 _MAX_SYSCTL_KEY_BYTES: Final = 4096 - len("/proc/sys/")
 _NEGATIVE: Final = "must be greater than or equal to 0"
+CREDENTIALS_KINDS: Final = (
+    "/v1, Kind=Secret",
+    "core.gardener.cloud/v1beta1, Kind=InternalSecret",
+    "security.gardener.cloud/v1alpha1, Kind=WorkloadIdentity",
+)  # Gardener's order
 _IN_PLACE_ONLY: Final = "when the update strategy is `AutoInPlaceUpdate` or `ManualInPlaceUpdate`"
 
 
@@ -97,14 +109,21 @@ def validate_workers(eff: Effective) -> list[Finding]:
     workers = eff.workers
     if not workers:
         return []
+    spec = eff.shoot.spec
     findings: list[Finding] = []
     for i, worker in enumerate(workers):
-        findings.extend(_validate_worker(worker, WORKERS.index(i)))
+        path = WORKERS.index(i)
+        findings.extend(_validate_worker(worker, path))
+        if worker.control_plane is not None:
+            namespace, provider_type = eff.shoot.metadata.namespace, spec.provider.type
+            control_plane_path = path.child("controlPlane")
+            findings.extend(_validate_control_plane(worker.control_plane, namespace, provider_type, control_plane_path))
     findings.extend(_validate_unique_names(workers, WORKERS))
     findings.extend(_validate_control_plane_pools(workers, WORKERS))
     findings.extend(_validate_system_component_pool(workers, WORKERS))
     findings.extend(_validate_system_component_zones(workers, WORKERS))
     findings.extend(_validate_self_hosted_zones(workers, WORKERS))
+    findings.extend(_validate_self_hosted_pool(workers, spec.control_plane, WORKERS))
     return findings
 
 
@@ -116,8 +135,13 @@ def validate_workers_switch(new: Effective, old: Effective) -> list[Finding]:
 
 
 def validate_workers_update(new: Effective, old: Effective) -> list[Finding]:
-    """UPDATE: a Shoot keeps its hosted or self-hosted mode and its control plane pool (SH-WRK-019)."""
-    return _validate_self_hosted_update(new.workers, old.workers, WORKERS)
+    """UPDATE: a Shoot keeps its hosted or self-hosted mode, its control plane pool and that pool's backup provider
+    and region (SH-WRK-019).
+    """
+    return [
+        *_validate_backup_update(new.workers, old.workers, WORKERS),
+        *_validate_self_hosted_update(new.workers, old.workers, WORKERS),
+    ]
 
 
 def _validate_worker(worker: Worker, path: FieldPath) -> list[Finding]:
@@ -462,6 +486,143 @@ def _validate_control_plane_pools(workers: Sequence[Worker], path: FieldPath) ->
     return findings
 
 
+def _go_object_reference(ref: ObjectReference) -> str:
+    """corev1.ObjectReference.String(), as Gardener shows a reference of an unsupported kind."""
+    return (
+        f"&ObjectReference{{Kind:{ref.kind},Namespace:{ref.namespace},Name:{ref.name},UID:{ref.uid},"
+        f"APIVersion:{ref.api_version},ResourceVersion:{ref.resource_version},FieldPath:{ref.field_path},}}"
+    )
+
+
+def _group_version_kind(api_version: str, kind: str) -> str:
+    """schema.FromAPIVersionAndKind(...).String(): `group/version, Kind=kind` (no group: `/v1, Kind=Secret`)."""
+    if api_version in ("", "/"):
+        group, version = "", ""
+    elif "/" not in api_version:
+        group, version = "", api_version
+    elif api_version.count("/") == 1:
+        group, version = api_version.split("/")
+    else:
+        group, version = "", ""  # not a group/version: Kubernetes keeps only the kind
+    return f"{group}/{version}, Kind={kind}"
+
+
+@SH_WRK_020.check
+def _validate_control_plane(
+    control_plane: WorkerControlPlane, namespace: str, provider_type: str, path: FieldPath
+) -> list[Finding]:
+    """A control plane pool's backup names a provider, a region when that provider differs from the Shoot's, and
+    credentials (a Secret, InternalSecret or WorkloadIdentity, not yet a WorkloadIdentity, in the Shoot's namespace);
+    its exposure is DNS or an extension of a DNS-label type (ValidateWorkerControlPlane); path: workers[i].controlPlane.
+    """
+    findings: list[Finding] = []
+    backup = control_plane.backup
+    if backup is not None:
+        backup_path = path.child("backup")
+        if not backup.provider:
+            detail = "must provide a backup cloud provider name"
+            findings.append(SH_WRK_020.required(backup_path.child("provider"), detail))
+        if provider_type != backup.provider and not backup.region:
+            detail = (
+                "region must be specified for if backup provider is different from shoot provider used in "
+                "`spec.provider.type`"
+            )
+            findings.append(SH_WRK_020.required(backup_path.child("region"), detail))
+        ref = backup.credentials_ref
+        ref_path = backup_path.child("credentialsRef")
+        if ref is None:
+            findings.append(SH_WRK_020.required(ref_path, "must be set to refer a Secret or WorkloadIdentity"))
+        else:
+            findings.extend(_validate_credentials_ref(ref, ref_path))
+            if ref.namespace != namespace:
+                detail = "must reference credentials in the same namespace as the Shoot"
+                findings.append(SH_WRK_020.forbidden(ref_path.child("namespace"), detail))
+            if ref.api_version == "security.gardener.cloud/v1alpha1" and ref.kind == "WorkloadIdentity":
+                detail = "support for WorkloadIdentity as backup credentials is not yet implemented"
+                findings.append(SH_WRK_020.forbidden(ref_path, detail))
+    exposure = control_plane.exposure
+    if exposure is not None:
+        exposure_path = path.child("exposure")
+        if exposure.dns is not None and exposure.extension is not None:
+            shown = exposure.model_dump(by_alias=True, exclude_none=True)
+            detail = "cannot have dns and extension set at the same time"
+            findings.append(SH_WRK_020.invalid(exposure_path, shown, detail))
+        if exposure.extension is not None:
+            kind = exposure.extension.type or ""
+            type_path = exposure_path.child("type")  # Gardener's path, not extension.type
+            if not kind:
+                findings.append(SH_WRK_020.required(type_path, "must specify a provider type"))
+            findings.extend(SH_WRK_020.invalid(type_path, kind, m) for m in dns1123_label_errors(kind) if kind)
+    return findings
+
+
+def _validate_credentials_ref(ref: ObjectReference, path: FieldPath) -> list[Finding]:
+    """ValidateCredentialsRef: apiVersion, kind, name and namespace set, name and namespace DNS subdomains, and a
+    Secret, InternalSecret or WorkloadIdentity."""
+    findings: list[Finding] = []
+    for name, value, detail in (
+        ("apiVersion", ref.api_version, "must provide an apiVersion"),
+        ("kind", ref.kind, "must provide a kind"),
+        ("name", ref.name, "must provide a name"),
+    ):
+        if not value:
+            findings.append(SH_WRK_020.required(path.child(name), detail))
+    findings.extend(SH_WRK_020.invalid(path.child("name"), ref.name, m) for m in dns1123_subdomain_errors(ref.name))
+    if not ref.namespace:
+        findings.append(SH_WRK_020.required(path.child("namespace"), "must provide a namespace"))
+    namespace_errors = dns1123_subdomain_errors(ref.namespace)
+    findings.extend(SH_WRK_020.invalid(path.child("namespace"), ref.namespace, m) for m in namespace_errors)
+    if _group_version_kind(ref.api_version, ref.kind) not in CREDENTIALS_KINDS:
+        findings.append(SH_WRK_020.unsupported(path, _go_object_reference(ref), CREDENTIALS_KINDS))
+    return findings
+
+
+def _int_value(value: IntOrString | None) -> int:
+    """IntOrString.IntValue: an int as is, a string as a whole number or 0."""
+    if isinstance(value, int):
+        return value
+    return int(value) if value is not None and _WHOLE_NUMBER.match(value) is not None else 0
+
+
+@SH_WRK_021.check
+def _validate_self_hosted_pool(
+    workers: Sequence[Worker], control_plane: ControlPlane | None, path: FieldPath
+) -> list[Finding]:
+    """A self-hosted Shoot's control plane pool has minimum = maximum = 1; with high availability maximum 3,
+    maxSurge and maxUnavailable 1, and three zones for zone failure tolerance (so Gardener refuses every highly
+    available self-hosted Shoot for now); path: spec.provider.workers.
+    """
+    i = next((k for k, w in enumerate(workers) if w.control_plane is not None), None)
+    if i is None:
+        return []
+    pool, pool_path = workers[i], path.index(i)
+    findings: list[Finding] = []
+    if pool.minimum != pool.maximum or pool.minimum != 1:
+        detail = (
+            "self-hosted shoots only support minimum=maximum=1 for the control plane worker pool (might change in the "
+            "future)"
+        )
+        findings.append(SH_WRK_021.invalid(pool_path.child("minimum"), pool.minimum, detail))
+    high_availability = control_plane.high_availability if control_plane is not None else None
+    if high_availability is None:
+        if pool.maximum != 1:
+            detail = "control plane worker pool must have maximum=1 when high availability is not configured"
+            findings.append(SH_WRK_021.invalid(pool_path.child("maximum"), pool.maximum, detail))
+        return findings
+    configured = "when high availability is configured"
+    if pool.maximum != 3:
+        detail = f"control plane worker pool must have maximum=3 {configured}"
+        findings.append(SH_WRK_021.invalid(pool_path.child("maximum"), pool.maximum, detail))
+    for name, value in (("maxSurge", pool.max_surge), ("maxUnavailable", pool.max_unavailable)):
+        if value is None or _int_value(value) != 1:
+            detail = f"control plane worker pool must have {name}=1 {configured}"
+            findings.append(SH_WRK_021.invalid(pool_path.child(name), value, detail))
+    if high_availability.failure_tolerance.type == "zone" and len(pool.zones) != 3:
+        detail = "control plane worker pool must have exactly 3 zones when failure tolerance type is zone"
+        findings.append(SH_WRK_021.invalid(pool_path.child("zones"), list(pool.zones), detail))
+    return findings
+
+
 # ----------------------------------------------------------------------------------- system component pools
 
 
@@ -523,6 +684,31 @@ def _validate_workerless_switch(has_workers: bool, had_workers: bool, path: Fiel
     if has_workers and not had_workers:
         return [SH_WRK_018.forbidden(path, "cannot switch from a workerless Shoot to a Shoot with workers")]
     return []
+
+
+@SH_WRK_019.check
+def _validate_backup_update(new: Sequence[Worker], old: Sequence[Worker], path: FieldPath) -> list[Finding]:
+    """An existing control plane pool keeps its backup's provider and region, and its backup altogether
+    (ValidateProviderUpdate); path: spec.provider.workers.
+    """
+    findings: list[Finding] = []
+    for i, worker in enumerate(new):
+        before = next((w for w in old if w.name == worker.name), None)
+        if before is None or before.control_plane is None or before.control_plane.backup is None:
+            continue
+        old_backup = before.control_plane.backup
+        backup_path = path.index(i).child("controlPlane", "backup")
+        new_backup = worker.control_plane.backup if worker.control_plane is not None else None
+        if new_backup is None:
+            findings.append(SH_WRK_019.invalid(backup_path, None, "field is immutable"))
+            continue
+        if new_backup.provider != old_backup.provider:
+            findings.append(
+                SH_WRK_019.invalid(backup_path.child("provider"), new_backup.provider, "field is immutable")
+            )
+        if new_backup.region != old_backup.region:
+            findings.append(SH_WRK_019.invalid(backup_path.child("region"), new_backup.region, "field is immutable"))
+    return findings
 
 
 @SH_WRK_019.check
