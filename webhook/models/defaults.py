@@ -162,8 +162,9 @@ def default_shoot(shoot: Shoot) -> Shoot:
 
     workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate; maxSurge/maxUnavailable ->
     1/0 (AutoRollingUpdate), 0/1 (AutoInPlaceUpdate), none (ManualInPlaceUpdate); systemComponents.allow -> true;
-    a kubelet's failSwapOn -> true; a control plane pool's extension exposure type -> spec.provider.type. With workers, spec.kubernetes.kubelet is created if absent and its image GC
-    thresholds default to 50/40. Other defaults (purpose, networking, …) feed no rule and are left out.
+    a kubelet's failSwapOn -> true; a control plane pool's extension exposure type -> spec.provider.type. With
+    workers, spec.kubernetes.kubelet is created if absent and its image GC thresholds default to 50/40. Other
+    defaults (purpose, networking, …) feed no rule and are left out.
     Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker.
     """
     spec = shoot.spec
