@@ -97,6 +97,7 @@ def test_from_loc_builds_the_same_path_as_child_and_index() -> None:
         (ErrorType.UNSUPPORTED, "Unsupported value", "FieldValueNotSupported"),
         (ErrorType.DUPLICATE, "Duplicate value", "FieldValueDuplicate"),
         (ErrorType.FORBIDDEN, "Forbidden", "FieldValueForbidden"),
+        (ErrorType.TOO_LONG, "Too long", "FieldValueTooLong"),
     ],
 )
 def test_error_types_carry_kubernetes_text_and_reason(error_type: ErrorType, text: str, reason: str) -> None:
@@ -123,6 +124,12 @@ PATH = SPEC.child("kubernetes", "versions").index(1)
                      ErrorType.UNSUPPORTED, "the cloud profile offers no regions", "x",
                      id="unsupported-nothing-allowed-says-what"),
         pytest.param(RULE.duplicate(PATH, "1.30.1"), ErrorType.DUPLICATE, "", "1.30.1", id="duplicate"),
+        pytest.param(RULE.duplicate(PATH, "a", "must be unique"), ErrorType.DUPLICATE, "must be unique", "a",
+                     id="duplicate-with-detail"),
+        pytest.param(RULE.too_long(PATH, 15), ErrorType.TOO_LONG, "may not be more than 15 bytes", NO_VALUE,
+                     id="too-long"),
+        pytest.param(RULE.too_long(PATH, 1), ErrorType.TOO_LONG, "may not be more than 1 byte", NO_VALUE,
+                     id="too-long-one-byte"),
         pytest.param(RULE.forbidden(PATH, "must not be removed"), ErrorType.FORBIDDEN, "must not be removed",
                      NO_VALUE, id="forbidden"),
     ],

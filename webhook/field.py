@@ -71,6 +71,7 @@ class ErrorType(Enum):
     UNSUPPORTED = ("Unsupported value", "FieldValueNotSupported")
     DUPLICATE = ("Duplicate value", "FieldValueDuplicate")
     FORBIDDEN = ("Forbidden", "FieldValueForbidden")
+    TOO_LONG = ("Too long", "FieldValueTooLong")
 
     @property
     def text(self) -> str:
@@ -138,11 +139,16 @@ class Rule:
         quoted = ", ".join(json.dumps(a) for a in allowed)
         return Finding(self, path, ErrorType.UNSUPPORTED, f"supported values: {quoted}" if quoted else none, value)
 
-    def duplicate(self, path: FieldPath, value: object) -> Finding:
-        return Finding(self, path, ErrorType.DUPLICATE, "", value)
+    def duplicate(self, path: FieldPath, value: object, detail: str = "") -> Finding:
+        return Finding(self, path, ErrorType.DUPLICATE, detail, value)
 
     def forbidden(self, path: FieldPath, detail: str) -> Finding:
         return Finding(self, path, ErrorType.FORBIDDEN, detail)
+
+    def too_long(self, path: FieldPath, max_bytes: int) -> Finding:
+        """apimachinery field.TooLong: the value is not shown, only the limit (bytes)."""
+        unit = "byte" if max_bytes == 1 else "bytes"
+        return Finding(self, path, ErrorType.TOO_LONG, f"may not be more than {max_bytes} {unit}")
 
     def check(self, fn: F) -> F:
         """Record `fn` as an implementation of this rule (for crash attribution); returns `fn` unchanged."""

@@ -73,6 +73,7 @@ Time = Annotated[datetime | None, PlainValidator(parse_rfc3339)]
 List = Annotated[list[T], BeforeValidator(_null_to_empty_list)]
 Str = Annotated[str, BeforeValidator(_null_to_empty_str)]
 StrMap = Annotated[dict[str, Str], BeforeValidator(_null_to_empty_dict)]
+BoolMap = Annotated[dict[str, bool], BeforeValidator(_null_to_empty_dict)]
 # Capabilities: capability name -> values (core.Capabilities).
 CapabilityMap = Annotated[dict[str, List[str]], BeforeValidator(_null_to_empty_dict)]
 # Quantities (resource.Quantity) arrive as JSON strings or numbers; webhook.quantity parses them.

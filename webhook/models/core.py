@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from webhook.models.base import CapabilityMap, KubernetesObject, List, Model, Quantity, Str, StrMap, Time
+from webhook.models.base import BoolMap, CapabilityMap, KubernetesObject, List, Model, Quantity, Str, StrMap, Time
 
 
 class LifecycleStage(Model):
@@ -186,7 +186,79 @@ class ShootMachine(Model):
     architecture: str | None = None
 
 
+class KubeletConfigEviction(Model):
+    """Eviction thresholds: quantities or percentages as strings. JSON spells the file systems `FS`."""
+
+    memory_available: str | None = None
+    image_fs_available: str | None = Field(default=None, alias="imageFSAvailable")
+    image_fs_inodes_free: str | None = Field(default=None, alias="imageFSInodesFree")
+    node_fs_available: str | None = Field(default=None, alias="nodeFSAvailable")
+    node_fs_inodes_free: str | None = Field(default=None, alias="nodeFSInodesFree")
+
+
+class KubeletConfigEvictionMinimumReclaim(Model):
+    memory_available: Quantity | None = None
+    image_fs_available: Quantity | None = Field(default=None, alias="imageFSAvailable")
+    image_fs_inodes_free: Quantity | None = Field(default=None, alias="imageFSInodesFree")
+    node_fs_available: Quantity | None = Field(default=None, alias="nodeFSAvailable")
+    node_fs_inodes_free: Quantity | None = Field(default=None, alias="nodeFSInodesFree")
+
+
+class KubeletConfigEvictionSoftGracePeriod(Model):
+    """Grace periods: Go durations as strings (`1m30s`)."""
+
+    memory_available: str | None = None
+    image_fs_available: str | None = Field(default=None, alias="imageFSAvailable")
+    image_fs_inodes_free: str | None = Field(default=None, alias="imageFSInodesFree")
+    node_fs_available: str | None = Field(default=None, alias="nodeFSAvailable")
+    node_fs_inodes_free: str | None = Field(default=None, alias="nodeFSInodesFree")
+
+
+class KubeletConfigReserved(Model):
+    cpu: Quantity | None = None
+    memory: Quantity | None = None
+    ephemeral_storage: Quantity | None = None
+    pid: Quantity | None = None
+
+
+class MemorySwapConfiguration(Model):
+    swap_behavior: str | None = None
+
+
+class KubeletConfig(Model):
+    """A kubelet configuration (spec.kubernetes.kubelet or a pool's); durations are Go duration strings."""
+
+    feature_gates: BoolMap = Field(default_factory=dict)
+    cpu_manager_policy: str | None = None
+    eviction_hard: KubeletConfigEviction | None = None
+    eviction_max_pod_grace_period: int | None = None
+    eviction_minimum_reclaim: KubeletConfigEvictionMinimumReclaim | None = None
+    eviction_pressure_transition_period: str | None = None
+    eviction_soft: KubeletConfigEviction | None = None
+    eviction_soft_grace_period: KubeletConfigEvictionSoftGracePeriod | None = None
+    max_pods: int | None = None
+    pod_pids_limit: int | None = None
+    fail_swap_on: bool | None = None
+    kube_reserved: KubeletConfigReserved | None = None
+    image_gc_high_threshold_percent: int | None = Field(default=None, alias="imageGCHighThresholdPercent")
+    image_gc_low_threshold_percent: int | None = Field(default=None, alias="imageGCLowThresholdPercent")
+    serialize_image_pulls: bool | None = None
+    registry_pull_qps: int | None = Field(default=None, alias="registryPullQPS")
+    registry_burst: int | None = None
+    container_log_max_size: Quantity | None = None
+    container_log_max_files: int | None = None
+    streaming_connection_idle_timeout: str | None = None
+    memory_swap: MemorySwapConfiguration | None = None
+    max_parallel_image_pulls: int | None = None
+    image_minimum_gc_age: str | None = Field(default=None, alias="imageMinimumGCAge")
+    image_maximum_gc_age: str | None = Field(default=None, alias="imageMaximumGCAge")
+    image_pull_credentials_verification_policy: str | None = None
+    # None (absent) and [] (present, empty) differ: Gardener forbids the field whenever it is set.
+    preloaded_images_verification_allowlist: list[str] | None = None
+
+
 class WorkerKubernetes(Model):
+    kubelet: KubeletConfig | None = None
     version: str | None = None
 
 
@@ -198,8 +270,83 @@ class WorkerVolume(Model):
     volume_size: Str = Field(default="", alias="size")
 
 
+class DataVolume(Model):
+    name: Str = ""
+    volume_size: Str = Field(default="", alias="size")
+
+
+class Taint(Model):
+    key: Str = ""
+    value: Str = ""
+    effect: Str = ""
+
+
+class WorkerSystemComponents(Model):
+    allow: bool = False
+
+
+class MachineControllerManagerSettings(Model):
+    """A pool's machine-controller-manager settings (JSON `machineControllerManager`); timeouts are Go durations."""
+
+    machine_drain_timeout: str | None = None
+    machine_health_timeout: str | None = None
+    machine_creation_timeout: str | None = None
+    max_evict_retries: int | None = None
+    in_place_update_timeout: str | None = None
+    disable_health_timeout: bool | None = None
+    machine_preserve_timeout: str | None = None
+    auto_preserve_failed_machine_max: int | None = None
+
+
+class ClusterAutoscalerOptions(Model):
+    """A pool's cluster-autoscaler options (JSON `clusterAutoscaler`); times are Go durations."""
+
+    scale_down_utilization_threshold: float | None = None
+    scale_down_gpu_utilization_threshold: float | None = None
+    scale_down_unneeded_time: str | None = None
+    scale_down_unready_time: str | None = None
+    max_node_provision_time: str | None = None
+
+
+class ObjectReference(Model):
+    """A corev1.ObjectReference (every field, as Gardener prints whole references in messages)."""
+
+    kind: Str = ""
+    namespace: Str = ""
+    name: Str = ""
+    uid: Str = ""
+    api_version: Str = ""
+    resource_version: Str = ""
+    field_path: Str = ""
+
+
+class Backup(Model):
+    provider: Str = ""
+    region: str | None = None
+    credentials_ref: ObjectReference | None = None
+
+
+class ExtensionExposure(Model):
+    type: str | None = None
+
+
+class DNSExposure(Model):
+    """Presence selects DNS exposure; it has no fields."""
+
+
+class Exposure(Model):
+    extension: ExtensionExposure | None = None
+    dns: DNSExposure | None = None
+
+
 class WorkerControlPlane(Model):
-    """Presence marks the pool that runs a self-hosted Shoot's control plane; no field is read."""
+    """Presence marks the pool that runs a self-hosted Shoot's control plane."""
+
+    backup: Backup | None = None
+    exposure: Exposure | None = None
+
+
+IntOrString = int | str
 
 
 class Worker(Model):
@@ -208,11 +355,29 @@ class Worker(Model):
     kubernetes: WorkerKubernetes | None = None
     minimum: int = 0
     maximum: int = 0
+    max_surge: IntOrString | None = None
+    max_unavailable: IntOrString | None = None
     cri: CRI | None = None
     update_strategy: str | None = None
     zones: List[str] = Field(default_factory=list)
     volume: WorkerVolume | None = None
+    data_volumes: List[DataVolume] = Field(default_factory=list)
+    kubelet_data_volume_name: str | None = None
+    labels: StrMap = Field(default_factory=dict)
+    annotations: StrMap = Field(default_factory=dict)
+    taints: List[Taint] = Field(default_factory=list)
+    ca_bundle: str | None = None
+    system_components: WorkerSystemComponents | None = None
+    machine_controller_manager: MachineControllerManagerSettings | None = None
+    cluster_autoscaler: ClusterAutoscalerOptions | None = None
+    sysctls: StrMap = Field(default_factory=dict)
+    priority: int | None = None
     control_plane: WorkerControlPlane | None = None
+
+    @property
+    def system_components_allowed(self) -> bool:
+        """Whether system components may run on this pool (gardener helper SystemComponentsAllowed)."""
+        return self.system_components is None or self.system_components.allow
 
 
 class ShootProvider(Model):
@@ -222,6 +387,21 @@ class ShootProvider(Model):
 
 class ShootKubernetes(Model):
     version: Str = ""
+    kubelet: KubeletConfig | None = None
+
+
+class FailureTolerance(Model):
+    type: Str = ""
+
+
+class HighAvailability(Model):
+    failure_tolerance: FailureTolerance = FailureTolerance()
+
+
+class ControlPlane(Model):
+    """spec.controlPlane: what the self-hosted control plane pool rules read."""
+
+    high_availability: HighAvailability | None = None
 
 
 class ShootAddons(Model):
@@ -237,6 +417,7 @@ class ShootSpec(Model):
     secret_binding_name: str | None = None
     credentials_binding_name: str | None = None
     addons: ShootAddons | None = None
+    control_plane: ControlPlane | None = None
 
 
 class Shoot(KubernetesObject):

@@ -14,6 +14,7 @@ from typing import Final
 from webhook.models.core import (
     CRI,
     CloudProfile,
+    KubeletConfig,
     MachineImage,
     MachineImageVersion,
     MachineType,
@@ -21,6 +22,8 @@ from webhook.models.core import (
     Shoot,
     VolumeType,
     Worker,
+    WorkerControlPlane,
+    WorkerSystemComponents,
 )
 
 DEFAULT_UPDATE_STRATEGY: Final = "major"
@@ -28,6 +31,10 @@ DEFAULT_CRI: Final = (CRI(name="containerd"),)
 DEFAULT_ARCHITECTURE: Final = "amd64"
 DEFAULT_WORKER_CRI: Final = CRI(name="containerd")
 DEFAULT_WORKER_UPDATE_STRATEGY: Final = "AutoRollingUpdate"
+# (maxSurge, maxUnavailable) per update strategy; ManualInPlaceUpdate pools get none (types_shoot.go Default*).
+_SURGE_AND_UNAVAILABLE: Final = {"AutoRollingUpdate": (1, 0), "AutoInPlaceUpdate": (0, 1)}
+DEFAULT_IMAGE_GC_HIGH_THRESHOLD_PERCENT: Final = 50
+DEFAULT_IMAGE_GC_LOW_THRESHOLD_PERCENT: Final = 40
 
 
 def _default_version(version: MachineImageVersion, *, architectures: bool) -> MachineImageVersion:
@@ -99,26 +106,79 @@ def default_namespaced_cloud_profile(profile: NamespacedCloudProfile) -> Namespa
     return profile.model_copy(update={"spec": spec.model_copy(update=update)}) if update else profile
 
 
-def _default_worker(worker: Worker) -> Worker:
+def _default_kubelet(kubelet: KubeletConfig, *, shoot_level: bool) -> KubeletConfig:
+    """failSwapOn -> true; the Shoot's own kubelet also gets the image GC thresholds 50/40 (SetDefaults_Shoot)."""
+    update: dict[str, object] = {}
+    if kubelet.fail_swap_on is None:
+        update["fail_swap_on"] = True
+    if shoot_level and kubelet.image_gc_high_threshold_percent is None:
+        update["image_gc_high_threshold_percent"] = DEFAULT_IMAGE_GC_HIGH_THRESHOLD_PERCENT
+    if shoot_level and kubelet.image_gc_low_threshold_percent is None:
+        update["image_gc_low_threshold_percent"] = DEFAULT_IMAGE_GC_LOW_THRESHOLD_PERCENT
+    return kubelet.model_copy(update=update) if update else kubelet
+
+
+def _default_exposure_type(control_plane: WorkerControlPlane, provider_type: str) -> WorkerControlPlane:
+    """A control plane pool's extension exposure type -> spec.provider.type (SetDefaults_Shoot)."""
+    exposure = control_plane.exposure
+    if exposure is None or exposure.extension is None or exposure.extension.type is not None:
+        return control_plane
+    extension = exposure.extension.model_copy(update={"type": provider_type})
+    return control_plane.model_copy(update={"exposure": exposure.model_copy(update={"extension": extension})})
+
+
+def _default_worker(worker: Worker, provider_type: str) -> Worker:
     update: dict[str, object] = {}
     if worker.cri is None:
         update["cri"] = DEFAULT_WORKER_CRI
-    if worker.update_strategy is None:
-        update["update_strategy"] = DEFAULT_WORKER_UPDATE_STRATEGY
+    strategy = worker.update_strategy
+    if strategy is None:
+        strategy = update["update_strategy"] = DEFAULT_WORKER_UPDATE_STRATEGY
+    if strategy != "ManualInPlaceUpdate":
+        # Any strategy but the two in-place ones counts as rolling, as in SetDefaults_Worker.
+        surge, unavailable = _SURGE_AND_UNAVAILABLE.get(
+            strategy, _SURGE_AND_UNAVAILABLE[DEFAULT_WORKER_UPDATE_STRATEGY]
+        )
+        if worker.max_surge is None:
+            update["max_surge"] = surge
+        if worker.max_unavailable is None:
+            update["max_unavailable"] = unavailable
+    if worker.system_components is None:
+        update["system_components"] = WorkerSystemComponents(allow=True)
+    kubernetes = worker.kubernetes
+    if kubernetes is not None and kubernetes.kubelet is not None:
+        kubelet = _default_kubelet(kubernetes.kubelet, shoot_level=False)
+        if kubelet is not kubernetes.kubelet:
+            update["kubernetes"] = kubernetes.model_copy(update={"kubelet": kubelet})
+    if worker.control_plane is not None:
+        control_plane = _default_exposure_type(worker.control_plane, provider_type)
+        if control_plane is not worker.control_plane:
+            update["control_plane"] = control_plane
     return worker.model_copy(update=update) if update else worker
 
 
 def default_shoot(shoot: Shoot) -> Shoot:
     """Return `shoot` with the v1beta1 Shoot defaults the Shoot rules read (a new object only if something changed).
 
-    workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate. Other defaults
-    (maxSurge, purpose, networking, …) feed no rule and are left out.
+    workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate; maxSurge/maxUnavailable ->
+    1/0 (AutoRollingUpdate), 0/1 (AutoInPlaceUpdate), none (ManualInPlaceUpdate); systemComponents.allow -> true;
+    a kubelet's failSwapOn -> true; a control plane pool's extension exposure type -> spec.provider.type. With
+    workers, spec.kubernetes.kubelet is created if absent and its image GC thresholds default to 50/40. Other
+    defaults (purpose, networking, …) feed no rule and are left out.
     Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker.
     """
-    provider = shoot.spec.provider
-    workers = [_default_worker(w) for w in provider.workers]
-    update = _changed_fields(workers=(workers, provider.workers))
+    spec = shoot.spec
+    provider = spec.provider
+    workers = [_default_worker(w, provider.type) for w in provider.workers]
+    update: dict[str, object] = {}
+    changed = _changed_fields(workers=(workers, provider.workers))
+    if changed:
+        update["provider"] = provider.model_copy(update=changed)
+    if workers:
+        given = spec.kubernetes.kubelet
+        kubelet = _default_kubelet(given if given is not None else KubeletConfig(), shoot_level=True)
+        if kubelet is not given:
+            update["kubernetes"] = spec.kubernetes.model_copy(update={"kubelet": kubelet})
     if not update:
         return shoot
-    spec = shoot.spec.model_copy(update={"provider": provider.model_copy(update=update)})
-    return shoot.model_copy(update={"spec": spec})
+    return shoot.model_copy(update={"spec": spec.model_copy(update=update)})

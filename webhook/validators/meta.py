@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Final
 
+from cryptography import x509
+
 from webhook.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
 from webhook.models.core import LabelSelector
@@ -20,11 +22,16 @@ from webhook.models.core import LabelSelector
 _DNS1123_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN: Final = _DNS1123_LABEL + r"(\." + _DNS1123_LABEL + ")*"
 _DNS1123_SUBDOMAIN_RE: Final = re.compile(f"^{_DNS1123_SUBDOMAIN}$")
+_DNS1123_LABEL_RE: Final = re.compile(f"^{_DNS1123_LABEL}$")
 _QUALIFIED_NAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QUALIFIED_NAME_RE: Final = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
 _LABEL_VALUE_FMT: Final = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
 _LABEL_VALUE_RE: Final = re.compile(f"^{_LABEL_VALUE_FMT}$")
 
+LABEL_MESSAGE: Final = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+    f"with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '{_DNS1123_LABEL}')"
+)
 SUBDOMAIN_MESSAGE: Final = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
     "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
@@ -54,6 +61,16 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
         errors.append("must be no more than 253 characters")
     if not _DNS1123_SUBDOMAIN_RE.match(value):
         errors.append(SUBDOMAIN_MESSAGE)
+    return errors
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """Messages of apimachinery IsDNS1123Label (≤ 63 characters, lower-case RFC 1123, no dots)."""
+    errors: list[str] = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _DNS1123_LABEL_RE.match(value):
+        errors.append("must not contain dots" if _DNS1123_SUBDOMAIN_RE.match(value) else LABEL_MESSAGE)
     return errors
 
 
@@ -129,6 +146,22 @@ def validate_labels(rule: Rule, labels: Mapping[str, str], path: FieldPath) -> l
     return findings
 
 
+TOTAL_ANNOTATION_SIZE_LIMIT_BYTES: Final = 256 * 1024
+
+
+def validate_annotations(rule: Rule, annotations: Mapping[str, str], path: FieldPath) -> list[Finding]:
+    """Annotation keys must be qualified names (any case), keys and values together at most 256 KiB
+    (apimachinery ValidateAnnotations, ValidateAnnotationsSize); path: the map.
+    """
+    findings: list[Finding] = []
+    for key in annotations:
+        findings.extend(rule.invalid(path, key, m) for m in qualified_name_errors(key.lower()))
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES:
+        findings.append(rule.too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES))
+    return findings
+
+
 def validate_label_selector(rule: Rule, selector: LabelSelector, path: FieldPath) -> list[Finding]:
     """A metav1.LabelSelector: requirements' operators and values, label keys and values (ValidateLabelSelector)."""
     findings: list[Finding] = []
@@ -155,6 +188,21 @@ def validate_label_selector(rule: Rule, selector: LabelSelector, path: FieldPath
             )
     findings.extend(validate_labels(rule, selector.match_labels, path.child("matchLabels")))
     return findings
+
+
+def validate_pem_certificate(rule: Rule, ca_bundle: str | None, path: FieldPath) -> list[Finding]:
+    """caBundle, when set, must start with a PEM certificate (gardener utils.DecodeCertificate); path: caBundle.
+
+    Long bundles are shown cut to 64 characters.
+    """
+    if ca_bundle is None:
+        return []
+    try:
+        x509.load_pem_x509_certificate(ca_bundle.encode("utf-8"))
+    except ValueError:
+        shown = ca_bundle if len(ca_bundle) <= 64 else ca_bundle[:61] + "..."
+        return [rule.invalid(path, shown, "caBundle is not a valid PEM-encoded certificate")]
+    return []
 
 
 def validate_object_meta(rule: Rule, meta: ObjectMeta, path: FieldPath, *, namespaced: bool) -> list[Finding]:

@@ -18,7 +18,7 @@ from typing import Final
 import pytest
 
 from tests.builders import NOW, real_fixtures_of, real_path, requires_real_fixtures, review, review_bytes
-from tests.validators.shoot.cases import VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
+from tests.validators.shoot.cases import PROFILE, VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
 from webhook.admission import Outcome, judge
 from webhook.cli import main
 from webhook.cluster.static import StaticView
@@ -47,6 +47,47 @@ def test_static_denial_is_422() -> None:
             'control plane version (Kubernetes version skew policy): worker "1.29.14", control plane "1.33.2"'
         ),
     )
+
+
+def test_issue_13_worker_defects_are_denied_with_gardeners_messages() -> None:
+    """The pools the issue names (same name twice, a 16-character name, maximum below minimum, no rolling-update
+    budget, a system-component pool with fewer nodes than zones) are 422 with Gardener's field errors."""
+    raw = shoot_dict(
+        pool("pool-a", minimum=3, maximum=2, maxSurge=0, maxUnavailable=0),
+        pool("pool-a"),
+        pool("a-very-long-name", minimum=1, maximum=1, zones=["eu-1a", "eu-1b"]),
+    )
+    out = outcome(review_bytes(raw))
+    assert (out.allowed, out.code) == (False, 422)
+    assert out.messages == (
+        f"{W0}.maximum: Forbidden: maximum value must not be less than minimum value",
+        f"{W0}.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0",
+        "spec.provider.workers[2].name: Too long: may not be more than 15 bytes",
+        'spec.provider.workers[1].name: Duplicate value: "pool-a"',
+        (
+            "spec.provider.workers[2].maximum: Forbidden: maximum node count should be greater than or equal to the "
+            "number of zones specified for this pool"
+        ),
+    )
+    causes = out.response["status"]["details"]["causes"]
+    assert [c["reason"] for c in causes][2] == "FieldValueTooLong"
+
+
+def test_issue_13_kube_reserved_over_capacity_through_the_cli(tmp_path: Path) -> None:
+    raw = shoot_dict(pool(kubernetes={"kubelet": {"kubeReserved": {"memory": "8Gi"}}}))
+    (tmp_path / "shoot.json").write_text(json.dumps(raw), encoding="utf-8")
+    (tmp_path / "profile.json").write_text(json.dumps(PROFILE), encoding="utf-8")
+    out = io.StringIO()
+    code = main(["review", str(tmp_path / "shoot.json"), "--context", str(tmp_path / "profile.json"),
+                 "--now", "2026-11-21T12:00:00Z"], out=out)  # fmt: skip
+    assert code == 1
+    assert out.getvalue().splitlines()[:2] == [
+        "DENIED Shoot/garden-dev/crazy-botany",
+        (
+            f'  {W0}.kubernetes.kubelet: Invalid value: "kubeReserved memory: 8Gi": total reserved memory (kubeReserved) '
+            "cannot be more than the Node's memory capacity '8Gi'"
+        ),
+    ]
 
 
 def test_profile_denial_is_403() -> None:

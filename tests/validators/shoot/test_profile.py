@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.builders import image
 from tests.validators.shoot.cases import (
     CP_VERSION,
     DUP,
@@ -34,6 +35,7 @@ from webhook.cluster.static import StaticView
 from webhook.settings import FeatureGates, Settings
 
 W0_VERSION = f"{W0}.kubernetes.version"
+W1 = "spec.provider.workers[1]"
 W0_TYPE = f"{W0}.machine.type"
 W0_IMAGE = f"{W0}.machine.image"
 
@@ -474,6 +476,113 @@ def test_sh_adm_lim_001_message() -> None:
             "configured in the CloudProfile"
         )
     ]
+
+
+# ----------------------------------------------------------------------------------------- SH-ADM-CAP-001
+
+CAPABILITIES = copy.deepcopy(PROFILE)
+CAPABILITIES["spec"].update(
+    machineCapabilities=[
+        {"name": "architecture", "values": ["amd64"]},
+        {"name": "network", "values": ["basic", "fast"]},
+    ],
+    machineImages=[
+        image(
+            "gardenlinux",
+            {"version": "1592.1.0", "capabilityFlavors": [{"network": ["basic"]}]},
+            {"version": "1592.2.0"},  # no flavors: every machine type
+        )
+    ],
+    machineTypes=[
+        {"name": "m5.large", "cpu": "2", "gpu": "0", "memory": "8Gi", "capabilities": {"network": ["basic"]}},
+        {"name": "m5.fast", "cpu": "2", "gpu": "0", "memory": "8Gi", "capabilities": {"network": ["fast"]}},
+        {"name": "m5.any", "cpu": "2", "gpu": "0", "memory": "8Gi"},
+    ],
+)
+CAPABILITIES_VIEW = StaticView.from_objects([CAPABILITIES])
+
+
+@pytest.mark.parametrize(
+    ("worker", "expected"),
+    [
+        pytest.param(pool(machine=machine("m5.large")), [], id="SH-ADM-CAP-001-supported"),
+        pytest.param(
+            pool(machine=machine("m5.fast")),
+            [("SH-ADM-CAP-001", f"{W0_IMAGE}.version", INV)],
+            id="SH-ADM-CAP-001-unsupported",
+        ),
+        pytest.param(
+            pool(machine=machine("m5.fast", version="1592.2.0")), [], id="SH-ADM-CAP-001-image-without-flavors"
+        ),
+        pytest.param(pool(machine=machine("m5.any")), [], id="SH-ADM-CAP-001-type-defaults-to-every-value"),
+        pytest.param(
+            pool(machine=machine("m5.fast", version="1592.9.0")),
+            [("SH-ADM-IMG-001", f"{W0_IMAGE}.version", UNS)],
+            id="SH-ADM-CAP-001-after-the-image-check",
+        ),
+    ],
+)
+def test_sh_adm_cap_001(worker: dict[str, Any], expected: Triples) -> None:
+    assert create(shoot_dict(worker), view=CAPABILITIES_VIEW) == expected
+
+
+def test_sh_adm_cap_001_message_and_every_request() -> None:
+    raw = shoot_dict(pool(machine=machine("m5.fast")))
+    assert details(verdict_create(raw, view=CAPABILITIES_VIEW)) == [
+        (
+            f'{W0_IMAGE}.version: machine capabilities map[network:[fast]] of machine type "m5.fast" are not supported '
+            "by machine image gardenlinux:1592.1.0"
+        )
+    ]
+    changed = copy.deepcopy(raw)
+    changed["spec"]["provider"]["workers"][0]["maximum"] = 3
+    assert update(changed, raw, view=CAPABILITIES_VIEW) == [("SH-ADM-CAP-001", f"{W0_IMAGE}.version", INV)]
+
+
+# ----------------------------------------------------------------------------------------- SH-ADM-KRS-001
+
+W0_KUBELET = f"{W0}.kubernetes.kubelet"
+
+
+@pytest.mark.parametrize(
+    ("workers", "kubelet", "expected"),
+    [
+        pytest.param([pool(kubernetes={"kubelet": {"kubeReserved": {"cpu": "1", "memory": "1Gi"}}})], None, [],
+                     id="SH-ADM-KRS-001-below-capacity"),
+        pytest.param([pool(kubernetes={"kubelet": {"kubeReserved": {"cpu": "2", "memory": "9Gi"}}})], None,
+                     [("SH-ADM-KRS-001", W0_KUBELET, INV), ("SH-ADM-KRS-001", W0_KUBELET, INV)],
+                     id="SH-ADM-KRS-001-cpu-and-memory-at-or-over-capacity"),
+        pytest.param([pool(kubernetes={"version": "1.33.2"})], {"kubeReserved": {"memory": "8Gi"}},
+                     [("SH-ADM-KRS-001", W0_KUBELET, INV)], id="SH-ADM-KRS-001-shoot-kubelet-for-a-pool-section"),
+        pytest.param([pool()], {"kubeReserved": {"memory": "8Gi"}}, [],
+                     id="SH-ADM-KRS-001-not-judged-without-a-pool-section"),
+        pytest.param(
+            [pool(kubernetes={"kubelet": {"kubeReserved": {"memory": "8Gi"}}}),
+             pool("pool-b", kubernetes={"version": "1.33.2"})],
+            None,
+            [("SH-ADM-KRS-001", W0_KUBELET, INV), ("SH-ADM-KRS-001", f"{W1}.kubernetes.kubelet", INV)],
+            id="SH-ADM-KRS-001-a-later-pool-inherits-the-earlier-pools-kubelet",
+        ),
+    ],
+)  # fmt: skip
+def test_sh_adm_krs_001(workers: list[dict[str, Any]], kubelet: dict[str, Any] | None, expected: Triples) -> None:
+    raw = shoot_dict(*workers)
+    if kubelet is not None:
+        raw["spec"]["kubernetes"]["kubelet"] = kubelet
+    assert create(raw) == expected
+
+
+def test_sh_adm_krs_001_message() -> None:
+    raw = shoot_dict(pool(kubernetes={"kubelet": {"kubeReserved": {"cpu": "2000m", "memory": "9216Mi"}}}))
+    verdict = verdict_create(raw)
+    assert [(f.value, f.detail) for f in verdict.errors] == [
+        ("kubeReserved CPU: 2", "total reserved CPU (kubeReserved) cannot be more than the Node's CPU capacity '2'"),
+        (
+            "kubeReserved memory: 9Gi",
+            "total reserved memory (kubeReserved) cannot be more than the Node's memory capacity '8Gi'",
+        ),
+    ]
+    assert verdict.errors[0].rule.uses_cluster
 
 
 def test_expired_existing_values_are_accepted_with_a_warning() -> None:

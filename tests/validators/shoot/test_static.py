@@ -268,7 +268,7 @@ def test_sh_k8s_005_messages_cite_the_skew_policy() -> None:
             id="SH-VER-003-workerless",
         ),
         pytest.param(
-            shoot_dict(pool(controlPlane={}), credentialsBindingName=None),
+            shoot_dict(pool(controlPlane={}, maximum=1), credentialsBindingName=None),
             [],
             id="SH-VER-003-self-hosted-needs-no-binding",
         ),

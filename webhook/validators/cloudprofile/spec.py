@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from cryptography import x509
-
 from webhook.field import METADATA, SPEC, FieldPath, Finding, Rule
 from webhook.models.core import (
     Bastion,
@@ -31,7 +29,12 @@ from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.kubernetes import validate_kubernetes_settings
 from webhook.validators.cloudprofile.machine_images import validate_cloud_profile_machine_images
 from webhook.validators.cloudprofile.machine_types import validate_cloud_profile_machine_types, validate_volume_types
-from webhook.validators.meta import validate_label_selector, validate_labels, validate_object_meta
+from webhook.validators.meta import (
+    validate_label_selector,
+    validate_labels,
+    validate_object_meta,
+    validate_pem_certificate,
+)
 from webhook.versions import Classification, current_classification
 
 _CP: Final = "gardener/gardener pkg/api/core/validation/cloudprofile.go"
@@ -185,14 +188,7 @@ def _validate_bastion_image(
 
 def validate_ca_bundle(ca_bundle: str | None, path: FieldPath) -> list[Finding]:
     """caBundle, when set, must start with a PEM certificate (gardener utils.DecodeCertificate); path: caBundle."""
-    if ca_bundle is None:
-        return []
-    try:
-        x509.load_pem_x509_certificate(ca_bundle.encode("utf-8"))
-    except ValueError:
-        shown = ca_bundle if len(ca_bundle) <= 64 else ca_bundle[:61] + "..."
-        return [CP_CA_001.invalid(path, shown, "caBundle is not a valid PEM-encoded certificate")]
-    return []
+    return validate_pem_certificate(CP_CA_001, ca_bundle, path)
 
 
 def validate_limits(limits: Limits | None, path: FieldPath) -> list[Finding]:

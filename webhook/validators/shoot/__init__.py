@@ -4,7 +4,8 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
 1. `resolve` (C.1, ShootMutator): the referenced CloudProfile (or NamespacedCloudProfile's merged spec, `lookup`)
    fills empty or partial versions and omitted machine images. A validating webhook cannot mutate: each resolution
    is a warning naming the value it resolves to, and judging goes on with the resolved values (`Effective`).
-2. `static` (C.2, C.3): the object's own fields, 422 Invalid.
+2. `static` (C.2, C.3): the object's own fields, 422 Invalid; the pools' own fields in `workers`, kubelet
+   configurations in `kubelet`.
 3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the seed 000 warnings.
 On UPDATE a Shoot whose spec and metadata did not change passes immediately: only the advisory warnings are
 computed (SH-WARN-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be deleted),
@@ -23,10 +24,18 @@ from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, 
 from webhook.models.core import Shoot
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
-from webhook.validators.shoot import advice, lookup, profile, resolve, static
+from webhook.validators.shoot import advice, kubelet, lookup, profile, resolve, static, workers
 from webhook.validators.shoot.effective import Effective
 
-RULES: Final = (*static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *advice.RULES)
+RULES: Final = (
+    *static.RULES,
+    *workers.RULES,
+    *kubelet.RULES,
+    *lookup.RULES,
+    *resolve.RULES,
+    *profile.RULES,
+    *advice.RULES,
+)
 
 
 # ------------------------------------------------------------------------------------------------ entry points

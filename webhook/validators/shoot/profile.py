@@ -10,7 +10,7 @@ skipped (reported already). Source: gardener plugin/pkg/shoot/validator/admissio
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
@@ -22,6 +22,7 @@ from webhook.models.core import (
     CRI,
     CloudProfileSpec,
     ExpirableVersion,
+    KubeletConfig,
     MachineImageVersion,
     MachineType,
     Region,
@@ -32,7 +33,7 @@ from webhook.models.core import (
     WorkerVolume,
 )
 from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_of
-from webhook.quantity import InvalidQuantity, parse_quantity
+from webhook.quantity import InvalidQuantity, format_quantity, parse_quantity
 from webhook.validators.meta import go_list
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
@@ -42,6 +43,7 @@ from webhook.validators.shoot.effective import (
     is_in_place,
     normalized,
 )
+from webhook.validators.shoot.resolve import capabilities_supported
 from webhook.versions import Classification, current_classification, find_version, is_active, parse_constraint
 
 _ADM: Final = "gardener/gardener plugin/pkg/shoot/validator/admission.go"
@@ -65,10 +67,12 @@ SH_ADM_VOL_001 = Rule(
     "SH-ADM-VOL-001", f"{_ADM} validateWorkerVolume, validateVolumeTypes, validateVolumeSize", uses_cluster=True
 )
 SH_ADM_LIM_001 = Rule("SH-ADM-LIM-001", f"{_ADM} validateLimits, validateMaxNodesTotal", uses_cluster=True)
+SH_ADM_CAP_001 = Rule("SH-ADM-CAP-001", f"{_ADM} validateMachineCapabilities", uses_cluster=True)
+SH_ADM_KRS_001 = Rule("SH-ADM-KRS-001", f"{_ADM} validateKubeletConfig (kubeReserved)", uses_cluster=True)
 
 RULES: Final = (
     SH_ADM_K8S_001, SH_ADM_K8S_002, SH_ADM_K8S_003, SH_ADM_PRV_001, SH_ADM_REG_001, SH_ADM_MT_001, SH_ADM_IMG_001,
-    SH_ADM_CRI_001, SH_ADM_KUB_001, SH_ADM_VOL_001, SH_ADM_LIM_001,
+    SH_ADM_CRI_001, SH_ADM_KUB_001, SH_ADM_VOL_001, SH_ADM_LIM_001, SH_ADM_CAP_001, SH_ADM_KRS_001,
 )  # fmt: skip
 
 _EMPTY: Final = Shoot()
@@ -127,6 +131,9 @@ def _validate_provider(
         return [SH_ADM_K8S_003.invalid(KUBERNETES_VERSION, new.version, "cannot parse the kubernetes version")]
     capabilities = capabilities_of(spec.machine_capabilities)
     findings: list[Finding] = []
+    # Gardener's loop variable: a pool without its own kubelet is judged with the kubelet of the last earlier pool
+    # that has one, else the Shoot's (validateProvider reassigns kubeletConfig and never resets it).
+    kubelet_config = shoot.spec.kubernetes.kubelet
     for i, worker in enumerate(new.workers):
         path = WORKERS.index(i)
         stored = find_worker(before.spec.provider.workers, worker.name)
@@ -146,6 +153,12 @@ def _validate_provider(
             if kubelet is not None:
                 findings.extend(_validate_kubelet_version(spec, worker.machine.image, kubelet, path))
         findings.extend(_validate_volume(spec, worker, pool.old, shoot.spec.region, path.child("volume")))
+        if worker.kubernetes is not None:
+            kubelet_config = worker.kubernetes.kubelet or kubelet_config
+            reserved_path = path.child("kubernetes", "kubelet")
+            findings.extend(
+                _validate_kube_reserved(spec.machine_types, worker.machine.type, kubelet_config, reserved_path)
+            )
         own = new.pool_version(i)
         if own is not None:
             findings.extend(
@@ -281,7 +294,7 @@ def _validate_machine(
     now: datetime,
     path: FieldPath,
 ) -> tuple[list[Finding], bool]:
-    """Architecture, machine type, machine image: the first failing check wins (validateWorkerMachine).
+    """Architecture, machine type, machine image, capabilities: the first failing check wins (validateWorkerMachine).
 
     Returns the findings and whether the machine is valid (CRI and kubelet checks follow only then). An
     architecture outside amd64/arm64 or a missing machine type is a static finding (SH-WRK-002, SH-WRK-003); here
@@ -292,6 +305,10 @@ def _validate_machine(
     found = _validate_machine_type(pool, spec, capabilities, region, path.child("machine", "type"))
     if not found and new.image_known(pool.index):
         found = _validate_machine_image(pool, spec, capabilities, now, path.child("machine"))
+    if not found and new.image_known(pool.index) and capabilities:
+        found = _validate_machine_capabilities(
+            pool.worker, spec, capabilities, path.child("machine", "image", "version")
+        )
     return found, not found
 
 
@@ -404,6 +421,36 @@ def _validate_machine_image(
     return [SH_ADM_IMG_001.invalid(path.child("image"), image.model_dump(exclude_none=True), detail)]
 
 
+def _go_map(capabilities: Mapping[str, Sequence[str]]) -> str:
+    """A capability map as Go's %v prints it: map[architecture:[amd64] gpu:[true]] (keys sorted)."""
+    return "map[" + " ".join(f"{k}:[{' '.join(capabilities[k])}]" for k in sorted(capabilities)) + "]"
+
+
+@SH_ADM_CAP_001.check
+def _validate_machine_capabilities(
+    worker: Worker, spec: CloudProfileSpec, capabilities: Capabilities, path: FieldPath
+) -> list[Finding]:
+    """With machine capabilities in the profile, some flavor of the pool's image version supports the capabilities
+    of its machine type, defaults applied to both (validateMachineCapabilities); judged on every request.
+
+    An image version without flavors (or not in the profile) supports every type. A machine type missing from the
+    profile is skipped (Gardener's own check would fail on it). path: workers[i].machine.image.version.
+    """
+    image = worker.machine.image
+    machine_type = next((t for t in spec.machine_types if t.name == worker.machine.type), None)
+    if image is None or machine_type is None:
+        return []
+    version = _find_image_version(spec, image)
+    flavors = version.capability_flavors if version is not None else []
+    if capabilities_supported(machine_type.capabilities, flavors, capabilities):
+        return []
+    detail = (
+        f"machine capabilities {_go_map(machine_type.capabilities)} of machine type {_quote(worker.machine.type)} "
+        f"are not supported by machine image {image.name}:{image.version or ''}"
+    )
+    return [SH_ADM_CAP_001.invalid(path, image.version or "", detail)]
+
+
 def _at_most(version: str, limit: str) -> bool:
     """versionutils.CompareVersions(version, "<=", limit); false when either does not parse."""
     a, b = normalized(version), normalized(limit)
@@ -484,6 +531,39 @@ def _validate_kubelet_version(
         f"versions by this machine image version: '{version.kubelet_version_constraint}'"
     )
     return [SH_ADM_KUB_001.invalid(path.child("machine", "image"), image.model_dump(exclude_none=True), detail)]
+
+
+@SH_ADM_KRS_001.check
+def _validate_kube_reserved(
+    machine_types: Sequence[MachineType], machine_type: str, kubelet: KubeletConfig | None, path: FieldPath
+) -> list[Finding]:
+    """The kubelet's kubeReserved cpu and memory (absent: 0) stay below the pool's machine type capacity, on every
+    request for pools with a `kubernetes` section (validateKubeletConfig); path: workers[i].kubernetes.kubelet.
+
+    Quantities that do not parse are reported by OBJ-DECODE-001 (Shoot) or the CloudProfile rules.
+    """
+    if kubelet is None:
+        return []
+    reserved = kubelet.kube_reserved
+    cpu = reserved.cpu if reserved is not None and reserved.cpu is not None else "0"
+    memory = reserved.memory if reserved is not None and reserved.memory is not None else "0"
+    findings: list[Finding] = []
+    for candidate in machine_types:
+        if candidate.name != machine_type:
+            continue
+        for what, wanted, capacity in (("CPU", cpu, candidate.cpu), ("memory", memory, candidate.memory)):
+            try:
+                if parse_quantity(wanted) < parse_quantity(capacity):
+                    continue
+            except InvalidQuantity:
+                continue
+            shown = f"kubeReserved {what}: {format_quantity(wanted)}"
+            detail = (
+                f"total reserved {what} (kubeReserved) cannot be more than the Node's {what} capacity "
+                f"'{format_quantity(capacity)}'"
+            )
+            findings.append(SH_ADM_KRS_001.invalid(path, shown, detail))
+    return findings
 
 
 # ------------------------------------------------------------------------------------------------------ volumes

@@ -25,7 +25,9 @@ from webhook.validators.shoot.effective import (
     normalized,
     worker_path,
 )
+from webhook.validators.shoot.kubelet import validate_kubelets
 from webhook.validators.shoot.lookup import PROFILE_KINDS
+from webhook.validators.shoot.workers import validate_workers, validate_workers_switch, validate_workers_update
 from webhook.versions import Constraint, Version, find_version, parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
@@ -125,16 +127,23 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
         if own is not None and eff.version is not None:
             findings.extend(_validate_kubelet_skew(eff.version, own, path.child("kubernetes", "version")))
         findings.extend(_validate_cri_policy(worker, eff.image(i), ctx, path.child("cri")))
+    findings.extend(validate_workers(eff))
+    findings.extend(validate_kubelets(eff))
     return findings
 
 
 def validate_shoot_update(new: Effective, old: Effective, ctx: StaticContext) -> list[Finding]:
     """Update-only rules (gardener ValidateShootSpecUpdate, ValidateProviderUpdate): versions never go down, the
-    control plane never skips a minor, in-place pools keep their shape. The create rules run separately.
+    control plane never skips a minor, a Shoot keeps having workers and its hosting mode (`workers`), in-place pools
+    keep their shape. The create rules run separately.
     """
     findings: list[Finding] = []
     if new.version is not None and old.version is not None:
         findings.extend(_validate_control_plane_update(new.version, old.version, KUBERNETES_VERSION))
+    switch = validate_workers_switch(new, old)
+    if switch:
+        return [*findings, *switch]  # Gardener stops the pools' update checks here
+    findings.extend(validate_workers_update(new, old))
     for i, worker in enumerate(new.workers):
         path = worker_path(i)
         j = next((k for k, w in enumerate(old.workers) if w.name == worker.name), None)
