@@ -252,7 +252,10 @@ def test_cli_a_clean_landscape_exits_0(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--apply"], "--apply writes into the audited cluster: give it with --kubeconfig, --in-cluster or cluster.sources"),
+        (
+            ["--apply"],
+            "--apply writes into the audited cluster: give it with --kubeconfig, --in-cluster or cluster.sources",
+        ),
         (["--apply", "--output", "policyreport"], "--apply writes into the audited cluster"),
     ],
 )
