@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import jsonschema
 import kubernetes_validate
 import pytest
 import trustme
@@ -39,6 +40,8 @@ from webhook.certs import WEBHOOK_NAMES
 from webhook.cli import build_parser, main
 from webhook.cluster.static import StaticView
 from webhook.server.serve import FINAL_CLOSE_SECONDS
+from webhook.settings import Settings, load_settings
+from webhook.validators import ALL_RULES
 
 ROOT = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = "1.31"  # oldest version with every field used (unhealthyPodEvictionPolicy is GA in 1.31)
@@ -141,8 +144,8 @@ def _check_cert_manager(obj: Object) -> None:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_kinds_of_each_overlay(rendered: dict[str, list[Object]], overlay: str) -> None:
     kinds = sorted(o["kind"] for o in rendered[overlay])
-    base = ["Deployment", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount",
-            "ValidatingWebhookConfiguration"]  # fmt: skip
+    base = ["ConfigMap", "Deployment", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "Service",
+            "ServiceAccount", "ValidatingWebhookConfiguration"]  # fmt: skip
     garden = ["ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding", "RoleBinding"] + ["NetworkPolicy"] * 3
     certs = ["Certificate"] * 4 + ["Issuer"] * 3 if overlay.endswith("cert-manager") else ["Secret", "Secret"]
     assert kinds == sorted(base + (garden if overlay.startswith("garden") else []) + certs)
@@ -548,10 +551,11 @@ def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], ov
     assert container["volumeMounts"] == [
         {"name": "tls", "mountPath": "/etc/gardener-webhook/tls", "readOnly": True},
         {"name": "client-ca", "mountPath": "/etc/gardener-webhook/client-ca", "readOnly": True},
+        {"name": "config", "mountPath": "/etc/gardener-webhook/config", "readOnly": True},
     ]
     garden = overlay.startswith("garden")
     expected = ["--in-cluster"] * garden + [
-        "--cert-dir=/etc/gardener-webhook/tls", "--client-ca=/etc/gardener-webhook/client-ca/ca.crt",
+        "--config=/etc/gardener-webhook/config/config.yaml", "--cert-dir=/etc/gardener-webhook/tls", "--client-ca=/etc/gardener-webhook/client-ca/ca.crt",
         f"--client-cn={CLIENT_CN}", "--host=0.0.0.0", "--health-host=0.0.0.0", "--drain-seconds=5",
         "--shutdown-timeout-seconds=10",
     ]  # fmt: skip
@@ -587,6 +591,55 @@ def test_a_service_account_token_only_where_a_live_view_runs(rendered: dict[str,
     assert live == overlay.startswith("garden")
     assert one(objects, "ServiceAccount")["automountServiceAccountToken"] is False
     assert deployment["spec"]["template"]["spec"]["automountServiceAccountToken"] is live
+
+
+# ---------------------------------------------------------------- configuration file (issue 14 item 3)
+
+CONFIG_SCHEMA: Final = ROOT / "manifests" / "config.schema.json"
+SCHEMA_LINE: Final = "# yaml-language-server: $schema="
+
+
+def _config(objects: list[Object]) -> tuple[Object, str]:
+    """The ConfigMap the Deployment mounts where --config points, and the text of the file --config names."""
+    deployment = one(objects, "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    config = _serve_args(deployment).config
+    mounts = {m["mountPath"]: m for m in pod["containers"][0]["volumeMounts"]}
+    mount = mounts[str(config.parent)]
+    assert mount["readOnly"] is True
+    volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+    config_map = next(c for c in by_kind(objects, "ConfigMap") if c["metadata"]["name"] == volume["configMap"]["name"])
+    return config_map, config_map["data"][config.name]
+
+
+def _loaded(text: str, tmp_path: Path) -> Settings:
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_settings(path, known_rules=ALL_RULES)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_configuration_file_is_a_config_map_the_schema_accepts(
+    rendered: dict[str, list[Object]], overlay: str, tmp_path: Path
+) -> None:
+    """--config names a file of a ConfigMap (hashed name: a change rolls the Pods); it validates against the shipped
+    schema, and serve's own loader reads it as the defaults, written out."""
+    config_map, text = _config(rendered[overlay])
+    assert config_map["metadata"]["name"].startswith("gardener-webhook-config-")
+    assert config_map["metadata"]["namespace"] == NAMESPACE
+    jsonschema.Draft202012Validator(json.loads(CONFIG_SCHEMA.read_text(encoding="utf-8"))).validate(
+        yaml.safe_load(text)
+    )
+    assert _loaded(text, tmp_path) == Settings()
+
+
+def test_every_configuration_file_names_the_shipped_schema_for_editors() -> None:
+    files = sorted((ROOT / "manifests").rglob("config.yaml"))
+    assert files
+    for path in files:
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith(SCHEMA_LINE), path
+        assert (path.parent / first.removeprefix(SCHEMA_LINE)).resolve() == CONFIG_SCHEMA, path
 
 
 # ------------------------------------------------------------------------------- network policies
