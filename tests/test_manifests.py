@@ -53,6 +53,7 @@ KUBECTL = shutil.which("kubectl")
 CLIENT_CN: Final = "gardener-webhook-client"  # the name the API servers' client certificate carries
 CLIENT_CA_SECRET: Final = "gardener-webhook-client-ca"
 BREAK_GLASS_GROUP: Final = "gardener-webhook:break-glass"
+OWN_SERVICE_ACCOUNT: Final = f"system:serviceaccount:{NAMESPACE}:gardener-webhook"
 
 Object = dict[str, Any]
 
@@ -268,10 +269,19 @@ EXCLUDE_BREAK_GLASS: Final = {
     "name": "exclude-break-glass-group",
     "expression": f"!('{BREAK_GLASS_GROUP}' in request.userInfo.groups)",
 }
+EXCLUDE_OWN_SERVICE_ACCOUNT: Final = {
+    "name": "exclude-own-service-account",
+    "expression": f"request.userInfo.username != '{OWN_SERVICE_ACCOUNT}'",
+}
 ONLY_VERSION_CHANGES: Final = {
     "name": "only-version-changes",
     "expression": "request.operation == 'CREATE' || "
     "object.spec.template.spec.containers.map(c, c.image) != oldObject.spec.template.spec.containers.map(c, c.image)",
+}
+ONLY_SPEC_CHANGES: Final = {
+    "name": "only-spec-changes",
+    "expression": "request.operation == 'CREATE' || !has(object.spec) || !has(oldObject.spec) || "
+    "object.spec != oldObject.spec",
 }
 
 
@@ -282,11 +292,24 @@ def _images(obj: Object) -> list[str]:
 # What each condition says about an AdmissionRequest (the `request` of a review, with `object`/`oldObject`).
 MIRRORS: Final[dict[str, Callable[[Object], bool]]] = {
     "exclude-break-glass-group": lambda request: BREAK_GLASS_GROUP not in request["userInfo"]["groups"],
+    "exclude-own-service-account": lambda request: request["userInfo"]["username"] != OWN_SERVICE_ACCOUNT,
     "only-version-changes": lambda request: (
         request["operation"] == "CREATE" or _images(request["object"]) != _images(request["oldObject"])
     ),
+    "only-spec-changes": lambda request: (
+        request["operation"] == "CREATE"
+        or "spec" not in request["object"]
+        or "spec" not in request["oldObject"]
+        or request["object"]["spec"] != request["oldObject"]["spec"]
+    ),
 }
-EXPRESSIONS: Final = {c["name"]: c["expression"] for c in (EXCLUDE_BREAK_GLASS, ONLY_VERSION_CHANGES)}
+CONDITIONS: Final = (EXCLUDE_BREAK_GLASS, EXCLUDE_OWN_SERVICE_ACCOUNT, ONLY_VERSION_CHANGES, ONLY_SPEC_CHANGES)
+# The conditions of each webhook besides the two every webhook has.
+ONLY_CHANGES: Final = {
+    "deployments": ONLY_VERSION_CHANGES,
+    "gardenlets": ONLY_SPEC_CHANGES,
+    "managedseeds": ONLY_SPEC_CHANGES,
+}
 
 
 def _sent(webhook: Object, request: Object) -> bool:
@@ -311,15 +334,18 @@ def test_only_the_control_plane_deployments_fail_open(rendered: dict[str, list[O
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_match_conditions_are_pinned(rendered: dict[str, list[Object]], overlay: str) -> None:
     for resource, webhook in _webhooks(rendered[overlay]).items():
-        expected = [EXCLUDE_BREAK_GLASS] + ([ONLY_VERSION_CHANGES] if resource == "deployments" else [])
+        only = [ONLY_CHANGES[resource]] if resource in ONLY_CHANGES else []
+        expected = [EXCLUDE_BREAK_GLASS, EXCLUDE_OWN_SERVICE_ACCOUNT, *only]
         assert [{**c, "expression": " ".join(c["expression"].split())} for c in webhook["matchConditions"]] == expected
-    for name, expression in EXPRESSIONS.items():  # the shape the mirrors read: nothing hides behind them
-        assert expression.count("||") == int(name == "only-version-changes") and "&&" not in expression, name
+    alternatives = {"only-version-changes": 2, "only-spec-changes": 4}  # the shape the mirrors read: nothing hides
+    for condition in CONDITIONS:
+        name, expression = condition["name"], condition["expression"]
+        assert expression.count("||") + 1 == alternatives.get(name, 1) and "&&" not in expression, name
 
 
-def _request(obj: Object | None, old: Object | None = None, *,
-             groups: tuple[str, ...] = ("system:authenticated",)) -> Object:  # fmt: skip
-    request: Object = json.loads(review_bytes(obj, old, groups=groups))["request"]
+def _request(obj: Object | None, old: Object | None = None, *, groups: tuple[str, ...] = ("system:authenticated",),
+             username: str = "alice") -> Object:  # fmt: skip
+    request: Object = json.loads(review_bytes(obj, old, groups=groups, username=username))["request"]
     return request
 
 
@@ -331,6 +357,20 @@ def test_the_break_glass_group_is_never_sent_to_any_webhook(rendered: dict[str, 
         break_glass = _request(apiserver, groups=("system:authenticated", BREAK_GLASS_GROUP))
         assert not _sent(webhook, break_glass), webhook["name"]
         assert _sent(webhook, _request(apiserver, groups=("system:masters", "system:authenticated"))), webhook["name"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_webhooks_own_service_account_is_never_sent(rendered: dict[str, list[Object]], overlay: str) -> None:
+    """The account the Pods run as (the live view lists and watches with it) is never judged by its own webhook."""
+    objects = rendered[overlay]
+    account = one(objects, "ServiceAccount")["metadata"]
+    assert f"system:serviceaccount:{account['namespace']}:{account['name']}" == OWN_SERVICE_ACCOUNT
+    apiserver = gardener_deployment_obj("apiserver", "v1.37.2")
+    others = ("alice", f"system:serviceaccount:{NAMESPACE}:default", "system:serviceaccount:garden:gardener-webhook")
+    for webhook in _webhooks(objects).values():
+        assert not _sent(webhook, _request(apiserver, username=OWN_SERVICE_ACCOUNT)), webhook["name"]
+        for other in others:
+            assert _sent(webhook, _request(apiserver, username=other)), (webhook["name"], other)
 
 
 NOW: Final = datetime(2026, 11, 21, tzinfo=UTC)
@@ -397,6 +437,81 @@ def test_the_skipped_deployments_would_be_denied_if_they_were_new() -> None:
         for cluster, rule in ((SKEWED, "VS-GARDENER-002"), (UNSYNCED, "CLUSTER-001")):
             outcome = judge(review_bytes(new), view=cluster, settings=DEFAULT_SETTINGS, now=NOW)
             assert outcome.response["allowed"] is False and outcome.rule_ids == (rule,), (role, rule)
+
+
+GARDENLET_CHART: Final = "europe-docker.pkg.dev/gardener-project/releases/charts/gardener/gardenlet"
+GARDENLET_CONFIG: Final = {"apiVersion": "gardenlet.config.gardener.cloud/v1alpha1", "kind": "GardenletConfiguration"}
+
+
+def _gardenlet(tag: str) -> Object:
+    """A Gardenlet whose chart (and so gardenlet) version is `tag`."""
+    deployment = {"helm": {"ociRepository": {"ref": f"{GARDENLET_CHART}:{tag}"}}}
+    return {"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "Gardenlet",
+            "metadata": {"name": "aws-eu1", "namespace": "garden"},
+            "spec": {"deployment": deployment, "config": GARDENLET_CONFIG}}  # fmt: skip
+
+
+def _managed_seed(tag: str) -> Object:
+    """A ManagedSeed whose gardenlet image tag is `tag`."""
+    gardenlet = {"deployment": {"image": {"tag": tag}}, "config": GARDENLET_CONFIG}
+    return {"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "ManagedSeed",
+            "metadata": {"name": "aws-eu1", "namespace": "garden"},
+            "spec": {"shoot": {"name": "aws-eu1"}, "gardenlet": gardenlet}}  # fmt: skip
+
+
+def _relabel(o: Object) -> None:
+    o["metadata"]["labels"] = {"seed.gardener.cloud/eu": "true"}
+
+
+def _request_reconcile(o: Object) -> None:
+    o["metadata"]["annotations"] = {"gardener.cloud/operation": "reconcile"}
+
+
+def _finalize(o: Object) -> None:
+    o["metadata"]["finalizers"] = []
+    o["metadata"]["deletionTimestamp"] = "2026-11-21T10:00:00Z"
+
+
+def _report_status(o: Object) -> None:
+    o["status"] = {"observedGeneration": 3, "conditions": [{"type": "SeedRegistered", "status": "True"}]}
+
+
+def _webhook_of(rendered: dict[str, list[Object]], obj: Object) -> Object:
+    return _webhooks(rendered["garden/cert-manager"])[obj["kind"].lower() + "s"]
+
+
+@pytest.mark.parametrize("cluster", [SKEWED, UNSYNCED], ids=["skewed", "unsynced"])
+@pytest.mark.parametrize("change", [_relabel, _request_reconcile, _finalize, _report_status])
+@pytest.mark.parametrize("make", [_gardenlet, _managed_seed], ids=["gardenlet", "managedseed"])
+def test_updates_that_keep_a_gardenlets_spec_never_reach_the_webhook_and_lose_nothing(
+    rendered: dict[str, list[Object]], make: Callable[[str], Object], change: Callable[[Object], None],
+    cluster: StaticView,
+) -> None:  # fmt: skip
+    """only-spec-changes skips exactly what the validators would allow without a word, whatever the cluster state."""
+    old = make("v1.33.0")  # four minors behind gardener-apiserver 1.37: judged afresh, denied (below)
+    new = _changed(old, change)
+    assert not _sent(_webhook_of(rendered, old), _request(new, old))
+    outcome = judge(review_bytes(new, old), view=cluster, settings=DEFAULT_SETTINGS, now=NOW)
+    assert outcome.response["allowed"] is True and outcome.rule_ids == ()  # nothing said, so nothing lost
+
+
+@pytest.mark.parametrize("make", [_gardenlet, _managed_seed], ids=["gardenlet", "managedseed"])
+def test_a_gardenlet_spec_change_reaches_the_webhook(
+    rendered: dict[str, list[Object]], make: Callable[[str], Object]
+) -> None:
+    """The skipped objects are not vacuous: new, or with their version set by an UPDATE, they are denied."""
+    webhook = _webhook_of(rendered, make("v1.37.0"))
+    for cluster, rule in ((SKEWED, "VS-GL-001"), (UNSYNCED, "CLUSTER-001")):
+        outcome = judge(review_bytes(make("v1.33.0")), view=cluster, settings=DEFAULT_SETTINGS, now=NOW)
+        assert outcome.response["allowed"] is False and outcome.rule_ids == (rule,)
+    old, downgraded = make("v1.37.0"), make("v1.33.0")
+    assert _sent(webhook, _request(downgraded, old)) and _sent(webhook, _request(downgraded))
+    outcome = judge(review_bytes(downgraded, old), view=SKEWED, settings=DEFAULT_SETTINGS, now=NOW)
+    assert outcome.response["allowed"] is False and outcome.rule_ids == ("VS-GL-001",)
+    reconfigured = _changed(
+        old, lambda o: o["spec"].update(extra={"seedConfig": {}})
+    )  # any spec change, conservatively
+    assert _sent(webhook, _request(reconfigured, old))
 
 
 def test_version_changes_reach_the_webhook_and_only_break_glass_skips_a_denial(
