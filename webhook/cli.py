@@ -429,7 +429,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write a patch setting the caBundle of every webhook",
     )
     certs.add_argument(
-        "--cluster", choices=("garden", "seed"), default="garden", help="whose webhooks the patch names (garden)"
+        "--cluster",
+        choices=("garden", "seed", "virtual-garden", "runtime"),
+        default="garden",
+        help="whose webhooks the patch names (garden)",
     )
     certs.set_defaults(func=cmd_certs)
 
