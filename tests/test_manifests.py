@@ -22,10 +22,7 @@ from __future__ import annotations
 
 import base64
 import copy
-import io
 import json
-import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,14 +31,14 @@ from typing import Any, Final
 import jsonschema
 import kubernetes_validate
 import pytest
-import trustme
 import yaml
 
 from tests.builders import DEFAULT_SETTINGS, review_bytes
 from tests.cluster.fake_apiserver import gardener_deployment_obj
+from tests.manifest_tree import KUBECTL, NO_KUBECTL, SERVICE_DNS, kustomize, prepared_tree
 from webhook.admission import judge
 from webhook.certs import WEBHOOK_NAMES
-from webhook.cli import build_parser, main
+from webhook.cli import build_parser
 from webhook.cluster.static import StaticView
 from webhook.server.serve import FINAL_CLOSE_SECONDS
 from webhook.settings import Settings, load_settings
@@ -50,7 +47,6 @@ from webhook.validators import ALL_RULES
 ROOT = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = "1.31"  # oldest version with every field used (unhealthyPodEvictionPolicy is GA in 1.31)
 NAMESPACE = "gardener-webhook"
-SERVICE_DNS = f"gardener-webhook.{NAMESPACE}.svc"
 # Each overlay and the cluster it is applied to (its webhooks are WEBHOOK_NAMES[cluster]): the garden and a seed in
 # both certificate flavours; a landscape with a virtual garden (gardener-operator) as its two halves, the runtime
 # cluster and the virtual garden.
@@ -65,7 +61,6 @@ RUNTIME, VIRTUAL = "virtual-garden/runtime", "virtual-garden/virtual"
 VIRTUAL_GARDEN_URL: Final = f"https://{SERVICE_DNS}/validate"
 VIRTUAL_GARDEN_KUBECONFIG: Final = Path("/var/run/secrets/gardener-webhook/virtual-garden/kubeconfig")
 CERT_MANAGER = "cert-manager.io/v1"
-KUBECTL = shutil.which("kubectl")
 CLIENT_CN: Final = "gardener-webhook-client"  # the name the API servers' client certificate carries
 CLIENT_CA_SECRET: Final = "gardener-webhook-client-ca"
 BREAK_GLASS_GROUP: Final = "gardener-webhook:break-glass"
@@ -86,39 +81,16 @@ def one(objects: list[Object], kind: str) -> Object:
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of manifests/ with the static flavour's certificates made by `gardener-webhook certs`, which also writes
-    the caBundle patch of the virtual garden's webhooks (README "Deploy with a virtual garden")."""
-    tree = tmp_path_factory.mktemp("manifests") / "manifests"
-    shutil.copytree(ROOT / "manifests", tree, ignore=shutil.ignore_patterns("certs", "ca-bundle.yaml"))
-    out = io.StringIO()
-    certs = ["certs", "--dns", SERVICE_DNS, "--out", str(tree / "components/static/certs")]
-    patch = [
-        "--webhook-config-patch",
-        str(tree / "overlays" / VIRTUAL / "ca-bundle.yaml"),
-        "--cluster",
-        "virtual-garden",
-    ]
-    assert main([*certs, *patch], out=out) == 0
-    trustme.CA().cert_pem.write_to_path(str(tree / "components/static/certs/client-ca.crt"))  # the operator's file
-    return tree
+    """A copy of manifests/ with the certificates made by `gardener-webhook certs` (and the caBundle patch of the
+    virtual garden's webhooks), as README "Deploy to a cluster" and "Deploy with a virtual garden" make them."""
+    return prepared_tree(tmp_path_factory.mktemp("manifests"))
 
 
 @pytest.fixture(scope="module")
 def rendered(tree: Path) -> dict[str, list[Object]]:
     if KUBECTL is None:
-        pytest.skip("SKIPPED: kubectl is not installed, so the kustomize overlays cannot be rendered and checked")
-    result: dict[str, list[Object]] = {}
-    for overlay in OVERLAYS:
-        done = subprocess.run(
-            [KUBECTL, "kustomize", str(tree / "overlays" / overlay)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, f"kubectl kustomize overlays/{overlay}: {done.stderr}"
-        result[overlay] = [doc for doc in yaml.safe_load_all(done.stdout) if doc]
-    return result
+        pytest.skip(NO_KUBECTL)
+    return {overlay: kustomize(KUBECTL, tree / "overlays" / overlay) for overlay in OVERLAYS}
 
 
 def overlays(rendered: dict[str, list[Object]]) -> Iterator[tuple[str, list[Object]]]:
@@ -1054,4 +1026,15 @@ def test_the_runtime_cluster_follows_gardeners_conventions(rendered: dict[str, l
     assert _selects(deployment["spec"]["selector"], pod["metadata"]["labels"])
     namespace = one(objects, "Namespace")["metadata"]["labels"]
     assert namespace["networking.gardener.cloud/access-target-apiserver"] == "allowed"
-    assert pod["spec"]["priorityClassName"] == "gardener-garden-system-400"  # as gardener-admission-controller
+
+
+# Where Gardener guarantees PriorityClasses (docs/development/priority-classes.md): gardenlet keeps gardener-system-*
+# in every seed (900: extensions), gardener-operator gardener-garden-system-* in the runtime cluster (400:
+# gardener-admission-controller, extension admission controllers). A garden without gardener-operator may have none.
+PRIORITY_CLASSES: Final = {"garden": None, "seed": "gardener-system-900", "runtime": "gardener-garden-system-400"}
+
+
+@pytest.mark.parametrize("overlay", WORKLOADS)
+def test_a_priority_class_where_gardener_keeps_one(rendered: dict[str, list[Object]], overlay: str) -> None:
+    pod = one(rendered[overlay], "Deployment")["spec"]["template"]["spec"]
+    assert pod.get("priorityClassName") == PRIORITY_CLASSES[CLUSTERS[overlay]]
