@@ -26,7 +26,7 @@ SERVICE_DNS: Final = "gardener-webhook.gardener-webhook.svc"
 STATIC_CERTS: Final = Path("components/static/certs")
 SEED_CERTS: Final = Path("overlays/virtual-garden/seeds/certs")
 CA_BUNDLE_PATCH: Final = Path("overlays/virtual-garden/virtual/ca-bundle.yaml")
-_GENERATED: Final = ("certs", CA_BUNDLE_PATCH.name)  # what a checkout may hold from an earlier run: never copied
+GENERATED: Final = ("certs", CA_BUNDLE_PATCH.name)  # what a checkout may hold from an earlier run: never copied
 
 
 class KustomizeError(Exception):
@@ -36,7 +36,7 @@ class KustomizeError(Exception):
 def prepared_tree(parent: Path) -> Path:
     """A copy of manifests/ under `parent`, with the files the README has the operator make; returns its root."""
     tree = parent / "manifests"
-    shutil.copytree(ROOT / "manifests", tree, ignore=shutil.ignore_patterns(*_GENERATED))
+    shutil.copytree(ROOT / "manifests", tree, ignore=shutil.ignore_patterns(*GENERATED))
     certs = ["certs", "--dns", SERVICE_DNS, "--out", str(tree / STATIC_CERTS)]
     patch = ["--webhook-config-patch", str(tree / CA_BUNDLE_PATCH), "--cluster", "virtual-garden"]
     assert main([*certs, *patch], out=io.StringIO()) == 0

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import yaml
 
-from tests.manifest_tree import ROOT, STATIC_CERTS, kustomize
+from tests.manifest_tree import GENERATED, ROOT, STATIC_CERTS, kustomize
 
 CHART: Final = ROOT / "charts" / "gardener-webhook-seed"
 TEMPLATE: Final = Path("templates") / "gardener-webhook.yaml"
@@ -99,7 +99,7 @@ def generate(kubectl: str, manifests: Path = ROOT / "manifests") -> dict[Path, s
 
     with tempfile.TemporaryDirectory() as scratch:
         tree = Path(scratch) / "manifests"
-        shutil.copytree(manifests, tree, ignore=shutil.ignore_patterns("certs", "ca-bundle.yaml"))
+        shutil.copytree(manifests, tree, ignore=shutil.ignore_patterns(*GENERATED))
         certs = tree / STATIC_CERTS
         certs.mkdir()
         markers: dict[str, str] = {}
@@ -116,9 +116,10 @@ def generate(kubectl: str, manifests: Path = ROOT / "manifests") -> dict[Path, s
             return {key: replace(value) for key, value in node.items()}
         if isinstance(node, list):
             return [replace(item) for item in node]
-        if isinstance(node, str) and "".join(node.split()) in markers:
-            found.add("".join(node.split()))
-            return sentinel(markers["".join(node.split())])
+        encoded = "".join(node.split()) if isinstance(node, str) else None  # kustomize breaks long base64 lines
+        if encoded in markers:
+            found.add(encoded)
+            return sentinel(markers[encoded])
         return node
 
     objects = [replace(obj) for obj in objects]
