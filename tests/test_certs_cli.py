@@ -73,7 +73,7 @@ def test_a_ca_that_would_expire_before_the_new_certificate_is_replaced(tmp_path:
     assert code == 0 and second_bundle != first_bundle
 
 
-@pytest.mark.parametrize("cluster", ["garden", "seed"])
+@pytest.mark.parametrize("cluster", ["garden", "seed", "virtual-garden", "runtime"])
 def test_webhook_config_patch_names_every_webhook_of_the_cluster(tmp_path: Path, cluster: str) -> None:
     patch = tmp_path / "patch.yaml"
     code, bundle = run(

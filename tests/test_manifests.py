@@ -11,49 +11,64 @@ only where a live view runs, NetworkPolicies that open one path each (judged by 
 selectors), probes with timeouts and a shutdown budget well inside the grace period; and the break-glass
 design of the webhook configuration: which webhooks fail closed, and the matchConditions the API server
 evaluates before calling the webhook. There is no CEL engine here: each expression is pinned verbatim, mirrored
-by a Python function next to it, and the mirror is checked against what the validators would have said. And issue
-14 item 5: the garden's hourly `audit --in-cluster --apply` CronJob (components/audit-cronjob), its exit-status
-handling, hardening, network isolation and RBAC (the view's reads plus exactly the report writes it makes).
+by a Python function next to it, and the mirror is checked against what the validators would have said. And those of
+issue 14: the configuration file as a ConfigMap the shipped schema accepts, the webhook's own ServiceAccount never
+sent, and a landscape with a virtual garden split into its runtime cluster and its virtual garden (webhooks by URL
+with the caBundle, RBAC exactly per cluster, the view's kubeconfig mounted where its configuration points, Gardener's
+network labels and annotations, the PriorityClass); and the garden's hourly `audit --in-cluster --apply`
+CronJob (components/audit-cronjob): its exit-status handling, hardening, network isolation and RBAC (the view's
+reads plus exactly the report writes it makes).
 """
 
 from __future__ import annotations
 
 import base64
 import copy
-import io
 import json
-import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import jsonschema
 import kubernetes_validate
 import pytest
-import trustme
 import yaml
 
 from tests.builders import DEFAULT_SETTINGS, review_bytes
 from tests.cluster.fake_apiserver import gardener_deployment_obj
+from tests.manifest_tree import KUBECTL, NO_KUBECTL, SERVICE_DNS, kustomize, prepared_tree
 from webhook import report_apply
 from webhook.admission import RULES_ANNOTATION, judge
 from webhook.certs import WEBHOOK_NAMES
-from webhook.cli import EXIT_APPLY, EXIT_DENIED, EXIT_USAGE, build_parser, cmd_audit, main
+from webhook.cli import EXIT_APPLY, EXIT_DENIED, EXIT_USAGE, build_parser, cmd_audit
 from webhook.cluster.static import StaticView
 from webhook.server.serve import FINAL_CLOSE_SECONDS
+from webhook.settings import Settings, load_settings
+from webhook.validators import ALL_RULES
 from webhook.validators.meta import qualified_name_errors
 
 ROOT = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = "1.31"  # oldest version with every field used (unhealthyPodEvictionPolicy is GA in 1.31)
 NAMESPACE = "gardener-webhook"
-SERVICE_DNS = f"gardener-webhook.{NAMESPACE}.svc"
-OVERLAYS = [f"{cluster}/{flavour}" for cluster in ("garden", "seed") for flavour in ("cert-manager", "static")]
+# Each overlay and the cluster it is applied to (its webhooks are WEBHOOK_NAMES[cluster]): the garden and a seed in
+# both certificate flavours; a landscape with a virtual garden (gardener-operator) as its two halves, the runtime
+# cluster and the virtual garden.
+CLUSTERS: Final = {
+    "garden/cert-manager": "garden", "garden/static": "garden", "seed/cert-manager": "seed", "seed/static": "seed",
+    "virtual-garden/runtime": "runtime", "virtual-garden/virtual": "virtual-garden",
+}  # fmt: skip
+OVERLAYS = list(CLUSTERS)
+WORKLOADS = [overlay for overlay, cluster in CLUSTERS.items() if cluster != "virtual-garden"]  # the webhook's Pods run
+LIVE_VIEW: Final = ("garden", "runtime")  # the clusters whose Pods keep a live view (and so talk to an API server)
+RUNTIME, VIRTUAL = "virtual-garden/runtime", "virtual-garden/virtual"
+VIRTUAL_GARDEN_URL: Final = f"https://{SERVICE_DNS}/validate"
+VIRTUAL_GARDEN_KUBECONFIG: Final = Path("/var/run/secrets/gardener-webhook/virtual-garden/kubeconfig")
 CERT_MANAGER = "cert-manager.io/v1"
-KUBECTL = shutil.which("kubectl")
 CLIENT_CN: Final = "gardener-webhook-client"  # the name the API servers' client certificate carries
 CLIENT_CA_SECRET: Final = "gardener-webhook-client-ca"
 BREAK_GLASS_GROUP: Final = "gardener-webhook:break-glass"
+OWN_SERVICE_ACCOUNT: Final = f"system:serviceaccount:{NAMESPACE}:gardener-webhook"
 
 Object = dict[str, Any]
 
@@ -70,31 +85,16 @@ def one(objects: list[Object], kind: str, name: str | None = None) -> Object:
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of manifests/ with the static flavour's certificates made by `gardener-webhook certs`."""
-    tree = tmp_path_factory.mktemp("manifests") / "manifests"
-    shutil.copytree(ROOT / "manifests", tree, ignore=shutil.ignore_patterns("certs"))
-    out = io.StringIO()
-    assert main(["certs", "--dns", SERVICE_DNS, "--out", str(tree / "components/static/certs")], out=out) == 0
-    trustme.CA().cert_pem.write_to_path(str(tree / "components/static/certs/client-ca.crt"))  # the operator's file
-    return tree
+    """A copy of manifests/ with the certificates made by `gardener-webhook certs` (and the caBundle patch of the
+    virtual garden's webhooks), as README "Deploy to a cluster" and "Deploy with a virtual garden" make them."""
+    return prepared_tree(tmp_path_factory.mktemp("manifests"))
 
 
 @pytest.fixture(scope="module")
 def rendered(tree: Path) -> dict[str, list[Object]]:
     if KUBECTL is None:
-        pytest.skip("SKIPPED: kubectl is not installed, so the kustomize overlays cannot be rendered and checked")
-    result: dict[str, list[Object]] = {}
-    for overlay in OVERLAYS:
-        done = subprocess.run(
-            [KUBECTL, "kustomize", str(tree / "overlays" / overlay)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, f"kubectl kustomize overlays/{overlay}: {done.stderr}"
-        result[overlay] = [doc for doc in yaml.safe_load_all(done.stdout) if doc]
-    return result
+        pytest.skip(NO_KUBECTL)
+    return {overlay: kustomize(KUBECTL, tree / "overlays" / overlay) for overlay in OVERLAYS}
 
 
 def overlays(rendered: dict[str, list[Object]]) -> Iterator[tuple[str, list[Object]]]:
@@ -145,29 +145,38 @@ def _check_cert_manager(obj: Object) -> None:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_kinds_of_each_overlay(rendered: dict[str, list[Object]], overlay: str) -> None:
     kinds = sorted(o["kind"] for o in rendered[overlay])
-    base = ["Deployment", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount",
-            "ValidatingWebhookConfiguration"]  # fmt: skip
-    garden = ["ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding", "RoleBinding"] + ["NetworkPolicy"] * 3
-    garden += ["CronJob", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding",
-               "RoleBinding", "NetworkPolicy"]  # components/audit-cronjob  # fmt: skip
+    base = ["ConfigMap", "Deployment", "Namespace", "NetworkPolicy", "NetworkPolicy", "PodDisruptionBudget", "Service",
+            "ServiceAccount", "ValidatingWebhookConfiguration"]  # fmt: skip
+    audit = ["CronJob", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding",
+             "RoleBinding", "NetworkPolicy"]  # components/audit-cronjob (garden overlays)  # fmt: skip
     certs = ["Certificate"] * 4 + ["Issuer"] * 3 if overlay.endswith("cert-manager") else ["Secret", "Secret"]
-    assert kinds == sorted(base + (garden if overlay.startswith("garden") else []) + certs)
+    garden_policies = ["NetworkPolicy"] * 3
+    expected = {
+        "garden": base + ["ClusterRole", "ClusterRoleBinding", "Role", "Role", "RoleBinding", "RoleBinding"]
+        + garden_policies + certs + audit,
+        "seed": base + certs,
+        "runtime": base + ["Role", "RoleBinding"] + garden_policies + certs,
+        "virtual-garden": ["ClusterRole", "ClusterRoleBinding", "Namespace", "Role", "RoleBinding", "Secret",
+                           "ServiceAccount", "ValidatingWebhookConfiguration"],
+    }[CLUSTERS[overlay]]  # fmt: skip
+    assert kinds == sorted(expected)
 
 
 # ---------------------------------------------------------------------------------------------- RBAC
 
 
 Grant = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]
-# What the live cluster view lists and watches (webhook/cluster/live.py): (namespace or "*", apiGroup, resource,
-# resourceNames, verbs).
-VIEW_GRANTS: Final[set[Grant]] = {
-    ("*", "core.gardener.cloud", "cloudprofiles", (), ("list", "watch")),
-    ("*", "core.gardener.cloud", "namespacedcloudprofiles", (), ("list", "watch")),
-    ("*", "core.gardener.cloud", "shoots", (), ("list", "watch")),
-    ("*", "core.gardener.cloud", "seeds", (), ("list", "watch")),
-    ("garden", "apps", "deployments", (), ("list", "watch")),
-    ("gardener-system-public", "", "configmaps", ("gardener-info",), ("list", "watch")),
+# What the live view lists and watches of each of its kinds: (namespace or * for all, API group, resource, names).
+VIEW_READS: Final = {
+    "CloudProfile": ("*", "core.gardener.cloud", "cloudprofiles", ()),
+    "NamespacedCloudProfile": ("*", "core.gardener.cloud", "namespacedcloudprofiles", ()),
+    "Shoot": ("*", "core.gardener.cloud", "shoots", ()),
+    "Seed": ("*", "core.gardener.cloud", "seeds", ()),
+    "Deployment": ("garden", "apps", "deployments", ()),
+    "ConfigMap": ("gardener-system-public", "", "configmaps", ("gardener-info",)),
 }
+# The same as grants: (namespace or "*", apiGroup, resource, resourceNames, verbs).
+VIEW_GRANTS: Final[set[Grant]] = {(*read, ("list", "watch")) for read in VIEW_READS.values()}
 
 
 def grants(objects: list[Object], account: str) -> set[Grant]:
@@ -195,6 +204,13 @@ def grants(objects: list[Object], account: str) -> set[Grant]:
 
 def test_garden_rbac_is_exactly_list_and_watch_of_what_the_view_reads(rendered: dict[str, list[Object]]) -> None:
     assert grants(rendered["garden/cert-manager"], "gardener-webhook") == VIEW_GRANTS
+
+
+def _granted(objects: list[Object]) -> set[tuple[str, str, str, tuple[str, ...]]]:
+    """What the overlay grants the webhook's own ServiceAccount, as VIEW_READS entries; every grant is list and watch."""
+    found = grants(objects, "gardener-webhook")
+    assert {grant[4] for grant in found} <= {("list", "watch")}
+    return {grant[:4] for grant in found}
 
 
 @pytest.mark.parametrize("overlay", ["seed/cert-manager", "seed/static"])
@@ -240,18 +256,27 @@ def test_one_safe_webhook_per_resource_kind(rendered: dict[str, list[Object]], o
     objects = rendered[overlay]
     config = one(objects, "ValidatingWebhookConfiguration")
     assert config["metadata"]["name"] == "gardener-webhook"
-    cluster = overlay.split("/")[0]
+    cluster = CLUSTERS[overlay]
     assert [w["name"] for w in config["webhooks"]] == list(WEBHOOK_NAMES[cluster])  # the patch of `certs` agrees
-    service = one(objects, "Service")
     for webhook in config["webhooks"]:
         name = webhook["name"]
         assert webhook["admissionReviewVersions"] == ["v1"], name
         assert (webhook["sideEffects"], webhook["timeoutSeconds"]) == ("None", 10), name
         assert webhook["matchPolicy"] == "Equivalent", name
-        assert webhook["clientConfig"]["service"] == {
-            "namespace": service["metadata"]["namespace"], "name": service["metadata"]["name"],
-            "path": "/validate", "port": service["spec"]["ports"][0]["port"],
-        }, name  # fmt: skip
+        if cluster == "virtual-garden":  # the runtime cluster's Service, by the name its API servers resolve there
+            service = one(rendered[RUNTIME], "Service")
+            host = f"{service['metadata']['name']}.{service['metadata']['namespace']}.svc"
+            assert service["spec"]["ports"][0]["port"] == 443 and webhook["clientConfig"]["url"] == VIRTUAL_GARDEN_URL
+            assert VIRTUAL_GARDEN_URL == f"https://{host}/validate" and set(webhook["clientConfig"]) == {
+                "url",
+                "caBundle",
+            }
+        else:
+            service = one(objects, "Service")
+            assert webhook["clientConfig"]["service"] == {
+                "namespace": service["metadata"]["namespace"], "name": service["metadata"]["name"],
+                "path": "/validate", "port": service["spec"]["ports"][0]["port"],
+            }, name  # fmt: skip
         resource = name.split(".")[0]
         group, version, operations, scope = EXPECTED_RULES[resource]
         assert webhook["rules"] == [
@@ -307,7 +332,9 @@ def test_the_rules_annotation_survives_every_shipped_webhook_name() -> None:
     sources = sorted((ROOT / "manifests").rglob("*.yaml"))
     objects = [doc for path in sources for doc in yaml.safe_load_all(path.read_text()) if isinstance(doc, dict)]
     names = _shipped_webhook_names([o for o in objects if "kind" in o])
-    assert sorted(names) == sorted(n for cluster in WEBHOOK_NAMES.values() for n in cluster)
+    assert set(names) == {
+        n for cluster in WEBHOOK_NAMES.values() for n in cluster
+    }  # a cluster set may repeat another's
     for name in names:
         assert _audit_annotation_key_errors(f"{name}/{RULES_ANNOTATION}") == [], name
 
@@ -329,10 +356,19 @@ EXCLUDE_BREAK_GLASS: Final = {
     "name": "exclude-break-glass-group",
     "expression": f"!('{BREAK_GLASS_GROUP}' in request.userInfo.groups)",
 }
+EXCLUDE_OWN_SERVICE_ACCOUNT: Final = {
+    "name": "exclude-own-service-account",
+    "expression": f"request.userInfo.username != '{OWN_SERVICE_ACCOUNT}'",
+}
 ONLY_VERSION_CHANGES: Final = {
     "name": "only-version-changes",
     "expression": "request.operation == 'CREATE' || "
     "object.spec.template.spec.containers.map(c, c.image) != oldObject.spec.template.spec.containers.map(c, c.image)",
+}
+ONLY_SPEC_CHANGES: Final = {
+    "name": "only-spec-changes",
+    "expression": "request.operation == 'CREATE' || !has(object.spec) || !has(oldObject.spec) || "
+    "object.spec != oldObject.spec",
 }
 
 
@@ -343,11 +379,24 @@ def _images(obj: Object) -> list[str]:
 # What each condition says about an AdmissionRequest (the `request` of a review, with `object`/`oldObject`).
 MIRRORS: Final[dict[str, Callable[[Object], bool]]] = {
     "exclude-break-glass-group": lambda request: BREAK_GLASS_GROUP not in request["userInfo"]["groups"],
+    "exclude-own-service-account": lambda request: request["userInfo"]["username"] != OWN_SERVICE_ACCOUNT,
     "only-version-changes": lambda request: (
         request["operation"] == "CREATE" or _images(request["object"]) != _images(request["oldObject"])
     ),
+    "only-spec-changes": lambda request: (
+        request["operation"] == "CREATE"
+        or "spec" not in request["object"]
+        or "spec" not in request["oldObject"]
+        or request["object"]["spec"] != request["oldObject"]["spec"]
+    ),
 }
-EXPRESSIONS: Final = {c["name"]: c["expression"] for c in (EXCLUDE_BREAK_GLASS, ONLY_VERSION_CHANGES)}
+CONDITIONS: Final = (EXCLUDE_BREAK_GLASS, EXCLUDE_OWN_SERVICE_ACCOUNT, ONLY_VERSION_CHANGES, ONLY_SPEC_CHANGES)
+# The conditions of each webhook besides the two every webhook has.
+ONLY_CHANGES: Final = {
+    "deployments": ONLY_VERSION_CHANGES,
+    "gardenlets": ONLY_SPEC_CHANGES,
+    "managedseeds": ONLY_SPEC_CHANGES,
+}
 
 
 def _sent(webhook: Object, request: Object) -> bool:
@@ -363,24 +412,25 @@ def _webhooks(objects: list[Object]) -> dict[str, Object]:
 def test_only_the_control_plane_deployments_fail_open(rendered: dict[str, list[Object]], overlay: str) -> None:
     """The Deployments' webhook is Ignore: it is down exactly when gardener-apiserver needs repairing."""
     policies = {resource: w["failurePolicy"] for resource, w in _webhooks(rendered[overlay]).items()}
-    expected = {resource: "Fail" for resource in policies}
-    if overlay.startswith("garden"):
-        expected["deployments"] = "Ignore"
-    assert policies == expected
+    expected = {resource: "Ignore" if resource == "deployments" else "Fail" for resource in policies}
+    assert policies == expected and ("deployments" in policies) == (CLUSTERS[overlay] in LIVE_VIEW)
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_match_conditions_are_pinned(rendered: dict[str, list[Object]], overlay: str) -> None:
     for resource, webhook in _webhooks(rendered[overlay]).items():
-        expected = [EXCLUDE_BREAK_GLASS] + ([ONLY_VERSION_CHANGES] if resource == "deployments" else [])
+        only = [ONLY_CHANGES[resource]] if resource in ONLY_CHANGES else []
+        expected = [EXCLUDE_BREAK_GLASS, EXCLUDE_OWN_SERVICE_ACCOUNT, *only]
         assert [{**c, "expression": " ".join(c["expression"].split())} for c in webhook["matchConditions"]] == expected
-    for name, expression in EXPRESSIONS.items():  # the shape the mirrors read: nothing hides behind them
-        assert expression.count("||") == int(name == "only-version-changes") and "&&" not in expression, name
+    alternatives = {"only-version-changes": 2, "only-spec-changes": 4}  # the shape the mirrors read: nothing hides
+    for condition in CONDITIONS:
+        name, expression = condition["name"], condition["expression"]
+        assert expression.count("||") + 1 == alternatives.get(name, 1) and "&&" not in expression, name
 
 
-def _request(obj: Object | None, old: Object | None = None, *,
-             groups: tuple[str, ...] = ("system:authenticated",)) -> Object:  # fmt: skip
-    request: Object = json.loads(review_bytes(obj, old, groups=groups))["request"]
+def _request(obj: Object | None, old: Object | None = None, *, groups: tuple[str, ...] = ("system:authenticated",),
+             username: str = "alice") -> Object:  # fmt: skip
+    request: Object = json.loads(review_bytes(obj, old, groups=groups, username=username))["request"]
     return request
 
 
@@ -392,6 +442,22 @@ def test_the_break_glass_group_is_never_sent_to_any_webhook(rendered: dict[str, 
         break_glass = _request(apiserver, groups=("system:authenticated", BREAK_GLASS_GROUP))
         assert not _sent(webhook, break_glass), webhook["name"]
         assert _sent(webhook, _request(apiserver, groups=("system:masters", "system:authenticated"))), webhook["name"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_webhooks_own_service_account_is_never_sent(rendered: dict[str, list[Object]], overlay: str) -> None:
+    """The account the Pods run as (the live view lists and watches with it) is never judged by its own webhook."""
+    objects = rendered[overlay]
+    pods = [o for o in objects if o["kind"] == "Deployment"]
+    name = pods[0]["spec"]["template"]["spec"]["serviceAccountName"] if pods else "gardener-webhook"
+    account = one(objects, "ServiceAccount", name)["metadata"]
+    assert f"system:serviceaccount:{account['namespace']}:{account['name']}" == OWN_SERVICE_ACCOUNT
+    apiserver = gardener_deployment_obj("apiserver", "v1.37.2")
+    others = ("alice", f"system:serviceaccount:{NAMESPACE}:default", "system:serviceaccount:garden:gardener-webhook")
+    for webhook in _webhooks(objects).values():
+        assert not _sent(webhook, _request(apiserver, username=OWN_SERVICE_ACCOUNT)), webhook["name"]
+        for other in others:
+            assert _sent(webhook, _request(apiserver, username=other)), (webhook["name"], other)
 
 
 NOW: Final = datetime(2026, 11, 21, tzinfo=UTC)
@@ -460,6 +526,81 @@ def test_the_skipped_deployments_would_be_denied_if_they_were_new() -> None:
             assert outcome.response["allowed"] is False and outcome.rule_ids == (rule,), (role, rule)
 
 
+GARDENLET_CHART: Final = "europe-docker.pkg.dev/gardener-project/releases/charts/gardener/gardenlet"
+GARDENLET_CONFIG: Final = {"apiVersion": "gardenlet.config.gardener.cloud/v1alpha1", "kind": "GardenletConfiguration"}
+
+
+def _gardenlet(tag: str) -> Object:
+    """A Gardenlet whose chart (and so gardenlet) version is `tag`."""
+    deployment = {"helm": {"ociRepository": {"ref": f"{GARDENLET_CHART}:{tag}"}}}
+    return {"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "Gardenlet",
+            "metadata": {"name": "aws-eu1", "namespace": "garden"},
+            "spec": {"deployment": deployment, "config": GARDENLET_CONFIG}}  # fmt: skip
+
+
+def _managed_seed(tag: str) -> Object:
+    """A ManagedSeed whose gardenlet image tag is `tag`."""
+    gardenlet = {"deployment": {"image": {"tag": tag}}, "config": GARDENLET_CONFIG}
+    return {"apiVersion": "seedmanagement.gardener.cloud/v1alpha1", "kind": "ManagedSeed",
+            "metadata": {"name": "aws-eu1", "namespace": "garden"},
+            "spec": {"shoot": {"name": "aws-eu1"}, "gardenlet": gardenlet}}  # fmt: skip
+
+
+def _relabel(o: Object) -> None:
+    o["metadata"]["labels"] = {"seed.gardener.cloud/eu": "true"}
+
+
+def _request_reconcile(o: Object) -> None:
+    o["metadata"]["annotations"] = {"gardener.cloud/operation": "reconcile"}
+
+
+def _finalize(o: Object) -> None:
+    o["metadata"]["finalizers"] = []
+    o["metadata"]["deletionTimestamp"] = "2026-11-21T10:00:00Z"
+
+
+def _report_status(o: Object) -> None:
+    o["status"] = {"observedGeneration": 3, "conditions": [{"type": "SeedRegistered", "status": "True"}]}
+
+
+def _webhook_of(rendered: dict[str, list[Object]], obj: Object) -> Object:
+    return _webhooks(rendered["garden/cert-manager"])[obj["kind"].lower() + "s"]
+
+
+@pytest.mark.parametrize("cluster", [SKEWED, UNSYNCED], ids=["skewed", "unsynced"])
+@pytest.mark.parametrize("change", [_relabel, _request_reconcile, _finalize, _report_status])
+@pytest.mark.parametrize("make", [_gardenlet, _managed_seed], ids=["gardenlet", "managedseed"])
+def test_updates_that_keep_a_gardenlets_spec_never_reach_the_webhook_and_lose_nothing(
+    rendered: dict[str, list[Object]], make: Callable[[str], Object], change: Callable[[Object], None],
+    cluster: StaticView,
+) -> None:  # fmt: skip
+    """only-spec-changes skips exactly what the validators would allow without a word, whatever the cluster state."""
+    old = make("v1.33.0")  # four minors behind gardener-apiserver 1.37: judged afresh, denied (below)
+    new = _changed(old, change)
+    assert not _sent(_webhook_of(rendered, old), _request(new, old))
+    outcome = judge(review_bytes(new, old), view=cluster, settings=DEFAULT_SETTINGS, now=NOW)
+    assert outcome.response["allowed"] is True and outcome.rule_ids == ()  # nothing said, so nothing lost
+
+
+@pytest.mark.parametrize("make", [_gardenlet, _managed_seed], ids=["gardenlet", "managedseed"])
+def test_a_gardenlet_spec_change_reaches_the_webhook(
+    rendered: dict[str, list[Object]], make: Callable[[str], Object]
+) -> None:
+    """The skipped objects are not vacuous: new, or with their version set by an UPDATE, they are denied."""
+    webhook = _webhook_of(rendered, make("v1.37.0"))
+    for cluster, rule in ((SKEWED, "VS-GL-001"), (UNSYNCED, "CLUSTER-001")):
+        outcome = judge(review_bytes(make("v1.33.0")), view=cluster, settings=DEFAULT_SETTINGS, now=NOW)
+        assert outcome.response["allowed"] is False and outcome.rule_ids == (rule,)
+    old, downgraded = make("v1.37.0"), make("v1.33.0")
+    assert _sent(webhook, _request(downgraded, old)) and _sent(webhook, _request(downgraded))
+    outcome = judge(review_bytes(downgraded, old), view=SKEWED, settings=DEFAULT_SETTINGS, now=NOW)
+    assert outcome.response["allowed"] is False and outcome.rule_ids == ("VS-GL-001",)
+    reconfigured = _changed(
+        old, lambda o: o["spec"].update(extra={"seedConfig": {}})
+    )  # any spec change, conservatively
+    assert _sent(webhook, _request(reconfigured, old))
+
+
 def test_version_changes_reach_the_webhook_and_only_break_glass_skips_a_denial(
     rendered: dict[str, list[Object]],
 ) -> None:
@@ -479,16 +620,19 @@ def test_version_changes_reach_the_webhook_and_only_break_glass_skips_a_denial(
 # ------------------------------------------------------------------------ certificates and mTLS
 
 
-@pytest.mark.parametrize("cluster", ["garden", "seed"])
+@pytest.mark.parametrize("overlay", ["garden/static", "seed/static", RUNTIME, VIRTUAL])
 def test_static_flavour_sets_the_ca_bundle_of_every_webhook(
-    rendered: dict[str, list[Object]], tree: Path, cluster: str
+    rendered: dict[str, list[Object]], tree: Path, overlay: str
 ) -> None:
-    objects = rendered[f"{cluster}/static"]
+    objects = rendered[overlay]
     ca = (tree / "components/static/certs/ca.crt").read_bytes()
     config = one(objects, "ValidatingWebhookConfiguration")
     assert "annotations" not in config["metadata"]
     for webhook in config["webhooks"]:
         assert "".join(webhook["clientConfig"]["caBundle"].split()) == base64.b64encode(ca).decode()
+    if overlay == VIRTUAL:  # the CA alone (from the patch `certs` wrote): the serving pair stays in the runtime cluster
+        assert sorted(_secrets(objects)) == ["gardener-webhook-token"]
+        return
     secret = _secrets(objects)["gardener-webhook-tls"]
     assert (secret["metadata"]["namespace"], secret["type"]) == (NAMESPACE, "kubernetes.io/tls")
     assert sorted(secret["data"]) == ["ca.crt", "tls.crt", "tls.key"]  # never ca.key
@@ -533,7 +677,7 @@ def _serve_args(deployment: Object) -> Any:
     return build_parser().parse_args(["serve", *container["args"]])  # the flags exist, with these meanings
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", WORKLOADS)
 def test_mtls_is_on_with_the_client_ca_each_flavour_provides(
     rendered: dict[str, list[Object]], tree: Path, overlay: str
 ) -> None:
@@ -548,7 +692,7 @@ def test_mtls_is_on_with_the_client_ca_each_flavour_provides(
     assert volume["secret"]["secretName"] == CLIENT_CA_SECRET
     assert volume["secret"]["items"] == [{"key": "ca.crt", "path": "ca.crt"}]  # never the CA's key
     assert args.client_ca == Path(mounts["client-ca"]["mountPath"]) / "ca.crt"
-    if overlay.endswith("static"):
+    if not overlay.endswith("cert-manager"):
         secret = _secrets(objects)[CLIENT_CA_SECRET]
         assert sorted(secret["data"]) == ["ca.crt"]
         operator_file = tree / "components/static/certs/client-ca.crt"
@@ -585,7 +729,7 @@ def test_the_client_certificate_can_be_applied_before_anything_else(
 # ----------------------------------------------------------------------------------- the workload
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", WORKLOADS)
 def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], overlay: str) -> None:
     objects = rendered[overlay]
     deployment = one(objects, "Deployment")
@@ -609,13 +753,16 @@ def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], ov
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
     for probe in (container["readinessProbe"], container["livenessProbe"]):
         assert 1 < probe["timeoutSeconds"] < probe["periodSeconds"]  # explicit, never the kubelet's 1 s default
+    kubeconfig = {"name": "virtual-garden-kubeconfig", "mountPath": VIRTUAL_GARDEN_KUBECONFIG.parent, "readOnly": True}
     assert container["volumeMounts"] == [
         {"name": "tls", "mountPath": "/etc/gardener-webhook/tls", "readOnly": True},
         {"name": "client-ca", "mountPath": "/etc/gardener-webhook/client-ca", "readOnly": True},
+        {"name": "config", "mountPath": "/etc/gardener-webhook/config", "readOnly": True},
+        *([{**kubeconfig, "mountPath": str(kubeconfig["mountPath"])}] if overlay == RUNTIME else []),
     ]
-    garden = overlay.startswith("garden")
+    garden = CLUSTERS[overlay] == "garden"  # the runtime cluster's view takes its clusters from cluster.sources
     expected = ["--in-cluster"] * garden + [
-        "--cert-dir=/etc/gardener-webhook/tls", "--client-ca=/etc/gardener-webhook/client-ca/ca.crt",
+        "--config=/etc/gardener-webhook/config/config.yaml", "--cert-dir=/etc/gardener-webhook/tls", "--client-ca=/etc/gardener-webhook/client-ca/ca.crt",
         f"--client-cn={CLIENT_CN}", "--host=0.0.0.0", "--health-host=0.0.0.0", "--drain-seconds=5",
         "--shutdown-timeout-seconds=10",
     ]  # fmt: skip
@@ -643,14 +790,81 @@ def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], ov
     assert service["ports"] == [{"name": "https", "port": 443, "targetPort": "https", "protocol": "TCP"}]
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", WORKLOADS)
 def test_a_service_account_token_only_where_a_live_view_runs(rendered: dict[str, list[Object]], overlay: str) -> None:
     objects = rendered[overlay]
     deployment = one(objects, "Deployment")
-    live = _serve_args(deployment).in_cluster or _serve_args(deployment).kubeconfig is not None
-    assert live == overlay.startswith("garden")
+    args = _serve_args(deployment)
+    live = args.in_cluster or args.kubeconfig is not None or bool(_sources(objects))
+    assert live == (CLUSTERS[overlay] in LIVE_VIEW)
     assert one(objects, "ServiceAccount", "gardener-webhook")["automountServiceAccountToken"] is False
     assert deployment["spec"]["template"]["spec"]["automountServiceAccountToken"] is live
+
+
+# ---------------------------------------------------------------- configuration file (issue 14 item 3)
+
+CONFIG_SCHEMA: Final = ROOT / "manifests" / "config.schema.json"
+SCHEMA_LINE: Final = "# yaml-language-server: $schema="
+
+
+def _config(objects: list[Object]) -> tuple[Object, str]:
+    """The ConfigMap the Deployment mounts where --config points, and the text of the file --config names."""
+    deployment = one(objects, "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    config = _serve_args(deployment).config
+    mounts = {m["mountPath"]: m for m in pod["containers"][0]["volumeMounts"]}
+    mount = mounts[str(config.parent)]
+    assert mount["readOnly"] is True
+    volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+    config_map = next(c for c in by_kind(objects, "ConfigMap") if c["metadata"]["name"] == volume["configMap"]["name"])
+    return config_map, config_map["data"][config.name]
+
+
+def _loaded(text: str, tmp_path: Path) -> Settings:
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_settings(path, known_rules=ALL_RULES)
+
+
+# cluster.sources (the live view's per-kind clusters) arrives with the view that reads it; until the settings model
+# (and so manifests/config.schema.json, regenerated by `gardener-webhook config-schema`) has it, the runtime
+# cluster's file, which needs it, cannot validate.
+
+
+@pytest.mark.parametrize("overlay", WORKLOADS)
+def test_the_configuration_file_is_a_config_map_the_schema_accepts(
+    rendered: dict[str, list[Object]], overlay: str, tmp_path: Path
+) -> None:
+    """--config names a file of a ConfigMap (hashed name: a change rolls the Pods); it validates against the shipped
+    schema, and serve's own loader reads it as the defaults, written out (in the runtime cluster: and the sources)."""
+    config_map, text = _config(rendered[overlay])
+    assert config_map["metadata"]["name"].startswith("gardener-webhook-config-")
+    assert config_map["metadata"]["namespace"] == NAMESPACE
+    jsonschema.Draft202012Validator(json.loads(CONFIG_SCHEMA.read_text(encoding="utf-8"))).validate(
+        yaml.safe_load(text)
+    )
+    loaded = _loaded(text, tmp_path)
+    if overlay == RUNTIME:
+        sources = loaded.cluster.sources
+        written = _sources(rendered[overlay])
+        assert [(s.name, s.kinds) for s in sources] == [(w["name"], tuple(w["kinds"])) for w in written]
+        loaded = loaded.model_copy(update={"cluster": loaded.cluster.model_copy(update={"sources": ()})})
+    assert loaded == Settings()
+
+
+def _sources(objects: list[Object]) -> list[Object]:
+    """cluster.sources of the overlay's configuration file, as written."""
+    sources: list[Object] = yaml.safe_load(_config(objects)[1]).get("cluster", {}).get("sources", [])
+    return sources
+
+
+def test_every_configuration_file_names_the_shipped_schema_for_editors() -> None:
+    files = sorted((ROOT / "manifests").rglob("config.yaml"))
+    assert files
+    for path in files:
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith(SCHEMA_LINE), path
+        assert (path.parent / first.removeprefix(SCHEMA_LINE)).resolve() == CONFIG_SCHEMA, path
 
 
 # ------------------------------------------------------------------------------- network policies
@@ -711,7 +925,7 @@ def _egress_rules(objects: list[Object], namespace: str, pod: dict[str, str]) ->
     return [rule for p in _policies(objects, namespace, pod, "Egress") for rule in p["spec"].get("egress", [])]
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", WORKLOADS)
 def test_health_and_metrics_port_only_for_prometheus(rendered: dict[str, list[Object]], overlay: str) -> None:
     objects = rendered[overlay]
     assert _ingress(objects, 8080, "garden", PROMETHEUS) and _ingress(objects, 8080, "monitoring", PROMETHEUS)
@@ -720,7 +934,7 @@ def test_health_and_metrics_port_only_for_prometheus(rendered: dict[str, list[Ob
     assert not _ingress(objects, 9090, "garden", PROMETHEUS)
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", WORKLOADS)
 def test_webhook_port_from_the_api_servers(rendered: dict[str, list[Object]], overlay: str) -> None:
     """9443 is open to the cluster's kube-apiserver (whose address no policy can name) in one policy of its own;
     without that policy only the API server Pods of namespace garden get in, and only in the garden."""
@@ -732,7 +946,7 @@ def test_webhook_port_from_the_api_servers(rendered: dict[str, list[Object]], ov
     ]
     assert [p["spec"]["ingress"] for p in open_to_all] == [[{"ports": [{"port": 9443, "protocol": "TCP"}]}]]
     narrowed = [o for o in objects if o not in open_to_all]  # what README "Security" tells you to do where you can
-    garden = overlay.startswith("garden")
+    garden = CLUSTERS[overlay] in LIVE_VIEW
     assert _ingress(narrowed, 9443, "garden", GARDENER_APISERVER) is garden
     assert _ingress(narrowed, 9443, "garden", VIRTUAL_KUBE_APISERVER) is garden
     for namespace, pod in (("garden", CONTROLLER_MANAGER), ("garden", PROMETHEUS), ("shoot--dev--a", GARDENER_APISERVER),
@@ -740,12 +954,12 @@ def test_webhook_port_from_the_api_servers(rendered: dict[str, list[Object]], ov
         assert not _ingress(narrowed, 9443, namespace, pod), (namespace, pod)
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", WORKLOADS)
 def test_egress_only_to_the_api_server_where_a_view_runs(rendered: dict[str, list[Object]], overlay: str) -> None:
     objects = rendered[overlay]
     assert _policies(objects, NAMESPACE, WEBHOOK_POD, "Egress"), "the webhook Pods are isolated for egress"
     rules = _egress_rules(objects, NAMESPACE, WEBHOOK_POD)
-    if overlay.startswith("seed"):
+    if CLUSTERS[overlay] not in LIVE_VIEW:
         assert rules == []  # no view, no calls: nothing leaves the Pod
         return
     allowed = sorted((p["protocol"], p["port"]) for rule in rules for p in rule["ports"])
@@ -753,7 +967,7 @@ def test_egress_only_to_the_api_server_where_a_view_runs(rendered: dict[str, lis
     assert all("to" not in rule for rule in rules)  # ports only: the API server's address is not known here
 
 
-@pytest.mark.parametrize("overlay", ["garden/cert-manager", "garden/static"])
+@pytest.mark.parametrize("overlay", ["garden/cert-manager", "garden/static", RUNTIME])
 def test_the_api_servers_in_garden_may_call_the_webhook(rendered: dict[str, list[Object]], overlay: str) -> None:
     """gardener-operator and gardenlet deny all egress in namespace garden: the API server Pods get a way to 9443."""
     objects = rendered[overlay]
@@ -877,16 +1091,14 @@ def test_audit_pods_are_not_webhook_pods(rendered: dict[str, list[Object]], over
 def test_an_overlays_image_reaches_the_audit_too(tree: Path) -> None:
     """README "Deploy to a cluster" step 1: one `images:` entry in the overlay points both workloads at the image."""
     if KUBECTL is None:
-        pytest.skip("SKIPPED: kubectl is not installed, so the kustomize overlays cannot be rendered and checked")
+        pytest.skip(NO_KUBECTL)
     overlay = tree / "overlays/garden/registry"
     overlay.mkdir(exist_ok=True)
     image = {"name": "gardener-webhook", "newName": "registry.example.com/gardener-webhook", "newTag": "0.2.0"}
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                      "resources": ["../cert-manager"], "images": [image]}  # fmt: skip
     (overlay / "kustomization.yaml").write_text(yaml.safe_dump(kustomization), encoding="utf-8")
-    done = subprocess.run([KUBECTL, "kustomize", str(overlay)], capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    objects = [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+    objects = kustomize(KUBECTL, overlay)
     _, pod = _audit_pod(objects)
     webhook = one(objects, "Deployment")["spec"]["template"]["spec"]
     images = {c["image"] for c in pod["containers"] + webhook["containers"]}
@@ -896,3 +1108,112 @@ def test_an_overlays_image_reaches_the_audit_too(tree: Path) -> None:
 @pytest.mark.parametrize("overlay", ["seed/cert-manager", "seed/static"])
 def test_the_seed_runs_no_audit(rendered: dict[str, list[Object]], overlay: str) -> None:
     assert by_kind(rendered[overlay], "CronJob") == []
+
+
+# ------------------------------------------------------------- a landscape with a virtual garden (issue 14 item 1)
+
+
+def _without_client_config(webhook: Object) -> Object:
+    return {key: value for key, value in webhook.items() if key != "clientConfig"}
+
+
+def test_the_virtual_garden_split_keeps_every_webhook_as_the_garden_has_it(rendered: dict[str, list[Object]]) -> None:
+    """The runtime cluster and the virtual garden together register the garden's webhooks, unchanged but for where
+    the virtual garden's point to (a URL, checked above)."""
+    garden = _webhooks(rendered["garden/static"])
+    runtime, virtual = _webhooks(rendered[RUNTIME]), _webhooks(rendered[VIRTUAL])
+    assert sorted([*runtime, *virtual]) == sorted(garden) and not set(runtime) & set(virtual)
+    assert runtime == {"deployments": garden["deployments"]}
+    for resource, webhook in virtual.items():
+        assert _without_client_config(webhook) == _without_client_config(garden[resource]), resource
+
+
+def test_each_cluster_grants_exactly_what_the_view_reads_there(rendered: dict[str, list[Object]]) -> None:
+    """cluster.sources names every kind of the view once; each cluster's RBAC is list and watch of its kinds."""
+    sources = {("in-cluster" if s.get("inCluster") else "kubeconfig"): s["kinds"] for s in _sources(rendered[RUNTIME])}
+    assert sorted(sources) == ["in-cluster", "kubeconfig"]
+    assert sorted(kind for kinds in sources.values() for kind in kinds) == sorted(VIEW_READS)
+    assert _granted(rendered[RUNTIME]) == {VIEW_READS[kind] for kind in sources["in-cluster"]}
+    assert _granted(rendered[VIRTUAL]) == {VIEW_READS[kind] for kind in sources["kubeconfig"]}
+
+
+def test_the_view_reads_the_virtual_garden_through_the_mounted_kubeconfig(rendered: dict[str, list[Object]]) -> None:
+    objects = rendered[RUNTIME]
+    (source,) = [s for s in _sources(objects) if "kubeconfig" in s]
+    assert Path(source["kubeconfig"]) == VIRTUAL_GARDEN_KUBECONFIG and "context" not in source
+    pod = one(objects, "Deployment")["spec"]["template"]["spec"]
+    (mount,) = [
+        m for m in pod["containers"][0]["volumeMounts"] if m["mountPath"] == str(VIRTUAL_GARDEN_KUBECONFIG.parent)
+    ]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    assert mount["readOnly"] is True
+    assert volume["secret"]["secretName"] == "gardener-webhook-virtual-garden"  # made by the operator (README)
+    assert volume["secret"]["items"] == [{"key": "kubeconfig", "path": VIRTUAL_GARDEN_KUBECONFIG.name}]
+    assert "gardener-webhook-virtual-garden" not in _secrets(objects)  # it holds a token: never in the tree
+    args = _serve_args(one(objects, "Deployment"))
+    assert not args.in_cluster and args.kubeconfig is None  # every kind comes from a source: no flag decides
+    assert pod["automountServiceAccountToken"] is True  # the runtime source is the Pods' own ServiceAccount
+
+
+def test_the_virtual_garden_holds_the_views_account_and_its_token(rendered: dict[str, list[Object]]) -> None:
+    objects = rendered[VIRTUAL]
+    account = one(objects, "ServiceAccount")
+    assert (account["metadata"]["name"], account["metadata"]["namespace"]) == ("gardener-webhook", NAMESPACE)
+    assert account["automountServiceAccountToken"] is False
+    assert one(objects, "Namespace")["metadata"]["name"] == NAMESPACE
+    token = _secrets(objects)["gardener-webhook-token"]
+    assert token["type"] == "kubernetes.io/service-account-token" and "data" not in token  # the API server fills it
+    assert token["metadata"]["annotations"] == {"kubernetes.io/service-account.name": "gardener-webhook"}
+    assert token["metadata"]["namespace"] == NAMESPACE
+
+
+def test_the_views_account_can_be_applied_before_the_webhooks(rendered: dict[str, list[Object]]) -> None:
+    """`kubectl apply -k …/virtual -l app.kubernetes.io/component=cluster-view` (README "Deploy with a virtual garden")
+    makes the account the runtime cluster's kubeconfig needs, and nothing that would call the webhook before it runs."""
+    objects = rendered[VIRTUAL]
+    first = [o for o in objects if o["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "cluster-view"]
+    assert [o for o in objects if o not in first] == [one(objects, "ValidatingWebhookConfiguration")]
+
+
+# gardener/gardener docs/operations/network_policies.md ("Webhook Servers", a server in its own namespace; "Egress
+# Traffic" to the virtual garden's kube-apiserver) and docs/development/priority-classes.md (garden runtime cluster).
+WEBHOOK_TARGET_ANNOTATIONS: Final = {
+    "networking.resources.gardener.cloud/from-all-webhook-targets-allowed-ports": [{"port": 9443, "protocol": "TCP"}],
+    "networking.resources.gardener.cloud/namespace-selectors": [
+        {"matchLabels": {"kubernetes.io/metadata.name": "garden"}}
+    ],
+    "networking.resources.gardener.cloud/pod-label-selector-namespace-alias": "extensions",
+}
+RUNTIME_POD_LABELS: Final = {
+    "networking.gardener.cloud/to-dns": "allowed",
+    "networking.gardener.cloud/to-runtime-apiserver": "allowed",
+    "networking.resources.gardener.cloud/to-garden-virtual-garden-kube-apiserver-tcp-443": "allowed",
+}
+
+
+def test_the_runtime_cluster_follows_gardeners_conventions(rendered: dict[str, list[Object]]) -> None:
+    objects = rendered[RUNTIME]
+    service = one(objects, "Service")
+    annotations = service["metadata"]["annotations"]
+    decoded = {key: value if key.endswith("alias") else json.loads(value) for key, value in annotations.items()}
+    assert decoded == WEBHOOK_TARGET_ANNOTATIONS
+    deployment = one(objects, "Deployment")
+    pod = deployment["spec"]["template"]
+    (port,) = WEBHOOK_TARGET_ANNOTATIONS["networking.resources.gardener.cloud/from-all-webhook-targets-allowed-ports"]
+    assert {p["name"]: p["containerPort"] for p in pod["spec"]["containers"][0]["ports"]}["https"] == port["port"]
+    assert pod["metadata"]["labels"] == {"app.kubernetes.io/name": "gardener-webhook", **RUNTIME_POD_LABELS}
+    assert _selects(deployment["spec"]["selector"], pod["metadata"]["labels"])
+    namespace = one(objects, "Namespace")["metadata"]["labels"]
+    assert namespace["networking.gardener.cloud/access-target-apiserver"] == "allowed"
+
+
+# Where Gardener guarantees PriorityClasses (docs/development/priority-classes.md): gardenlet keeps gardener-system-*
+# in every seed (900: extensions), gardener-operator gardener-garden-system-* in the runtime cluster (400:
+# gardener-admission-controller, extension admission controllers). A garden without gardener-operator may have none.
+PRIORITY_CLASSES: Final = {"garden": None, "seed": "gardener-system-900", "runtime": "gardener-garden-system-400"}
+
+
+@pytest.mark.parametrize("overlay", WORKLOADS)
+def test_a_priority_class_where_gardener_keeps_one(rendered: dict[str, list[Object]], overlay: str) -> None:
+    pod = one(rendered[overlay], "Deployment")["spec"]["template"]["spec"]
+    assert pod.get("priorityClassName") == PRIORITY_CLASSES[CLUSTERS[overlay]]

@@ -357,8 +357,11 @@ def _threshold(alerts: list[Object], name: str) -> tuple[str, float]:
 def test_thresholds_follow_the_webhook_configuration_and_settings(rendered: dict[str, list[Object]]) -> None:
     alerts = rules(rendered["garden"])
     configurations = [
-        ROOT / f"manifests/components/{cluster}/validatingwebhookconfiguration.yaml" for cluster in VARIANTS
+        path
+        for cluster in VARIANTS
+        for path in (ROOT / "manifests/components" / cluster).rglob("validatingwebhookconfiguration.yaml")
     ]
+    assert configurations
     timeouts = {w["timeoutSeconds"] for path in configurations for w in yaml.safe_load(path.read_text())["webhooks"]}
     (timeout,) = timeouts
     op, slow = _threshold(alerts, "GardenerWebhookSlow")

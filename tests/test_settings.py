@@ -39,10 +39,19 @@ def test_full_file(tmp_path: Path) -> None:
     )
 
 
+def test_an_unquoted_off_is_the_mode_off(tmp_path: Path) -> None:
+    """PyYAML reads `off` as false (YAML 1.1); the file means the mode, as editors (YAML 1.2) read it too."""
+    path = tmp_path / "c.yaml"
+    path.write_text("rules: {CP-K8S-004: off, CP-WARN-001: 'off', CP-K8S-008: warn}\n")
+    s = load_settings(path, known_rules=ALL_RULES)
+    assert s.rules == {"CP-K8S-004": Mode.OFF, "CP-WARN-001": Mode.OFF, "CP-K8S-008": Mode.WARN}
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
         ("unknown: 1\n", "unknown"),
+        ("rules: {CP-K8S-004: on}\n", "CP-K8S-004"),
         ("featureGates: {NoSuchGate: true}\n", "NoSuchGate"),
         ("cluster: {failOpen: true}\n", "failOpen"),
         ("expiryWarningDays: many\n", "expiryWarningDays"),

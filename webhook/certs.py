@@ -8,8 +8,8 @@ re-issue and never put into the Secret) and prints the base64 caBundle on stdout
 already in the directory while that CA outlives the new certificate, so the registered caBundle stays valid
 and a rotation never has a window in which the API server distrusts the webhook.
 `--webhook-config-patch FILE` also writes a strategic-merge patch that sets that caBundle on every webhook
-of the garden (or seed) cluster's configuration, for `kubectl patch … --patch-file FILE` or a kustomize
-`patches:` entry. The webhook names are `WEBHOOK_NAMES`; tests/test_manifests.py checks them against the
+of the garden (seed, virtual-garden, runtime) cluster's configuration, for `kubectl patch … --patch-file FILE` or a
+kustomize `patches:` entry (overlays/virtual-garden/virtual reads one). The webhook names are `WEBHOOK_NAMES`; tests/test_manifests.py checks them against the
 manifests.
 """
 
@@ -32,16 +32,19 @@ EXIT_OK: Final = 0
 EXIT_USAGE: Final = 2
 WEBHOOK_CONFIGURATION: Final = "gardener-webhook"
 _SUFFIX: Final = ".gardener-webhook.gardener.cloud"
-# Webhook names of each cluster's ValidatingWebhookConfiguration (manifests/components/{garden,seed}).
+_GARDENER_API: Final = tuple(
+    resource + _SUFFIX
+    for resource in ("cloudprofiles", "namespacedcloudprofiles", "shoots", "gardenlets", "managedseeds")
+)
+# Webhook names of each cluster's ValidatingWebhookConfiguration: the garden (manifests/components/garden) and a
+# seed (components/seed); with gardener-operator, the garden's are split between the virtual garden (the Gardener API
+# kinds, overlays/virtual-garden/virtual) and the runtime cluster (the control-plane Deployments, components/runtime).
 WEBHOOK_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
-    "garden": tuple(
-        resource + _SUFFIX
-        for resource in (
-            "cloudprofiles", "namespacedcloudprofiles", "shoots", "gardenlets", "managedseeds", "deployments"
-        )
-    ),
+    "garden": (*_GARDENER_API, "deployments" + _SUFFIX),
     "seed": ("operatingsystemconfigs" + _SUFFIX,),
-}  # fmt: skip
+    "virtual-garden": _GARDENER_API,
+    "runtime": ("deployments" + _SUFFIX,),
+}
 
 
 class CertsError(Exception):

@@ -1,4 +1,4 @@
-"""`gardener-webhook` sub-commands: serve, review, audit, skew, certs (DESIGN.md §4).
+"""`gardener-webhook` sub-commands: serve, review, audit, skew, certs, config-schema (DESIGN.md §4).
 
 - `serve`: the TLS admission server (`server.run_server`) over a static view (`--context`) or a live one
   (`cluster.sources` of the configuration, `--kubeconfig`, `--in-cluster`).
@@ -7,6 +7,7 @@
   PolicyReports too, written into the cluster with `--apply`.
 - `skew`: check component versions against the Kubernetes and Gardener version-skew policies.
 - `certs`: write a CA and a serving certificate; print the base64 caBundle.
+- `config-schema`: print the JSON Schema of the `--config` file (`manifests/config.schema.json`).
 The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
 plain objects into the AdmissionReview the API server would send, and calls the same `admission.judge`
 as the server. Exit status: 0 ok; 1 `review` or `audit` found a denial (or, with --strict, a skipped object), or
@@ -383,6 +384,14 @@ def cmd_certs(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(str(exc)) from None
 
 
+def cmd_config_schema(args: argparse.Namespace, out: TextIO) -> int:
+    """`config-schema`: print the configuration file's JSON Schema (manifests/config.schema.json is this output)."""
+    from webhook.config_schema import config_schema
+
+    out.write(json.dumps(config_schema(), indent=2, ensure_ascii=False) + "\n")
+    return EXIT_OK
+
+
 def _ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     try:
         return ipaddress.ip_address(text)
@@ -534,9 +543,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write a patch setting the caBundle of every webhook",
     )
     certs.add_argument(
-        "--cluster", choices=("garden", "seed"), default="garden", help="whose webhooks the patch names (garden)"
+        "--cluster",
+        choices=("garden", "seed", "virtual-garden", "runtime"),
+        default="garden",
+        help="whose webhooks the patch names (garden)",
     )
     certs.set_defaults(func=cmd_certs)
+
+    config_schema = sub.add_parser(
+        "config-schema",
+        help="print the JSON Schema of the --config file",
+        description="Print the JSON Schema (draft 2020-12) of the --config file, generated from the settings model: "
+        "manifests/config.schema.json is this output. Rule ids are checked for their shape only.",
+    )
+    config_schema.set_defaults(func=cmd_config_schema)
 
     review = sub.add_parser(
         "review",

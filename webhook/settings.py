@@ -254,6 +254,10 @@ def load_settings(path: Path | None, *, known_rules: Iterable[str]) -> Settings:
                 raise ConfigError(f"--config {path}: unknown configuration key {str(key)!r}")
             section = _NESTED_SECTIONS.get(name)
             data[name] = _field_names(value, section) if section is not None and isinstance(value, dict) else value
+            if name == "rules" and isinstance(value, dict):
+                # YAML 1.1 reads an unquoted `off` as false; the mode is what the operator wrote (editors read YAML
+                # 1.2, where it is the string, and manifests/config.schema.json allows it).
+                data[name] = {rule: "off" if mode is False else mode for rule, mode in value.items()}
     try:
         settings = Settings(**data)
     except ValidationError as exc:
