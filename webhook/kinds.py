@@ -166,6 +166,7 @@ _DETAILS: Final[Mapping[str, str]] = {
     "bool_type": "must be a boolean",
     "float_type": "must be a number",
     "rfc3339": "must be an RFC 3339 date-time",
+    "duration": 'must be a duration such as "90s" or "1h30m"',
     "too_long": "is too long",
 }
 
@@ -276,4 +277,6 @@ def _replace_at(raw: object, path: tuple[str, ...], known: Mapping[bytes, Any]) 
     return {**raw, key: _replace_at(raw[key], rest, known)}
 
 
-_UNION_TAGS: Final = frozenset({"str", "int", "float", "bool", "none", "function-plain[parse_rfc3339()]"})
+_UNION_TAGS: Final = frozenset(
+    {"str", "int", "float", "bool", "none", "function-plain[parse_rfc3339()]", "function-plain[parse_go_duration()]"}
+)

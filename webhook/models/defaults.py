@@ -8,17 +8,22 @@ Source: gardener pkg/apis/core/v1beta1/defaults_cloudprofile.go, zz_generated.de
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Final
 
 from webhook.models.core import (
     CRI,
     CloudProfile,
+    KubeControllerManagerConfig,
+    KubeProxyConfig,
     MachineImage,
     MachineImageVersion,
     MachineType,
     NamespacedCloudProfile,
+    Networking,
     Shoot,
+    ShootSpec,
     VolumeType,
     Worker,
 )
@@ -28,6 +33,12 @@ DEFAULT_CRI: Final = (CRI(name="containerd"),)
 DEFAULT_ARCHITECTURE: Final = "amd64"
 DEFAULT_WORKER_CRI: Final = CRI(name="containerd")
 DEFAULT_WORKER_UPDATE_STRATEGY: Final = "AutoRollingUpdate"
+DEFAULT_IP_FAMILIES: Final = ("IPv4",)
+DEFAULT_PROXY_MODE: Final = "IPTables"
+DEFAULT_MAX_PODS: Final = 110  # the kubelet's
+DEFAULT_NODE_CIDR_MASK_SIZE_IPV6: Final = 64
+DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
+_EMPTY_KCM: Final = KubeControllerManagerConfig()
 
 
 def _default_version(version: MachineImageVersion, *, architectures: bool) -> MachineImageVersion:
@@ -108,17 +119,78 @@ def _default_worker(worker: Worker) -> Worker:
     return worker.model_copy(update=update) if update else worker
 
 
+def _max_pods(spec: ShootSpec) -> int:
+    """The highest kubelet maxPods of the Shoot and its pools (the kubelet's default 110 when none is higher)."""
+    highest = DEFAULT_MAX_PODS
+    if spec.kubernetes.kubelet is not None and spec.kubernetes.kubelet.max_pods is not None:
+        highest = spec.kubernetes.kubelet.max_pods
+    for worker in spec.provider.workers:
+        kubelet = worker.kubernetes.kubelet if worker.kubernetes is not None else None
+        if kubelet is not None and kubelet.max_pods is not None and kubelet.max_pods > highest:
+            highest = kubelet.max_pods
+    return highest
+
+
+def default_node_cidr_mask_size(spec: ShootSpec) -> int:
+    """IPv4 node CIDR mask size with about twice as many addresses per node as the highest maxPods.
+
+    Source: defaults_shoot.go calculateDefaultNodeCIDRMaskSize.
+    """
+    return 32 - math.ceil(math.log2(max(_max_pods(spec) * 2, 1)))
+
+
+def _default_kube_controller_manager(spec: ShootSpec, ip_families: Sequence[str]) -> KubeControllerManagerConfig:
+    kcm = spec.kubernetes.kube_controller_manager or _EMPTY_KCM
+    update: dict[str, object] = {}
+    single_v4, single_v6 = list(ip_families) in ([], ["IPv4"]), list(ip_families) == ["IPv6"]
+    dual = "IPv4" in ip_families and "IPv6" in ip_families
+    if (single_v4 or dual) and kcm.node_cidr_mask_size is None:
+        update["node_cidr_mask_size"] = default_node_cidr_mask_size(spec)
+    if single_v6 and kcm.node_cidr_mask_size is None and kcm.node_cidr_mask_size_ipv6 is None:
+        update["node_cidr_mask_size"] = DEFAULT_NODE_CIDR_MASK_SIZE_IPV6
+    if dual and kcm.node_cidr_mask_size_ipv6 is None:
+        update["node_cidr_mask_size_ipv6"] = DEFAULT_NODE_CIDR_MASK_SIZE_IPV6
+    return kcm.model_copy(update=update) if update else spec.kubernetes.kube_controller_manager or kcm
+
+
 def default_shoot(shoot: Shoot) -> Shoot:
     """Return `shoot` with the v1beta1 Shoot defaults the Shoot rules read (a new object only if something changed).
 
-    workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate. Other defaults
-    (maxSurge, purpose, networking, …) feed no rule and are left out.
-    Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker.
+    workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate; networking -> {} with
+    ipFamilies -> [IPv4]; schedulerName -> default-scheduler; with workers also kubeProxy.mode -> IPTables and kubeControllerManager's node CIDR mask
+    sizes (IPv4: from the highest maxPods; IPv6: 64). Other defaults (maxSurge, purpose, the time window, …) feed no
+    rule and are left out.
+    Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker,
+    SetDefaults_Networking.
     """
-    provider = shoot.spec.provider
+    spec = shoot.spec
+    provider = spec.provider
     workers = [_default_worker(w) for w in provider.workers]
-    update = _changed_fields(workers=(workers, provider.workers))
+    update: dict[str, object] = {}
+    provider_update = _changed_fields(workers=(workers, provider.workers))
+    if provider_update:
+        update["provider"] = provider.model_copy(update=provider_update)
+    networking = spec.networking
+    if networking is None:
+        networking = Networking(ip_families=list(DEFAULT_IP_FAMILIES))
+    elif not networking.ip_families:
+        networking = networking.model_copy(update={"ip_families": list(DEFAULT_IP_FAMILIES)})
+    if networking is not spec.networking:
+        update["networking"] = networking
+    if spec.scheduler_name is None:
+        update["scheduler_name"] = DEFAULT_SCHEDULER_NAME
+    if workers:
+        kubernetes_update: dict[str, object] = {}
+        kcm = _default_kube_controller_manager(spec, networking.ip_families)
+        if kcm is not spec.kubernetes.kube_controller_manager:
+            kubernetes_update["kube_controller_manager"] = kcm
+        proxy = spec.kubernetes.kube_proxy
+        if proxy is None:
+            kubernetes_update["kube_proxy"] = KubeProxyConfig(mode=DEFAULT_PROXY_MODE)
+        elif proxy.mode is None:
+            kubernetes_update["kube_proxy"] = proxy.model_copy(update={"mode": DEFAULT_PROXY_MODE})
+        if kubernetes_update:
+            update["kubernetes"] = spec.kubernetes.model_copy(update=kubernetes_update)
     if not update:
         return shoot
-    spec = shoot.spec.model_copy(update={"provider": provider.model_copy(update=update)})
-    return shoot.model_copy(update={"spec": spec})
+    return shoot.model_copy(update={"spec": spec.model_copy(update=update)})

@@ -18,7 +18,7 @@ from typing import Final
 import pytest
 
 from tests.builders import NOW, real_fixtures_of, real_path, requires_real_fixtures, review, review_bytes
-from tests.validators.shoot.cases import VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
+from tests.validators.shoot.cases import PROFILE, VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
 from webhook.admission import Outcome, judge
 from webhook.cli import main
 from webhook.cluster.static import StaticView
@@ -194,3 +194,37 @@ def test_registry_cache_shoot_resolves_only_its_image() -> None:
     (raw,) = read_objects(real_path("gardener__gardener-extension-registry-cache__example_shoot-registry-cache.yaml"))
     out = judge(review_bytes(raw), view=local_view(), settings=Settings(), now=NOW)
     assert out.warnings == (f'{W0}.machine.image: not set, resolves to "local:1.0.0"',)
+
+
+# ------------------------------------------------------------------------- raw input through the CLI
+
+
+def _review(tmp_path: Path, raw: dict[str, object]) -> tuple[int, str]:
+    profile = tmp_path / "profile.yaml"
+    profile.write_text(json.dumps(PROFILE))
+    shoot_file = tmp_path / "shoot.yaml"
+    shoot_file.write_text(json.dumps(raw))
+    out = io.StringIO()
+    code = main(["review", str(shoot_file), "--context", str(profile), "--now", "2026-11-21T12:00:00Z"], out=out)
+    return code, out.getvalue()
+
+
+def test_kubernetes_null_is_read_as_empty(tmp_path: Path) -> None:
+    """`spec.kubernetes: null` is Go's zero value (Gardener defaults it): the version resolves like an empty one."""
+    raw = shoot_dict(version=None)
+    raw["spec"]["kubernetes"] = None
+    code, text = _review(tmp_path, raw)
+    assert code == 0, text
+    assert text.splitlines()[0] == "ALLOWED Shoot/garden-dev/crazy-botany"
+    assert 'spec.kubernetes.version: not set, resolves to "1.34.2"' in text
+
+
+def test_durations_decode_as_go_reads_them() -> None:
+    """A metav1.Duration that Go's time.ParseDuration refuses is a decoding error, as in the API server."""
+    raw = shoot_dict()
+    raw["spec"]["kubernetes"]["kubeAPIServer"] = {"eventTTL": "1d"}
+    out = outcome(review_bytes(raw))
+    assert (out.allowed, out.rule_ids) == (False, ("OBJ-DECODE-001",))
+    assert out.messages == (
+        'spec.kubernetes.kubeAPIServer.eventTTL: Invalid value: "1d": must be a duration such as "90s" or "1h30m"',
+    )
