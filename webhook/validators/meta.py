@@ -20,6 +20,7 @@ from webhook.models.core import LabelSelector
 _DNS1123_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN: Final = _DNS1123_LABEL + r"(\." + _DNS1123_LABEL + ")*"
 _DNS1123_SUBDOMAIN_RE: Final = re.compile(f"^{_DNS1123_SUBDOMAIN}$")
+_DNS1123_LABEL_RE: Final = re.compile(f"^{_DNS1123_LABEL}$")
 _QUALIFIED_NAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QUALIFIED_NAME_RE: Final = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
 _LABEL_VALUE_FMT: Final = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
@@ -45,6 +46,22 @@ _LABEL_VALUE_MESSAGE: Final = (
     "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
     f"for validation is '{_LABEL_VALUE_FMT}')"
 )
+
+
+LABEL_MESSAGE: Final = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+    f"with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '{_DNS1123_LABEL}')"
+)
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """Messages of apimachinery IsDNS1123Label (≤ 63 characters, lower-case RFC 1123 label)."""
+    errors: list[str] = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _DNS1123_LABEL_RE.match(value):
+        errors.append(LABEL_MESSAGE)
+    return errors
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:

@@ -93,7 +93,9 @@ def test_unchanged_unmodelled_fields_count_as_changes() -> None:
     raw = shoot_dict(pool(machine=image_of("gardenlinux", "1312.4.0")))
     stored = copy.deepcopy(raw)
     assert outcome(review_bytes(raw, stored)).allowed
-    raw["spec"]["networking"] = {"type": "cilium"}  # not modelled, still a change: the kubelet constraint is judged
+    # Not modelled, still a change: the kubelet constraint is judged. (The networking type this test changed before is
+    # modelled now, and immutable: SH-NET-004.)
+    raw["spec"]["provider"]["infrastructureConfig"] = {"kind": "InfrastructureConfig"}
     out = outcome(review_bytes(raw, stored))
     assert not out.allowed and out.rule_ids == ("SH-ADM-KUB-001",)
 
@@ -196,7 +198,7 @@ def test_registry_cache_shoot_resolves_only_its_image() -> None:
     assert out.warnings == (f'{W0}.machine.image: not set, resolves to "local:1.0.0"',)
 
 
-# ------------------------------------------------------------------------- raw input through the CLI
+# ------------------------------------------------------------------------- spec sections through the CLI
 
 
 def _review(tmp_path: Path, raw: dict[str, object]) -> tuple[int, str]:
@@ -228,3 +230,19 @@ def test_durations_decode_as_go_reads_them() -> None:
     assert out.messages == (
         'spec.kubernetes.kubeAPIServer.eventTTL: Invalid value: "1d": must be a duration such as "90s" or "1h30m"',
     )
+
+
+def test_time_window_and_schedules_through_the_cli(tmp_path: Path) -> None:
+    raw = shoot_dict(
+        maintenance={"timeWindow": {"begin": "220000+0000", "end": "050000+0000"}},
+        hibernation={"schedules": [{"start": "0 20 * * 1-5", "location": "Europe/Berlln"}]},
+    )
+    code, text = _review(tmp_path, raw)
+    assert code == 1
+    assert text.splitlines()[1:] == [
+        '  spec.maintenance.timeWindow: Invalid value: "7h0m0s": time window must not be greater than 6h0m0s',
+        (
+            '  spec.hibernation.schedules[0].location: Invalid value: "Europe/Berlln": not a valid location: unknown time '
+            "zone Europe/Berlln"
+        ),
+    ]

@@ -23,10 +23,26 @@ from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, 
 from webhook.models.core import Shoot
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
-from webhook.validators.shoot import advice, lookup, profile, resolve, static
+from webhook.validators.shoot import (
+    advice,
+    components,
+    hibernation,
+    kubeapiserver,
+    kubernetes,
+    lookup,
+    maintenance,
+    networking,
+    profile,
+    resolve,
+    spec,
+    static,
+)
 from webhook.validators.shoot.effective import Effective
 
-RULES: Final = (*static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *advice.RULES)
+RULES: Final = (
+    *static.RULES, *spec.RULES, *kubernetes.RULES, *kubeapiserver.RULES, *components.RULES, *networking.RULES,
+    *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *advice.RULES,
+)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ entry points
@@ -69,6 +85,8 @@ def _judge(
     ctx = static.StaticContext(
         in_place_gate=settings.feature_gates.in_place_node_updates,
         cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
+        namespace=namespace,
+        accepted_issuers_as_stored=old is not None and _same_accepted_issuers(shoot, old),
     )
     if old is None:
         findings.extend(static.validate_create_only(shoot))
@@ -80,6 +98,18 @@ def _judge(
         days = settings.expiry_warning_days
         findings.extend(advice.warn_versions(new, before, found.spec, operation, request.now, days))
     return findings
+
+
+def _same_accepted_issuers(new: Shoot, old: Shoot) -> bool:
+    """Both Shoots configure kube-apiserver's service accounts with the same acceptedIssuers (then Gardener does not
+    judge them again: ValidateShootUpdate's AllowInvalidAcceptedIssuers).
+    """
+    new_api, old_api = new.spec.kubernetes.kube_api_server, old.spec.kubernetes.kube_api_server
+    new_accounts = new_api.service_account_config if new_api is not None else None
+    old_accounts = old_api.service_account_config if old_api is not None else None
+    if new_accounts is None or old_accounts is None:
+        return False
+    return list(new_accounts.accepted_issuers) == list(old_accounts.accepted_issuers)
 
 
 KIND: Final = KindValidator(

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from webhook.field import SPEC, FieldPath, Finding, Rule
-from webhook.models.core import CRI, Shoot, ShootMachineImage, Worker
+from webhook.models.core import CRI, Networking, Shoot, ShootMachineImage, Worker
 from webhook.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.skew import Component, allowed_older
+from webhook.validators.shoot import hibernation, kubernetes, maintenance, networking, spec
 from webhook.validators.shoot.effective import (
     IN_PLACE_STRATEGIES,
     KUBERNETES_VERSION,
@@ -76,10 +77,14 @@ _MINOR_WORDS: Final = {2: "two", 3: "three"}
 
 @dataclass(frozen=True, slots=True)
 class StaticContext:
-    """What static rules read besides the Shoot: the InPlaceNodeUpdates gate and the CRI policy (seed 003)."""
+    """What static rules read besides the Shoot: the InPlaceNodeUpdates gate, the CRI policy (seed 003), the Shoot's
+    namespace, and whether an UPDATE keeps kube-apiserver's acceptedIssuers as stored (then they are not judged).
+    """
 
     in_place_gate: bool = False
     cri_unsupported_images: frozenset[str] = frozenset()
+    namespace: str = ""
+    accepted_issuers_as_stored: bool = False
 
 
 def _at_least(version: str | None, constraint: Constraint) -> bool:
@@ -124,6 +129,40 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
         if own is not None and eff.version is not None:
             findings.extend(_validate_kubelet_skew(eff.version, own, path.child("kubernetes", "version")))
         findings.extend(_validate_cri_policy(worker, eff.image(i), ctx, path.child("cri")))
+    findings.extend(_validate_sections(eff, ctx))
+    return findings
+
+
+def _validate_sections(eff: Effective, ctx: StaticContext) -> list[Finding]:
+    """The rules of the other spec sections: top-level fields (SH-SPEC), control-plane components (SH-K8S-006…017),
+    networking (SH-NET), maintenance (SH-MNT), hibernation (SH-HIB). Skipped for components while the control plane's
+    version is known to be empty (SH-K8S-001; Gardener's validateKubernetes stops there).
+    """
+    shoot = eff.shoot
+    version = normalized(eff.version) if eff.version else None
+    workerless = not shoot.spec.provider.workers
+    findings = spec.validate_spec(shoot, spec.SpecContext(ctx.namespace, version))
+    network = shoot.spec.networking or Networking()
+    components = kubernetes.KubernetesContext(
+        version=version,
+        shown=eff.version or "",
+        workerless=workerless,
+        networking=network,
+        max_pods=kubernetes.max_pods(shoot),
+        allow_invalid_accepted_issuers=ctx.accepted_issuers_as_stored,
+        etcd_key_auto_rotation=maintenance.etcd_key_auto_rotation(shoot.spec.maintenance),
+    )
+    findings.extend(kubernetes.validate_node_cidr_mask(shoot.spec.kubernetes, components, SPEC.child("kubernetes")))
+    if eff.version != "":
+        findings.extend(kubernetes.validate_kubernetes(shoot.spec.kubernetes, components, SPEC.child("kubernetes")))
+    findings.extend(networking.validate_networking(network, workerless, SPEC.child("networking")))
+    findings.extend(maintenance.validate_maintenance(shoot.spec.maintenance, workerless, SPEC.child("maintenance")))
+    self_hosted = spec.is_self_hosted(shoot)
+    annotations = shoot.metadata.annotations
+    findings.extend(
+        hibernation.validate_hibernation(shoot.spec.hibernation, annotations, self_hosted, SPEC.child("hibernation"))
+    )
+    findings.extend(networking.validate_disjoint(network, SPEC.child("networking")))
     return findings
 
 
@@ -147,6 +186,15 @@ def validate_shoot_update(new: Effective, old: Effective, ctx: StaticContext) ->
             old_image = before.machine.image if before is not None else worker.machine.image
             version_path = path.child("machine", "image", "version")
             findings.extend(_validate_in_place_image_version(worker.machine.image, old_image, version_path))
+    findings.extend(spec.validate_spec_update(new.shoot, old.shoot))
+    new_network, old_network = new.shoot.spec.networking, old.shoot.spec.networking
+    switched = bool(new.workers) != bool(old.workers)  # SH-SPEC-014: Gardener judges no more updates
+    if new_network is not None and old_network is not None and not switched:
+        findings.extend(networking.validate_networking_update(new_network, old_network, SPEC.child("networking")))
+    kubernetes_path = SPEC.child("kubernetes")
+    findings.extend(
+        kubernetes.validate_kubernetes_update(new.shoot.spec.kubernetes, old.shoot.spec.kubernetes, kubernetes_path)
+    )
     return findings
 
 
