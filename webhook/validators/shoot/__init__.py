@@ -94,6 +94,8 @@ def _judge(
     if before is not None:
         findings.extend(static.validate_shoot_update(new, before, ctx))
     if found.spec is not None:
+        if old is not None:
+            findings.extend(lookup.validate_profile_change(shoot, new.workers, old, namespace, found.spec, view))
         findings.extend(profile.validate_against_profile(new, before, found.spec, operation, request.now))
         days = settings.expiry_warning_days
         findings.extend(advice.warn_versions(new, before, found.spec, operation, request.now, days))
