@@ -223,7 +223,8 @@ def shoot_dict(*workers: dict[str, Any], version: str | None = "1.33.2", **spec_
     """A minimal valid Shoot (garden-dev/crazy-botany) on CloudProfile "local" as raw JSON.
 
     workers: pools (default: one `worker_dict()`; a workerless Shoot passes `provider={"type": "local", "workers": []}`).
-    version: spec.kubernetes.version (None leaves it out). Keyword arguments replace top-level spec fields.
+    version: spec.kubernetes.version (None leaves it out). Keyword arguments replace top-level spec fields; a Shoot with
+    workers gets `networking: {type: calico}` unless they set `networking`.
     """
     spec: dict[str, Any] = {
         "cloudProfile": {"name": "local"},
@@ -233,6 +234,8 @@ def shoot_dict(*workers: dict[str, Any], version: str | None = "1.33.2", **spec_
         "provider": {"type": "local", "workers": list(workers) if workers else [worker_dict()]},
     }
     spec.update(spec_overrides)
+    if spec["provider"].get("workers") and "networking" not in spec:
+        spec["networking"] = {"type": "calico"}  # Shoots with workers name their networking type (SH-NET-001)
     return {
         "apiVersion": "core.gardener.cloud/v1beta1",
         "kind": "Shoot",

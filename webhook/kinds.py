@@ -154,6 +154,9 @@ def cluster_state_unknown(path: FieldPath, what: str) -> Finding:
     return CLUSTER_001.forbidden(path, f"cluster state not yet known: cannot check {what}; retry shortly")
 
 
+# A metav1.Duration that Go's time.ParseDuration refuses (decoding, and the kubelet and pool durations judged as text).
+DURATION_DETAIL: Final = 'must be a duration such as "90s" or "1h30m"'
+
 _DETAILS: Final[Mapping[str, str]] = {
     "list_type": "must be a list",
     "dict_type": "must be an object",
@@ -166,6 +169,7 @@ _DETAILS: Final[Mapping[str, str]] = {
     "bool_type": "must be a boolean",
     "float_type": "must be a number",
     "rfc3339": "must be an RFC 3339 date-time",
+    "duration": DURATION_DETAIL,
     "too_long": "is too long",
 }
 
@@ -276,4 +280,6 @@ def _replace_at(raw: object, path: tuple[str, ...], known: Mapping[bytes, Any]) 
     return {**raw, key: _replace_at(raw[key], rest, known)}
 
 
-_UNION_TAGS: Final = frozenset({"str", "int", "float", "bool", "none", "function-plain[parse_rfc3339()]"})
+_UNION_TAGS: Final = frozenset(
+    {"str", "int", "float", "bool", "none", "function-plain[parse_rfc3339()]", "function-plain[parse_go_duration()]"}
+)

@@ -16,6 +16,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidat
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from webhook.gotime import InvalidTime, parse_duration
+
 T = TypeVar("T")
 
 _RFC3339: Final = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
@@ -59,6 +61,23 @@ def _parse_rfc3339_text(value: str) -> datetime:
         raise PydanticCustomError("rfc3339", "must be an RFC 3339 date-time") from None
 
 
+def parse_go_duration(value: Any) -> int | None:
+    """Decode a `metav1.Duration`: null or a Go duration string (`90s`, `1h30m`); returns nanoseconds.
+
+    Raises PydanticCustomError("duration") for anything else, as Go's time.ParseDuration refuses it.
+    """
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):  # already decoded (tests, model_copy)
+        return value
+    if not isinstance(value, str):
+        raise PydanticCustomError("duration", "must be a duration")
+    try:
+        return parse_duration(value)
+    except InvalidTime:
+        raise PydanticCustomError("duration", "must be a duration") from None
+
+
 def format_date(value: datetime) -> str:
     """Render a datetime the way messages name dates: YYYY-MM-DD (UTC)."""
     return value.astimezone(UTC).strftime("%Y-%m-%d")
@@ -74,10 +93,16 @@ List = Annotated[list[T], BeforeValidator(_null_to_empty_list)]
 Str = Annotated[str, BeforeValidator(_null_to_empty_str)]
 StrMap = Annotated[dict[str, Str], BeforeValidator(_null_to_empty_dict)]
 BoolMap = Annotated[dict[str, bool], BeforeValidator(_null_to_empty_dict)]
+# A Go struct field that is not a pointer (`Kubernetes Kubernetes`): JSON null leaves it at its zero value.
+Struct = Annotated[T, BeforeValidator(_null_to_empty_dict)]
+# metav1.Duration, in nanoseconds (Go's time.Duration).
+Duration = Annotated[int | None, PlainValidator(parse_go_duration)]
 # Capabilities: capability name -> values (core.Capabilities).
 CapabilityMap = Annotated[dict[str, List[str]], BeforeValidator(_null_to_empty_dict)]
 # Quantities (resource.Quantity) arrive as JSON strings or numbers; webhook.quantity parses them.
 Quantity = str | int | float
+# corev1.ResourceList: resource name -> quantity.
+ResourceList = Annotated[dict[str, Quantity], BeforeValidator(_null_to_empty_dict)]
 
 
 class Model(BaseModel):

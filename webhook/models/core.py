@@ -9,7 +9,20 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from webhook.models.base import BoolMap, CapabilityMap, KubernetesObject, List, Model, Quantity, Str, StrMap, Time
+from webhook.models.base import (
+    BoolMap,
+    CapabilityMap,
+    Duration,
+    KubernetesObject,
+    List,
+    Model,
+    Quantity,
+    ResourceList,
+    Str,
+    StrMap,
+    Struct,
+    Time,
+)
 
 
 class LifecycleStage(Model):
@@ -385,9 +398,311 @@ class ShootProvider(Model):
     workers: List[Worker] = Field(default_factory=list)
 
 
+class ControlPlaneAutoscaling(Model):
+    min_allowed: ResourceList = Field(default_factory=dict)
+
+
+class AdmissionPlugin(Model):
+    name: Str = ""
+    config: object = None  # runtime.RawExtension: any JSON; null means absent
+    disabled: bool | None = None
+    kubeconfig_secret_name: str | None = None
+
+
+class AuditPolicy(Model):
+    config_map_ref: ObjectReference | None = None
+
+
+class AuditConfig(Model):
+    audit_policy: AuditPolicy | None = None
+
+
+class StructuredAuthentication(Model):
+    config_map_name: Str = ""
+
+
+class AuthorizerKubeconfigReference(Model):
+    authorizer_name: Str = ""
+    secret_name: Str = ""
+
+
+class StructuredAuthorization(Model):
+    config_map_name: Str = ""
+    kubeconfigs: List[AuthorizerKubeconfigReference] = Field(default_factory=list)
+
+
+class ResourceWatchCacheSize(Model):
+    api_group: str | None = None
+    resource: Str = ""
+    cache_size: int = Field(default=0, alias="size")
+
+
+class WatchCacheSizes(Model):
+    default: int | None = None
+    resources: List[ResourceWatchCacheSize] = Field(default_factory=list)
+
+
+class APIServerLogging(Model):
+    verbosity: int | None = None
+    http_access_verbosity: int | None = None
+
+
+class APIServerRequests(Model):
+    max_non_mutating_inflight: int | None = None
+    max_mutating_inflight: int | None = None
+
+
+class EncryptionProvider(Model):
+    type: str | None = None
+
+
+class EncryptionConfig(Model):
+    resources: List[str] = Field(default_factory=list)
+    provider: Struct[EncryptionProvider] = EncryptionProvider()
+
+
+class ServiceAccountConfig(Model):
+    issuer: str | None = None
+    max_token_expiration: Duration = None
+    accepted_issuers: List[str] = Field(default_factory=list)
+
+
+class KubeAPIServerConfig(Model):
+    feature_gates: BoolMap = Field(default_factory=dict)
+    admission_plugins: List[AdmissionPlugin] = Field(default_factory=list)
+    api_audiences: List[str] = Field(default_factory=list)
+    audit_config: AuditConfig | None = None
+    runtime_config: BoolMap = Field(default_factory=dict)
+    service_account_config: ServiceAccountConfig | None = None
+    watch_cache_sizes: WatchCacheSizes | None = None
+    requests: APIServerRequests | None = None
+    enable_anonymous_authentication: bool | None = None
+    event_ttl: Duration = Field(default=None, alias="eventTTL")
+    logging: APIServerLogging | None = None
+    default_not_ready_toleration_seconds: int | None = None
+    default_unreachable_toleration_seconds: int | None = None
+    encryption_config: EncryptionConfig | None = None
+    structured_authentication: StructuredAuthentication | None = None
+    structured_authorization: StructuredAuthorization | None = None
+    autoscaling: ControlPlaneAutoscaling | None = None
+    tls_min_version: str | None = None
+
+
+class HorizontalPodAutoscalerConfig(Model):
+    cpu_initialization_period: Duration = Field(default=None, alias="cpuInitializationPeriod")
+    downscale_stabilization: Duration = None
+    initial_readiness_delay: Duration = None
+    sync_period: Duration = None
+    tolerance: float | None = None
+
+
+class KubeControllerManagerConfig(Model):
+    feature_gates: BoolMap = Field(default_factory=dict)
+    horizontal_pod_autoscaler: HorizontalPodAutoscalerConfig | None = None
+    node_cidr_mask_size: int | None = Field(default=None, alias="nodeCIDRMaskSize")
+    node_cidr_mask_size_ipv6: int | None = Field(default=None, alias="nodeCIDRMaskSizeIPv6")
+    pod_eviction_timeout: Duration = None
+    node_monitor_grace_period: Duration = None
+
+
+class KubeSchedulerConfig(Model):
+    feature_gates: BoolMap = Field(default_factory=dict)
+    kube_max_pd_vols: str | None = Field(default=None, alias="kubeMaxPDVols")
+    profile: str | None = None
+
+
+class KubeProxyConfig(Model):
+    feature_gates: BoolMap = Field(default_factory=dict)
+    mode: str | None = None
+    enabled: bool | None = None
+
+
+class ClusterAutoscaler(Model):
+    scale_down_delay_after_add: Duration = None
+    scale_down_delay_after_delete: Duration = None
+    scale_down_delay_after_failure: Duration = None
+    scale_down_unneeded_time: Duration = None
+    scale_down_utilization_threshold: float | None = None
+    scan_interval: Duration = None
+    expander: str | None = None
+    max_node_provision_time: Duration = None
+    max_graceful_termination_seconds: int | None = None
+    ignore_taints: List[str] | None = None
+    new_pod_scale_up_delay: Duration = None
+    max_empty_bulk_delete: int | None = None
+    verbosity: int | None = None
+    startup_taints: List[str] | None = None
+    status_taints: List[str] | None = None
+    max_scale_down_parallelism: int | None = None
+    max_drain_parallelism: int | None = None
+    initial_node_group_backoff_duration: Duration = None
+    max_node_group_backoff_duration: Duration = None
+    node_group_backoff_reset_timeout: Duration = None
+    max_binpacking_time: Duration = None
+    autoscaling: ControlPlaneAutoscaling | None = None
+
+
+class VerticalPodAutoscaler(Model):
+    evict_after_oom_threshold: Duration = Field(default=None, alias="evictAfterOOMThreshold")
+    eviction_rate_burst: int | None = None
+    eviction_tolerance: float | None = None
+    recommendation_margin_fraction: float | None = None
+    updater_interval: Duration = None
+    recommender_interval: Duration = None
+    target_cpu_percentile: float | None = Field(default=None, alias="targetCPUPercentile")
+    recommendation_lower_bound_cpu_percentile: float | None = Field(
+        default=None, alias="recommendationLowerBoundCPUPercentile"
+    )
+    recommendation_upper_bound_cpu_percentile: float | None = Field(
+        default=None, alias="recommendationUpperBoundCPUPercentile"
+    )
+    target_memory_percentile: float | None = None
+    recommendation_lower_bound_memory_percentile: float | None = None
+    recommendation_upper_bound_memory_percentile: float | None = None
+    cpu_histogram_decay_half_life: Duration = Field(default=None, alias="cpuHistogramDecayHalfLife")
+    memory_histogram_decay_half_life: Duration = None
+    memory_aggregation_interval: Duration = None
+    memory_aggregation_interval_count: int | None = None
+    feature_gates: BoolMap = Field(default_factory=dict)
+    max_allowed: ResourceList = Field(default_factory=dict)
+    recommender_update_worker_count: int | None = None
+
+
+class ETCDConfig(Model):
+    autoscaling: ControlPlaneAutoscaling | None = None
+
+
+class ETCD(Model):
+    main: ETCDConfig | None = None
+    events: ETCDConfig | None = None
+
+
 class ShootKubernetes(Model):
     version: Str = ""
+    kube_api_server: KubeAPIServerConfig | None = Field(default=None, alias="kubeAPIServer")
+    kube_controller_manager: KubeControllerManagerConfig | None = None
+    kube_scheduler: KubeSchedulerConfig | None = None
+    kube_proxy: KubeProxyConfig | None = None
     kubelet: KubeletConfig | None = None
+    cluster_autoscaler: ClusterAutoscaler | None = None
+    vertical_pod_autoscaler: VerticalPodAutoscaler | None = None
+    etcd: ETCD | None = None
+
+
+class Networking(Model):
+    type: str | None = None
+    provider_config: object = None  # runtime.RawExtension; only its presence is read
+    pods: str | None = None
+    nodes: str | None = None
+    services: str | None = None
+    ip_families: List[str] = Field(default_factory=list)
+
+
+class MaintenanceAutoUpdate(Model):
+    kubernetes_version: bool = False
+    machine_image_version: bool | None = None
+
+
+class MaintenanceTimeWindow(Model):
+    begin: Str = ""
+    end: Str = ""
+
+
+class MaintenanceRotationConfig(Model):
+    rotation_period: Duration = None
+
+
+class MaintenanceCredentialsAutoRotation(Model):
+    observability: MaintenanceRotationConfig | None = None
+    ssh_keypair: MaintenanceRotationConfig | None = None
+    etcd_encryption_key: MaintenanceRotationConfig | None = Field(default=None, alias="etcdEncryptionKey")
+
+
+class MaintenanceAutoRotation(Model):
+    credentials: MaintenanceCredentialsAutoRotation | None = None
+
+
+class Maintenance(Model):
+    auto_update: MaintenanceAutoUpdate | None = None
+    time_window: MaintenanceTimeWindow | None = None
+    auto_rotation: MaintenanceAutoRotation | None = None
+
+
+class HibernationSchedule(Model):
+    start: str | None = None
+    end: str | None = None
+    location: str | None = None
+
+
+class Hibernation(Model):
+    enabled: bool | None = None
+    schedules: List[HibernationSchedule] = Field(default_factory=list)
+
+
+class CrossVersionObjectReference(Model):
+    kind: Str = ""
+    name: Str = ""
+    api_version: Str = ""
+
+
+class DNSProvider(Model):
+    primary: bool | None = None
+    secret_name: str | None = None
+    type: str | None = None
+    credentials_ref: CrossVersionObjectReference | None = None
+
+
+class DNS(Model):
+    domain: str | None = None
+    providers: List[DNSProvider] = Field(default_factory=list)
+
+
+class Extension(Model):
+    type: Str = ""
+
+
+class NamedResourceReference(Model):
+    name: Str = ""
+    resource_ref: Struct[CrossVersionObjectReference] = CrossVersionObjectReference()
+
+
+class Toleration(Model):
+    key: Str = ""
+    value: str | None = None
+
+
+class SeedSelector(LabelSelector):
+    provider_types: List[str] = Field(default_factory=list)
+
+
+class Alerting(Model):
+    email_receivers: List[str] = Field(default_factory=list)
+
+
+class Monitoring(Model):
+    alerting: Alerting | None = None
+
+
+class CoreDNSAutoscaling(Model):
+    mode: Str = ""
+
+
+class CoreDNSRewriting(Model):
+    common_suffixes: List[str] = Field(default_factory=list)
+
+
+class CoreDNS(Model):
+    autoscaling: CoreDNSAutoscaling | None = None
+    rewriting: CoreDNSRewriting | None = None
+
+
+class NodeLocalDNS(Model):
+    enabled: bool = False
+
+
+class SystemComponents(Model):
+    core_dns: CoreDNS | None = Field(default=None, alias="coreDNS")
+    node_local_dns: NodeLocalDNS | None = Field(default=None, alias="nodeLocalDNS")
 
 
 class FailureTolerance(Model):
@@ -395,11 +710,11 @@ class FailureTolerance(Model):
 
 
 class HighAvailability(Model):
-    failure_tolerance: FailureTolerance = FailureTolerance()
+    failure_tolerance: Struct[FailureTolerance] = FailureTolerance()
 
 
 class ControlPlane(Model):
-    """spec.controlPlane: what the self-hosted control plane pool rules read."""
+    """spec.controlPlane: high availability, read by SH-SPEC-011 and the self-hosted control plane pool rules."""
 
     high_availability: HighAvailability | None = None
 
@@ -411,13 +726,31 @@ class ShootAddons(Model):
 class ShootSpec(Model):
     cloud_profile_name: str | None = None
     cloud_profile: CloudProfileReference | None = None
-    kubernetes: ShootKubernetes = ShootKubernetes()
+    kubernetes: Struct[ShootKubernetes] = ShootKubernetes()
     provider: ShootProvider = ShootProvider()
     region: Str = ""
     secret_binding_name: str | None = None
     credentials_binding_name: str | None = None
     addons: ShootAddons | None = None
+    dns: DNS | None = None
+    extensions: List[Extension] = Field(default_factory=list)
+    hibernation: Hibernation | None = None
+    networking: Networking | None = None
+    maintenance: Maintenance | None = None
+    monitoring: Monitoring | None = None
+    purpose: str | None = None
+    seed_name: str | None = None
+    seed_selector: SeedSelector | None = None
+    resources: List[NamedResourceReference] = Field(default_factory=list)
+    tolerations: List[Toleration] = Field(default_factory=list)
+    exposure_class_name: str | None = None
+    system_components: SystemComponents | None = None
     control_plane: ControlPlane | None = None
+    scheduler_name: str | None = None
+
+
+class ShootStatus(Model):
+    is_hibernated: bool = False
 
 
 class Shoot(KubernetesObject):
@@ -427,6 +760,7 @@ class Shoot(KubernetesObject):
     """
 
     spec: ShootSpec = ShootSpec()
+    status: ShootStatus = ShootStatus()
 
     def profile_reference(self) -> CloudProfileReference | None:
         """The referenced (Namespaced)CloudProfile; legacy `cloudProfileName` and a missing kind mean CloudProfile."""

@@ -8,18 +8,23 @@ Source: gardener pkg/apis/core/v1beta1/defaults_cloudprofile.go, zz_generated.de
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Final
 
 from webhook.models.core import (
     CRI,
     CloudProfile,
+    KubeControllerManagerConfig,
     KubeletConfig,
+    KubeProxyConfig,
     MachineImage,
     MachineImageVersion,
     MachineType,
     NamespacedCloudProfile,
+    Networking,
     Shoot,
+    ShootSpec,
     VolumeType,
     Worker,
     WorkerControlPlane,
@@ -35,6 +40,12 @@ DEFAULT_WORKER_UPDATE_STRATEGY: Final = "AutoRollingUpdate"
 _SURGE_AND_UNAVAILABLE: Final = {"AutoRollingUpdate": (1, 0), "AutoInPlaceUpdate": (0, 1)}
 DEFAULT_IMAGE_GC_HIGH_THRESHOLD_PERCENT: Final = 50
 DEFAULT_IMAGE_GC_LOW_THRESHOLD_PERCENT: Final = 40
+DEFAULT_IP_FAMILIES: Final = ("IPv4",)
+DEFAULT_PROXY_MODE: Final = "IPTables"
+DEFAULT_MAX_PODS: Final = 110  # the kubelet's
+DEFAULT_NODE_CIDR_MASK_SIZE_IPV6: Final = 64
+DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
+_EMPTY_KCM: Final = KubeControllerManagerConfig()
 
 
 def _default_version(version: MachineImageVersion, *, architectures: bool) -> MachineImageVersion:
@@ -157,28 +168,86 @@ def _default_worker(worker: Worker, provider_type: str) -> Worker:
     return worker.model_copy(update=update) if update else worker
 
 
+def _max_pods(spec: ShootSpec) -> int:
+    """The highest kubelet maxPods of the Shoot and its pools (the kubelet's default 110 when none is higher)."""
+    highest = DEFAULT_MAX_PODS
+    if spec.kubernetes.kubelet is not None and spec.kubernetes.kubelet.max_pods is not None:
+        highest = spec.kubernetes.kubelet.max_pods
+    for worker in spec.provider.workers:
+        kubelet = worker.kubernetes.kubelet if worker.kubernetes is not None else None
+        if kubelet is not None and kubelet.max_pods is not None and kubelet.max_pods > highest:
+            highest = kubelet.max_pods
+    return highest
+
+
+def default_node_cidr_mask_size(spec: ShootSpec) -> int:
+    """IPv4 node CIDR mask size with about twice as many addresses per node as the highest maxPods.
+
+    Source: defaults_shoot.go calculateDefaultNodeCIDRMaskSize.
+    """
+    return 32 - math.ceil(math.log2(max(_max_pods(spec) * 2, 1)))
+
+
+def _default_kube_controller_manager(spec: ShootSpec, ip_families: Sequence[str]) -> KubeControllerManagerConfig:
+    kcm = spec.kubernetes.kube_controller_manager or _EMPTY_KCM
+    update: dict[str, object] = {}
+    single_v4, single_v6 = list(ip_families) in ([], ["IPv4"]), list(ip_families) == ["IPv6"]
+    dual = "IPv4" in ip_families and "IPv6" in ip_families
+    if (single_v4 or dual) and kcm.node_cidr_mask_size is None:
+        update["node_cidr_mask_size"] = default_node_cidr_mask_size(spec)
+    if single_v6 and kcm.node_cidr_mask_size is None and kcm.node_cidr_mask_size_ipv6 is None:
+        update["node_cidr_mask_size"] = DEFAULT_NODE_CIDR_MASK_SIZE_IPV6
+    if dual and kcm.node_cidr_mask_size_ipv6 is None:
+        update["node_cidr_mask_size_ipv6"] = DEFAULT_NODE_CIDR_MASK_SIZE_IPV6
+    return kcm.model_copy(update=update) if update else spec.kubernetes.kube_controller_manager or kcm
+
+
 def default_shoot(shoot: Shoot) -> Shoot:
     """Return `shoot` with the v1beta1 Shoot defaults the Shoot rules read (a new object only if something changed).
 
     workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate; maxSurge/maxUnavailable ->
     1/0 (AutoRollingUpdate), 0/1 (AutoInPlaceUpdate), none (ManualInPlaceUpdate); systemComponents.allow -> true;
-    a kubelet's failSwapOn -> true; a control plane pool's extension exposure type -> spec.provider.type. With
-    workers, spec.kubernetes.kubelet is created if absent and its image GC thresholds default to 50/40. Other
-    defaults (purpose, networking, …) feed no rule and are left out.
-    Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker.
+    a kubelet's failSwapOn -> true; a control plane pool's extension exposure type -> spec.provider.type;
+    networking -> {} with ipFamilies -> [IPv4]; schedulerName -> default-scheduler. With workers also
+    kubeControllerManager's node CIDR mask sizes (IPv4: from the highest maxPods; IPv6: 64), kubeProxy.mode ->
+    IPTables, and spec.kubernetes.kubelet, created if absent, with image GC thresholds 50/40. Applied in
+    SetDefaults_Shoot's order (then SetDefaults_Worker's and SetDefaults_Networking's); other defaults (purpose, the
+    time window, …) feed no rule and are left out.
+    Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker,
+    SetDefaults_Networking.
     """
     spec = shoot.spec
     provider = spec.provider
-    workers = [_default_worker(w, provider.type) for w in provider.workers]
     update: dict[str, object] = {}
-    changed = _changed_fields(workers=(workers, provider.workers))
-    if changed:
-        update["provider"] = provider.model_copy(update=changed)
+    networking = spec.networking
+    if networking is None:
+        networking = Networking(ip_families=list(DEFAULT_IP_FAMILIES))
+    elif not networking.ip_families:
+        networking = networking.model_copy(update={"ip_families": list(DEFAULT_IP_FAMILIES)})
+    if networking is not spec.networking:
+        update["networking"] = networking
+    workers = [_default_worker(w, provider.type) for w in provider.workers]
+    provider_update = _changed_fields(workers=(workers, provider.workers))
+    if provider_update:
+        update["provider"] = provider.model_copy(update=provider_update)
     if workers:
+        kubernetes_update: dict[str, object] = {}
+        kcm = _default_kube_controller_manager(spec, networking.ip_families)
+        if kcm is not spec.kubernetes.kube_controller_manager:
+            kubernetes_update["kube_controller_manager"] = kcm
+        proxy = spec.kubernetes.kube_proxy
+        if proxy is None:
+            kubernetes_update["kube_proxy"] = KubeProxyConfig(mode=DEFAULT_PROXY_MODE)
+        elif proxy.mode is None:
+            kubernetes_update["kube_proxy"] = proxy.model_copy(update={"mode": DEFAULT_PROXY_MODE})
         given = spec.kubernetes.kubelet
         kubelet = _default_kubelet(given if given is not None else KubeletConfig(), shoot_level=True)
         if kubelet is not given:
-            update["kubernetes"] = spec.kubernetes.model_copy(update={"kubelet": kubelet})
+            kubernetes_update["kubelet"] = kubelet
+        if kubernetes_update:
+            update["kubernetes"] = spec.kubernetes.model_copy(update=kubernetes_update)
+    if spec.scheduler_name is None:
+        update["scheduler_name"] = DEFAULT_SCHEDULER_NAME
     if not update:
         return shoot
     return shoot.model_copy(update={"spec": spec.model_copy(update=update)})

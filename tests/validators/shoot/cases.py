@@ -40,6 +40,8 @@ REQ, INV, UNS, DUP, FOR = (
 )
 
 W0: Final = "spec.provider.workers[0]"
+# shoot_dict(**WORKERLESS): a workerless Shoot (no pools, hence no binding).
+WORKERLESS: Final = {"provider": {"type": "local", "workers": []}, "credentialsBindingName": None}
 CP_VERSION: Final = "spec.kubernetes.version"
 
 CONTAINERD_GVISOR: Final = [{"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}]
@@ -172,7 +174,28 @@ def details(verdict: Verdict, *, warnings: bool = False) -> list[str]:
 
 
 __all__ = [
-    "CP_VERSION", "DUP", "FOR", "INV", "NOW", "PROFILE", "REQ", "SETTINGS", "UNS", "VIEW", "W0", "Triples",
-    "UnsyncedView", "create", "create_warnings", "details", "image_of", "pool", "shoot_dict", "update",
-    "update_warnings", "verdict_create", "verdict_update",
+    "CP_VERSION",
+    "DUP",
+    "FOR",
+    "INV",
+    "NOW",
+    "PROFILE",
+    "REQ",
+    "SETTINGS",
+    "UNS",
+    "VIEW",
+    "W0",
+    "WORKERLESS",
+    "Triples",
+    "UnsyncedView",
+    "create",
+    "create_warnings",
+    "details",
+    "image_of",
+    "pool",
+    "shoot_dict",
+    "update",
+    "update_warnings",
+    "verdict_create",
+    "verdict_update",
 ]  # fmt: skip

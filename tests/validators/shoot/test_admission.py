@@ -134,7 +134,9 @@ def test_unchanged_unmodelled_fields_count_as_changes() -> None:
     raw = shoot_dict(pool(machine=image_of("gardenlinux", "1312.4.0")))
     stored = copy.deepcopy(raw)
     assert outcome(review_bytes(raw, stored)).allowed
-    raw["spec"]["networking"] = {"type": "cilium"}  # not modelled, still a change: the kubelet constraint is judged
+    # Not modelled, still a change: the kubelet constraint is judged. (The networking type this test changed before is
+    # modelled now, and immutable: SH-NET-004.)
+    raw["spec"]["provider"]["infrastructureConfig"] = {"kind": "InfrastructureConfig"}
     out = outcome(review_bytes(raw, stored))
     assert not out.allowed and out.rule_ids == ("SH-ADM-KUB-001",)
 
@@ -235,3 +237,53 @@ def test_registry_cache_shoot_resolves_only_its_image() -> None:
     (raw,) = read_objects(real_path("gardener__gardener-extension-registry-cache__example_shoot-registry-cache.yaml"))
     out = judge(review_bytes(raw), view=local_view(), settings=Settings(), now=NOW)
     assert out.warnings == (f'{W0}.machine.image: not set, resolves to "local:1.0.0"',)
+
+
+# ------------------------------------------------------------------------- spec sections through the CLI
+
+
+def _review(tmp_path: Path, raw: dict[str, object]) -> tuple[int, str]:
+    profile = tmp_path / "profile.yaml"
+    profile.write_text(json.dumps(PROFILE))
+    shoot_file = tmp_path / "shoot.yaml"
+    shoot_file.write_text(json.dumps(raw))
+    out = io.StringIO()
+    code = main(["review", str(shoot_file), "--context", str(profile), "--now", "2026-11-21T12:00:00Z"], out=out)
+    return code, out.getvalue()
+
+
+def test_kubernetes_null_is_read_as_empty(tmp_path: Path) -> None:
+    """`spec.kubernetes: null` is Go's zero value (Gardener defaults it): the version resolves like an empty one."""
+    raw = shoot_dict(version=None)
+    raw["spec"]["kubernetes"] = None
+    code, text = _review(tmp_path, raw)
+    assert code == 0, text
+    assert text.splitlines()[0] == "ALLOWED Shoot/garden-dev/crazy-botany"
+    assert 'spec.kubernetes.version: not set, resolves to "1.34.2"' in text
+
+
+def test_durations_decode_as_go_reads_them() -> None:
+    """A metav1.Duration that Go's time.ParseDuration refuses is a decoding error, as in the API server."""
+    raw = shoot_dict()
+    raw["spec"]["kubernetes"]["kubeAPIServer"] = {"eventTTL": "1d"}
+    out = outcome(review_bytes(raw))
+    assert (out.allowed, out.rule_ids) == (False, ("OBJ-DECODE-001",))
+    assert out.messages == (
+        'spec.kubernetes.kubeAPIServer.eventTTL: Invalid value: "1d": must be a duration such as "90s" or "1h30m"',
+    )
+
+
+def test_time_window_and_schedules_through_the_cli(tmp_path: Path) -> None:
+    raw = shoot_dict(
+        maintenance={"timeWindow": {"begin": "220000+0000", "end": "050000+0000"}},
+        hibernation={"schedules": [{"start": "0 20 * * 1-5", "location": "Europe/Berlln"}]},
+    )
+    code, text = _review(tmp_path, raw)
+    assert code == 1
+    assert text.splitlines()[1:] == [
+        '  spec.maintenance.timeWindow: Invalid value: "7h0m0s": time window must not be greater than 6h0m0s',
+        (
+            '  spec.hibernation.schedules[0].location: Invalid value: "Europe/Berlln": not a valid location: unknown time '
+            "zone Europe/Berlln"
+        ),
+    ]

@@ -1,5 +1,6 @@
-"""Kubelet configuration rules (webhook/validators/shoot/kubelet.py, SH-KUB-001…011) and the feature gate table
-(feature_gates.py): tables per rule id, through the Shoot entry functions against the shared profile (cases.py).
+"""Kubelet configuration rules (webhook/validators/shoot/kubelet.py, SH-KUB-002…011) and the feature gate table
+(webhook/kubefeatures.py): tables per rule id, through the Shoot entry functions against the shared profile (cases.py).
+A workerless Shoot's kubelet is SH-K8S-017's (validateKubernetesForWorkerlessShoot; it was SH-KUB-001 before the merge).
 
 The Shoot's kubelet (spec.kubernetes.kubelet) is judged at its own path against the control-plane version; a pool
 with a `kubernetes` section is judged at its path with its own kubelet, or else the Shoot's, against its version.
@@ -13,7 +14,8 @@ import pytest
 
 from tests.validators.shoot.cases import FOR, INV, UNS, W0, Triples, create, details, pool, shoot_dict, verdict_create
 from webhook.field import NO_VALUE, SPEC
-from webhook.validators.shoot.feature_gates import FEATURE_GATES, validate_feature_gates
+from webhook.kubefeatures import FEATURE_GATES
+from webhook.validators.shoot.components import validate_feature_gates
 from webhook.validators.shoot.kubelet import SH_KUB_008
 
 KUBELET: Final = "spec.kubernetes.kubelet"
@@ -21,18 +23,20 @@ POOL_KUBELET: Final = f"{W0}.kubernetes.kubelet"
 
 
 def with_kubelet(kubelet: dict[str, Any], version: str = "1.33.2") -> dict[str, Any]:
-    """A Shoot whose spec.kubernetes.kubelet is `kubelet`."""
-    return shoot_dict(version=version, kubernetes={"version": version, "kubelet": kubelet})
+    """A Shoot whose spec.kubernetes.kubelet is `kubelet`, with the node CIDR mask size set (24, Gardener's default
+    for 110 pods), so that a negative maxPods does not default an invalid mask (SH-K8S-011)."""
+    kubernetes = {"version": version, "kubelet": kubelet, "kubeControllerManager": {"nodeCIDRMaskSize": 24}}
+    return shoot_dict(version=version, kubernetes=kubernetes)
 
 
-# ---------------------------------------------------------------------------------------------- SH-KUB-001
+# ------------------------------------------------------------------------- workerless: SH-K8S-017 (was SH-KUB-001)
 
 
-def test_sh_kub_001_workerless() -> None:
+def test_workerless_kubelet() -> None:
     workerless = {"provider": {"type": "local", "workers": []}, "credentialsBindingName": None}
     assert create(shoot_dict(**workerless)) == []
     raw = shoot_dict(**workerless, kubernetes={"version": "1.33.2", "kubelet": {"maxPods": 110}})
-    assert create(raw) == [("SH-KUB-001", KUBELET, FOR)]
+    assert create(raw) == [("SH-K8S-017", KUBELET, FOR)]
     assert details(verdict_create(raw)) == [f"{KUBELET}: this field should not be set for workerless Shoot clusters"]
 
 
@@ -386,9 +390,10 @@ def test_pool_kubelet_is_judged_with_the_pools_version() -> None:
 def test_shoot_kubelet_is_judged_again_for_pools_with_a_kubernetes_section() -> None:
     raw = with_kubelet({"maxPods": -1})
     raw["spec"]["provider"]["workers"] = [pool(kubernetes={"version": "1.33.2"}), pool("pool-b")]
+    # In ValidateShoot's order: the pools (validateProvider) before the Shoot's own kubelet (validateKubernetes).
     assert create(raw) == [
-        ("SH-KUB-003", f"{KUBELET}.maxPods", INV),
         ("SH-KUB-003", f"{POOL_KUBELET}.maxPods", INV),
+        ("SH-KUB-003", f"{KUBELET}.maxPods", INV),
     ]
 
 

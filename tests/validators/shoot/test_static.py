@@ -48,6 +48,12 @@ def in_place(version: str = "1.0.0", **fields: Any) -> dict[str, Any]:
     return pool(**{"updateStrategy": "AutoInPlaceUpdate", "machine": image_of("local", version), **fields})
 
 
+def in_garden(raw: dict[str, Any]) -> dict[str, Any]:
+    """`raw` moved to the garden namespace."""
+    raw["metadata"]["namespace"] = "garden"
+    return raw
+
+
 def test_minimal_shoot_is_valid() -> None:
     assert create(shoot_dict()) == []
     assert update(shoot_dict(), shoot_dict()) == []
@@ -268,7 +274,8 @@ def test_sh_k8s_005_messages_cite_the_skew_policy() -> None:
             id="SH-VER-003-workerless",
         ),
         pytest.param(
-            shoot_dict(pool(controlPlane={}, maximum=1), credentialsBindingName=None),
+            # Self-hosted Shoots live in the garden namespace (SH-SPEC-004) and run a one-node control plane pool.
+            in_garden(shoot_dict(pool(controlPlane={}, maximum=1), credentialsBindingName=None)),
             [],
             id="SH-VER-003-self-hosted-needs-no-binding",
         ),

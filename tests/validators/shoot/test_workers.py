@@ -20,6 +20,7 @@ from tests.validators.shoot.cases import (
     REQ,
     UNS,
     W0,
+    WORKERLESS,
     Triples,
     create,
     details,
@@ -458,15 +459,18 @@ def test_sh_sys_messages() -> None:
 # ------------------------------------------------------------------------------------------ SH-WRK-018, 019
 
 
-WORKERLESS: Final = {"provider": {"type": "local", "workers": []}, "credentialsBindingName": None}
-
-
 def test_sh_wrk_018_workerless_switch() -> None:
     with_workers, workerless = shoot_dict(), shoot_dict(**WORKERLESS)
-    assert update(workerless, with_workers) == [("SH-WRK-018", WORKERS, FOR)]
-    assert update(with_workers, workerless) == [("SH-WRK-018", WORKERS, FOR)]
+    # Judged by Gardener as well, outside the checks the switch skips: the binding may not be unset (SH-SPEC-015), and
+    # the node CIDR mask defaulted for the pools may not change (SH-K8S-011).
+    binding_unset = ("SH-SPEC-015", "spec.credentialsBindingName", FOR)
+    mask_changed = ("SH-K8S-011", "spec.kubernetes.kubeControllerManager.nodeCIDRMaskSize", INV)
+    assert update(workerless, with_workers) == [("SH-WRK-018", WORKERS, FOR), binding_unset, mask_changed]
+    assert update(with_workers, workerless) == [("SH-WRK-018", WORKERS, FOR), mask_changed]
     assert details(verdict_update(workerless, with_workers)) == [
-        f"{WORKERS}: cannot switch from a Shoot with workers to a workerless Shoot"
+        f"{WORKERS}: cannot switch from a Shoot with workers to a workerless Shoot",
+        "spec.credentialsBindingName: the field cannot be unset",
+        "spec.kubernetes.kubeControllerManager.nodeCIDRMaskSize: field is immutable",
     ]
 
 
@@ -478,7 +482,8 @@ def test_sh_wrk_018_skips_the_pools_update_checks() -> None:
     )
     new = shoot_dict(in_place)
     got = update(new, shoot_dict(**WORKERLESS))
-    assert [t for t in got if t[0].startswith("SH-")] == [("SH-WRK-018", WORKERS, FOR)]
+    mask_changed = ("SH-K8S-011", "spec.kubernetes.kubeControllerManager.nodeCIDRMaskSize", INV)  # before the switch
+    assert [t for t in got if t[0].startswith("SH-")] == [("SH-WRK-018", WORKERS, FOR), mask_changed]
     assert [t for t in create(new) if t[0] == "SH-INP-001"] == [("SH-INP-001", f"{W0}.updateStrategy", INV)]
 
 
@@ -496,14 +501,17 @@ def test_sh_wrk_019_self_hosted_switch() -> None:
 
 # ------------------------------------------------------------------------------------------ SH-WRK-020, 021
 
-SECRET_REF: Final = {"apiVersion": "v1", "kind": "Secret", "namespace": "garden-dev", "name": "backup"}
+SECRET_REF: Final = {"apiVersion": "v1", "kind": "Secret", "namespace": "garden", "name": "backup"}
 BACKUP: Final = {"provider": "local", "credentialsRef": SECRET_REF}
 CONTROL_PLANE: Final = f"{W0}.controlPlane"
 
 
 def self_hosted(control_plane: dict[str, Any], **fields: Any) -> dict[str, Any]:
-    """A self-hosted Shoot: one control plane pool (minimum = maximum = 1, unless fields say otherwise)."""
-    return shoot_dict(pool("cp", **{"minimum": 1, "maximum": 1, "controlPlane": control_plane, **fields}))
+    """A self-hosted Shoot: one control plane pool (minimum = maximum = 1, unless fields say otherwise), in the garden
+    namespace, where self-hosted Shoots live (SH-SPEC-004)."""
+    raw = shoot_dict(pool("cp", **{"minimum": 1, "maximum": 1, "controlPlane": control_plane, **fields}))
+    raw["metadata"]["namespace"] = "garden"
+    return raw
 
 
 @pytest.mark.parametrize(
@@ -521,7 +529,7 @@ def self_hosted(control_plane: dict[str, Any], **fields: Any) -> dict[str, Any]:
             id="SH-WRK-020-no-credentials",
         ),
         pytest.param(
-            {"backup": {**BACKUP, "credentialsRef": {**SECRET_REF, "namespace": "garden"}}},
+            {"backup": {**BACKUP, "credentialsRef": {**SECRET_REF, "namespace": "garden-dev"}}},
             [("SH-WRK-020", f"{CONTROL_PLANE}.backup.credentialsRef.namespace", FOR)],
             id="SH-WRK-020-credentials-elsewhere",
         ),
@@ -556,13 +564,13 @@ def test_sh_wrk_020(control_plane: dict[str, Any], expected: Triples) -> None:
 
 
 def test_sh_wrk_020_messages() -> None:
-    ref = {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "garden-dev", "name": "backup"}
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "garden", "name": "backup"}
     raw = self_hosted({"backup": {"provider": "local", "credentialsRef": ref}})
     verdict = verdict_create(raw)
     assert [(f.value, f.detail) for f in verdict.errors] == [
         (
             (
-                "&ObjectReference{Kind:ConfigMap,Namespace:garden-dev,Name:backup,UID:,APIVersion:v1,ResourceVersion:,"
+                "&ObjectReference{Kind:ConfigMap,Namespace:garden,Name:backup,UID:,APIVersion:v1,ResourceVersion:,"
                 "FieldPath:,}"
             ),
             (

@@ -4,8 +4,9 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
 1. `resolve` (C.1, ShootMutator): the referenced CloudProfile (or NamespacedCloudProfile's merged spec, `lookup`)
    fills empty or partial versions and omitted machine images. A validating webhook cannot mutate: each resolution
    is a warning naming the value it resolves to, and judging goes on with the resolved values (`Effective`).
-2. `static` (C.2, C.3): the object's own fields, 422 Invalid; the pools' own fields in `workers`, kubelet
-   configurations in `kubelet`.
+2. `static` (C.2, C.3): the object's own fields, 422 Invalid, in ValidateShoot's order: the pools' own fields in
+   `workers`, kubelet configurations in `kubelet`, the control-plane components in `kubernetes` (`kubeapiserver`,
+   `components`), `networking`, `maintenance`, `hibernation`, the other top-level fields in `spec`.
 3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the seed 000 warnings.
 On UPDATE a Shoot whose spec and metadata did not change passes immediately: only the advisory warnings are
 computed (SH-WARN-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be deleted),
@@ -24,18 +25,29 @@ from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, 
 from webhook.models.core import Shoot
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
-from webhook.validators.shoot import advice, kubelet, lookup, profile, resolve, static, workers
+from webhook.validators.shoot import (
+    advice,
+    components,
+    hibernation,
+    kubeapiserver,
+    kubelet,
+    kubernetes,
+    lookup,
+    maintenance,
+    networking,
+    profile,
+    resolve,
+    spec,
+    static,
+    workers,
+)
 from webhook.validators.shoot.effective import Effective
 
 RULES: Final = (
-    *static.RULES,
-    *workers.RULES,
-    *kubelet.RULES,
-    *lookup.RULES,
-    *resolve.RULES,
-    *profile.RULES,
-    *advice.RULES,
-)
+    *static.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES, *kubeapiserver.RULES,
+    *components.RULES, *networking.RULES, *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES,
+    *profile.RULES, *advice.RULES,
+)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ entry points
@@ -78,6 +90,8 @@ def _judge(
     ctx = static.StaticContext(
         in_place_gate=settings.feature_gates.in_place_node_updates,
         cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
+        namespace=namespace,
+        accepted_issuers_as_stored=old is not None and _same_accepted_issuers(shoot, old),
     )
     if old is None:
         findings.extend(static.validate_create_only(shoot))
@@ -85,10 +99,24 @@ def _judge(
     if before is not None:
         findings.extend(static.validate_shoot_update(new, before, ctx))
     if found.spec is not None:
+        if old is not None:
+            findings.extend(lookup.validate_profile_change(shoot, new.workers, old, namespace, found.spec, view))
         findings.extend(profile.validate_against_profile(new, before, found.spec, operation, request.now))
         days = settings.expiry_warning_days
         findings.extend(advice.warn_versions(new, before, found.spec, operation, request.now, days))
     return findings
+
+
+def _same_accepted_issuers(new: Shoot, old: Shoot) -> bool:
+    """Both Shoots configure kube-apiserver's service accounts with the same acceptedIssuers (then Gardener does not
+    judge them again: ValidateShootUpdate's AllowInvalidAcceptedIssuers).
+    """
+    new_api, old_api = new.spec.kubernetes.kube_api_server, old.spec.kubernetes.kube_api_server
+    new_accounts = new_api.service_account_config if new_api is not None else None
+    old_accounts = old_api.service_account_config if old_api is not None else None
+    if new_accounts is None or old_accounts is None:
+        return False
+    return list(new_accounts.accepted_issuers) == list(old_accounts.accepted_issuers)
 
 
 KIND: Final = KindValidator(

@@ -1,13 +1,15 @@
 """Kubelet configuration of a Shoot (SH-KUB-*): spec.kubernetes.kubelet and each pool's kubernetes.kubelet, 422.
 
-Gardener checks the Shoot's kubelet against the control-plane version (only when that version is set), and for
-every pool with a `kubernetes` section the pool's own kubelet, or else the Shoot's, against the pool's version,
-reported at the pool's path (`spec.provider.workers[i].kubernetes.kubelet`): a defect of the Shoot's kubelet is then
-reported once per such pool, too. Field paths keep Gardener's spelling where it differs from the JSON
-(`podPIDsLimit`, `imagefsAvailable`). Values that do not decode (a quantity or duration Go cannot parse) are
-OBJ-DECODE-001's, at the JSON path. Version-dependent checks skip a version that is still unknown or does not parse.
+Gardener checks every pool with a `kubernetes` section (ValidateWorker) with the pool's own kubelet, or else the
+Shoot's, against the pool's version, reported at the pool's path (`spec.provider.workers[i].kubernetes.kubelet`), and
+later the Shoot's kubelet against the control-plane version (validateKubernetes, only when that version is set; called
+from `kubernetes`): a defect of the Shoot's kubelet is reported once per such pool, too. A workerless Shoot's kubelet
+is refused by SH-K8S-017 with the other components workerless Shoots must not set. Field paths keep Gardener's spelling
+where it differs from the JSON (`podPIDsLimit`, `imagefsAvailable`). Values that do not decode (a quantity or duration
+Go cannot parse) are OBJ-DECODE-001's, at the JSON path. Version-dependent checks skip a version that is still unknown
+or does not parse.
 Source: gardener pkg/api/core/validation/shoot.go ValidateKubeletConfig (and the helpers named per rule),
-validateKubernetes, validateKubernetesForWorkerlessShoot, ValidateWorker.
+validateKubernetes, ValidateWorker.
 """
 
 from __future__ import annotations
@@ -15,24 +17,22 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from webhook.field import SPEC, FieldPath, Finding, Rule
-from webhook.goduration import HOUR, SECOND, InvalidDuration, format_duration, parse_duration
-from webhook.kinds import OBJ_DECODE_001
-from webhook.models.base import Quantity
+from webhook.field import FieldPath, Finding, Rule
+from webhook.gotime import HOUR, SECOND, InvalidTime, format_duration, parse_duration
+from webhook.kinds import DURATION_DETAIL, OBJ_DECODE_001
 from webhook.models.core import (
     KubeletConfig,
     KubeletConfigEviction,
     KubeletConfigEvictionMinimumReclaim,
     KubeletConfigEvictionSoftGracePeriod,
 )
-from webhook.quantity import InvalidQuantity, format_quantity, parse_quantity
+from webhook.quantity import InvalidQuantity, parse_quantity
+from webhook.validators.shoot.components import NEGATIVE, nonnegative_duration, quantity_value, validate_feature_gates
 from webhook.validators.shoot.effective import Effective, worker_path
-from webhook.validators.shoot.feature_gates import validate_feature_gates
 from webhook.versions import find_version, parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 
-SH_KUB_001 = Rule("SH-KUB-001", f"{_SHOOT} validateKubernetesForWorkerlessShoot (kubelet)")
 SH_KUB_002 = Rule("SH-KUB-002", f"{_SHOOT} ValidateKubeletConfig (cpuManagerPolicy)")
 SH_KUB_003 = Rule(
     "SH-KUB-003",
@@ -61,11 +61,10 @@ SH_KUB_011 = Rule(
 )
 
 RULES: Final = (
-    SH_KUB_001, SH_KUB_002, SH_KUB_003, SH_KUB_004, SH_KUB_005, SH_KUB_006, SH_KUB_007, SH_KUB_008, SH_KUB_009,
-    SH_KUB_010, SH_KUB_011,
+    SH_KUB_002, SH_KUB_003, SH_KUB_004, SH_KUB_005, SH_KUB_006, SH_KUB_007, SH_KUB_008, SH_KUB_009, SH_KUB_010,
+    SH_KUB_011,
 )  # fmt: skip
 
-KUBELET: Final = SPEC.child("kubernetes", "kubelet")
 CPU_MANAGER_POLICIES: Final = ("none", "static")
 POD_PIDS_LIMIT_MINIMUM: Final = 100
 SWAP_BEHAVIORS: Final = ("NoSwap", "LimitedSwap")  # Gardener's order, not sorted
@@ -77,26 +76,23 @@ IMAGE_PULL_CREDENTIALS_VERIFICATION_POLICIES: Final = (
     "NeverVerifyPreloadedImages",
 )  # sorted
 _LESS_135: Final = parse_constraint("< 1.35-0")
-_NEGATIVE: Final = "must be greater than or equal to 0"
-_WORKERLESS: Final = "this field should not be set for workerless Shoot clusters"
 _PERCENT: Final = re.compile(r"^[0-9]+%$")
 _MIN_STREAMING_IDLE: Final = 30 * SECOND
 _MAX_STREAMING_IDLE: Final = 4 * HOUR
-_DURATION_FORMAT: Final = 'must be a duration such as "90s" or "1h30m" (Go time.ParseDuration)'
 
 
 # ------------------------------------------------------------------------------------------------ entry point
 
 
-def validate_kubelets(eff: Effective) -> list[Finding]:
-    """Every SH-KUB-* rule on the Shoot's kubelet and on each pool's effective kubelet (ValidateShoot)."""
-    shoot = eff.shoot
-    kubelet = shoot.spec.kubernetes.kubelet
-    if not eff.workers:
-        return [] if kubelet is None else [SH_KUB_001.forbidden(KUBELET, _WORKERLESS)]
+def validate_pool_kubelets(eff: Effective) -> list[Finding]:
+    """Every SH-KUB-* rule on each pool's effective kubelet (ValidateWorker): for a pool with a `kubernetes` section its
+    own kubelet, or else the Shoot's, against the pool's version, at the pool's path.
+
+    The Shoot's own kubelet is judged with the other components (`kubernetes`, validateKubernetes); a workerless
+    Shoot's kubelet is SH-K8S-017's (validateKubernetesForWorkerlessShoot).
+    """
+    kubelet = eff.shoot.spec.kubernetes.kubelet
     findings: list[Finding] = []
-    if kubelet is not None and eff.version != "":
-        findings.extend(validate_kubelet_config(kubelet, eff.version, KUBELET))
     for i, worker in enumerate(eff.workers):
         if worker.kubernetes is None:
             continue
@@ -155,7 +151,7 @@ def _validate_counts(kubelet: KubeletConfig, path: FieldPath) -> list[Finding]:
         ("registryBurst", kubelet.registry_burst),
     ):
         if value is not None and value < 0:
-            findings.append(SH_KUB_003.invalid(path.child(name), value, _NEGATIVE))
+            findings.append(SH_KUB_003.invalid(path.child(name), value, NEGATIVE))
     limit = kubelet.pod_pids_limit
     if limit is not None and limit < POD_PIDS_LIMIT_MINIMUM:
         detail = f"podPIDsLimit value must be at least {POD_PIDS_LIMIT_MINIMUM}"
@@ -170,17 +166,18 @@ def _validate_counts(kubelet: KubeletConfig, path: FieldPath) -> list[Finding]:
 
 
 def _duration(value: str, path: FieldPath) -> int | list[Finding]:
-    """Nanoseconds of a metav1.Duration, or the decoding finding (path: the field, JSON spelling)."""
+    """Nanoseconds of a metav1.Duration given as text, or the decoding finding (path: the field, JSON spelling)."""
     try:
         return parse_duration(value)
-    except InvalidDuration:
-        return [OBJ_DECODE_001.invalid(path, value, _DURATION_FORMAT)]
+    except InvalidTime:
+        return [OBJ_DECODE_001.invalid(path, value, DURATION_DETAIL)]
 
 
 def validate_non_negative_duration(
     rule: Rule, value: str | None, path: FieldPath, json_path: FieldPath, detail: str = "must be non-negative"
 ) -> list[Finding]:
-    """A duration, when set, is not negative (ValidatePositiveDuration); shown as Go prints it (`-1m0s`).
+    """A duration given as Go duration text, when set, decodes and is not negative (ValidatePositiveDuration); shown as
+    Go prints it (`-1m0s`).
 
     path: where Gardener reports it; json_path: where a value that does not decode is reported; detail: Gardener's
     wording for this field.
@@ -190,9 +187,7 @@ def validate_non_negative_duration(
     nanoseconds = _duration(value, json_path)
     if isinstance(nanoseconds, list):
         return nanoseconds
-    if nanoseconds < 0:
-        return [rule.invalid(path, format_duration(nanoseconds), detail)]
-    return []
+    return nonnegative_duration(rule, nanoseconds, path, detail)
 
 
 _SOFT_GRACE_PERIODS: Final = (
@@ -234,7 +229,7 @@ def _validate_durations(kubelet: KubeletConfig, path: FieldPath) -> list[Finding
         if isinstance(nanoseconds, list):
             findings.extend(nanoseconds)
         elif nanoseconds <= -SECOND:  # Go compares whole seconds, truncated toward zero
-            findings.append(SH_KUB_004.invalid(path.child(name), -(-nanoseconds // SECOND), _NEGATIVE))
+            findings.append(SH_KUB_004.invalid(path.child(name), -(-nanoseconds // SECOND), NEGATIVE))
     idle = kubelet.streaming_connection_idle_timeout
     if idle is not None:
         idle_path = path.child("streamingConnectionIdleTimeout")
@@ -248,22 +243,6 @@ def _validate_durations(kubelet: KubeletConfig, path: FieldPath) -> list[Finding
 
 
 # ------------------------------------------------------------------------------------------------- quantities
-
-
-def validate_non_negative_quantity(
-    rule: Rule, value: Quantity | None, path: FieldPath, json_path: FieldPath | None = None
-) -> list[Finding]:
-    """A resource quantity, when set, decodes and is not negative (ValidateResourceQuantityValue for names that
-    need no whole number); shown as Kubernetes prints it. path: where Gardener reports it; json_path: where a value
-    that does not decode is reported (default: path).
-    """
-    if value is None:
-        return []
-    try:
-        amount = parse_quantity(value)
-    except InvalidQuantity as exc:
-        return [OBJ_DECODE_001.invalid(json_path or path, value, str(exc))]
-    return [rule.invalid(path, format_quantity(value), _NEGATIVE)] if amount < 0 else []
 
 
 _SIGNALS: Final = _SOFT_GRACE_PERIODS
@@ -284,9 +263,7 @@ def _validate_eviction(kubelet: KubeletConfig, path: FieldPath) -> list[Finding]
         reclaim_path = path.child("evictionMinimumReclaim")
         for segment, json_name, attribute in _SIGNALS:
             target, json_target = reclaim_path.child(segment), reclaim_path.child(json_name)
-            findings.extend(
-                validate_non_negative_quantity(SH_KUB_005, getattr(reclaim, attribute), target, json_target)
-            )
+            findings.extend(quantity_value(SH_KUB_005, getattr(reclaim, attribute), target, json_target)[1])
     return findings
 
 
@@ -324,9 +301,9 @@ def _validate_reserved(kubelet: KubeletConfig, path: FieldPath) -> list[Finding]
             ("ephemeralStorage", reserved.ephemeral_storage),
             ("pid", reserved.pid),
         ):
-            findings.extend(validate_non_negative_quantity(SH_KUB_006, value, reserved_path.child(name)))
+            findings.extend(quantity_value(SH_KUB_006, value, reserved_path.child(name))[1])
     log_size = path.child("containerLogMaxSize")
-    findings.extend(validate_non_negative_quantity(SH_KUB_006, kubelet.container_log_max_size, log_size))
+    findings.extend(quantity_value(SH_KUB_006, kubelet.container_log_max_size, log_size)[1])
     return findings
 
 
@@ -495,4 +472,9 @@ def _allowlist_pattern_error(pattern: str) -> str:
     return ""
 
 
-__all__ = ["KUBELET", "RULES", "validate_kubelet_config", "validate_kubelets", "validate_non_negative_duration"]
+__all__ = [
+    "RULES",
+    "validate_kubelet_config",
+    "validate_non_negative_duration",
+    "validate_pool_kubelets",
+]

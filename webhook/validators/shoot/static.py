@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from webhook.field import SPEC, FieldPath, Finding, Rule, render_value
-from webhook.models.core import CRI, Shoot, ShootMachineImage, Worker
+from webhook.models.core import CRI, Networking, Shoot, ShootMachineImage, Worker
 from webhook.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.skew import Component, allowed_older
+from webhook.validators.shoot import hibernation, kubelet, kubernetes, maintenance, networking, spec, workers
+from webhook.validators.shoot.components import WORKERLESS
 from webhook.validators.shoot.effective import (
     IN_PLACE_STRATEGIES,
     KUBERNETES_VERSION,
@@ -25,9 +27,7 @@ from webhook.validators.shoot.effective import (
     normalized,
     worker_path,
 )
-from webhook.validators.shoot.kubelet import validate_kubelets
 from webhook.validators.shoot.lookup import PROFILE_KINDS
-from webhook.validators.shoot.workers import validate_workers, validate_workers_switch, validate_workers_update
 from webhook.versions import Constraint, Version, find_version, parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
@@ -65,7 +65,6 @@ RULES: Final = (
 
 _GE_134: Final = parse_constraint(">= 1.34-0")
 _GE_135: Final = parse_constraint(">= 1.35-0")
-_WORKERLESS: Final = "this field should not be set for workerless Shoot clusters"
 _GATE_OFF: Final = (
     "can not configure `AutoInPlaceUpdate` or `ManualInPlaceUpdate` update strategies when the `InPlaceNodeUpdates` "
     "feature gate is disabled."
@@ -79,10 +78,14 @@ _MINOR_WORDS: Final = {2: "two", 3: "three"}
 
 @dataclass(frozen=True, slots=True)
 class StaticContext:
-    """What static rules read besides the Shoot: the InPlaceNodeUpdates gate and the CRI policy (seed 003)."""
+    """What static rules read besides the Shoot: the InPlaceNodeUpdates gate, the CRI policy (seed 003), the Shoot's
+    namespace, and whether an UPDATE keeps kube-apiserver's acceptedIssuers as stored (then they are not judged).
+    """
 
     in_place_gate: bool = False
     cri_unsupported_images: frozenset[str] = frozenset()
+    namespace: str = ""
+    accepted_issuers_as_stored: bool = False
 
 
 def _at_least(version: str | None, constraint: Constraint) -> bool:
@@ -102,17 +105,65 @@ def validate_create_only(shoot: Shoot) -> list[Finding]:
 
 
 def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[Finding]:
-    """Every static rule on one Effective Shoot (gardener ValidateShoot, and the strategy's creation checks).
+    """Every static rule on one Effective Shoot, in the order of gardener's ValidateShoot (ValidateShootSpec, then
+    ValidateShootHAConfig), then the admission plugin's network overlap check; and the strategy's creation checks.
 
     create: apply the in-place gate to every pool (on UPDATE `validate_shoot_update` applies it to new pools).
+    ValidateWorker's checks run module by module over the pools (this module's, `workers`, `kubelet`); the components
+    (and the Shoot's kubelet) only while the control plane's version is not known to be empty (SH-K8S-001; Gardener's
+    validateKubernetes stops there).
     """
     shoot = eff.shoot
+    version = normalized(eff.version) if eff.version else None
+    workerless = not shoot.spec.provider.workers
+    spec_ctx = spec.SpecContext(ctx.namespace, version)
+    network = shoot.spec.networking or Networking()
+    components = kubernetes.KubernetesContext(
+        version=version,
+        shown=eff.version or "",
+        workerless=workerless,
+        networking=network,
+        max_pods=kubernetes.max_pods(shoot),
+        allow_invalid_accepted_issuers=ctx.accepted_issuers_as_stored,
+        etcd_key_auto_rotation=maintenance.etcd_key_auto_rotation(shoot.spec.maintenance),
+    )
+    kubernetes_path = SPEC.child("kubernetes")
     findings: list[Finding] = []
-    findings.extend(_validate_profile_reference(shoot, eff.version, SPEC))
-    findings.extend(_validate_bindings(shoot, eff.version, SPEC))
+    findings.extend(_validate_profile_reference(shoot, eff.version, SPEC))  # ValidateCloudProfileReference
+    # validateProvider: the type, each pool (ValidateWorker), the pool list, the node CIDR mask against maxPods.
+    findings.extend(spec.validate_provider_type(shoot))
+    findings.extend(_validate_pools(eff, ctx, create=create))
+    findings.extend(workers.validate_workers(eff))
+    findings.extend(kubelet.validate_pool_kubelets(eff))
+    findings.extend(kubernetes.validate_node_cidr_mask(shoot.spec.kubernetes, components, kubernetes_path))
     findings.extend(_validate_addons(shoot, eff.version, SPEC.child("addons")))
-    version, known = shoot.spec.kubernetes.version, eff.control_plane_known
-    findings.extend(_validate_kubernetes_version(version, known, KUBERNETES_VERSION))
+    findings.extend(spec.validate_dns_extensions_resources(shoot, spec_ctx))
+    kubernetes_version, known = shoot.spec.kubernetes.version, eff.control_plane_known
+    findings.extend(_validate_kubernetes_version(kubernetes_version, known, KUBERNETES_VERSION))
+    if eff.version != "":
+        findings.extend(kubernetes.validate_kubernetes(shoot.spec.kubernetes, components, kubernetes_path))
+    findings.extend(networking.validate_networking(network, workerless, SPEC.child("networking")))
+    findings.extend(maintenance.validate_maintenance(shoot.spec.maintenance, workerless, SPEC.child("maintenance")))
+    findings.extend(spec.validate_monitoring(shoot))
+    annotations, self_hosted = shoot.metadata.annotations, spec.is_self_hosted(shoot)
+    hibernation_path = SPEC.child("hibernation")
+    findings.extend(
+        hibernation.validate_hibernation(shoot.spec.hibernation, annotations, self_hosted, hibernation_path)
+    )
+    findings.extend(spec.validate_region(shoot))
+    findings.extend(_validate_bindings(shoot, eff.version, SPEC))
+    findings.extend(spec.validate_placement(shoot, spec_ctx))
+    findings.extend(workers.validate_self_hosted_control_plane(eff))
+    findings.extend(spec.validate_scheduler_name(shoot))
+    findings.extend(spec.validate_high_availability(shoot))
+    findings.extend(networking.validate_disjoint(network, SPEC.child("networking")))
+    return findings
+
+
+def _validate_pools(eff: Effective, ctx: StaticContext, *, create: bool) -> list[Finding]:
+    """This module's checks of each pool (ValidateWorker's machine, CRI, architecture, update strategy and kubelet
+    version, the in-place gate, the CRI policy of seed 003)."""
+    findings: list[Finding] = []
     for i, worker in enumerate(eff.workers):
         path = worker_path(i)
         findings.extend(_validate_worker_machine(worker, eff.image_known(i), path))
@@ -127,23 +178,38 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
         if own is not None and eff.version is not None:
             findings.extend(_validate_kubelet_skew(eff.version, own, path.child("kubernetes", "version")))
         findings.extend(_validate_cri_policy(worker, eff.image(i), ctx, path.child("cri")))
-    findings.extend(validate_workers(eff))
-    findings.extend(validate_kubelets(eff))
     return findings
 
 
 def validate_shoot_update(new: Effective, old: Effective, ctx: StaticContext) -> list[Finding]:
-    """Update-only rules (gardener ValidateShootSpecUpdate, ValidateProviderUpdate): versions never go down, the
-    control plane never skips a minor, a Shoot keeps having workers and its hosting mode (`workers`), in-place pools
-    keep their shape. The create rules run separately.
+    """Update-only rules (gardener ValidateShootSpecUpdate, ValidateProviderUpdate, ValidateShootUpdate): versions
+    never go down, the control plane never skips a minor, a Shoot keeps having workers (SH-WRK-018) and its hosting
+    mode, in-place pools keep their shape, the other sections keep what may not change. After a switch to or from
+    workerless Gardener judges none of ValidateShootSpecUpdate's later checks (provider, pools, networking,
+    schedulerName); the checks outside it still run. The create rules run separately.
     """
     findings: list[Finding] = []
     if new.version is not None and old.version is not None:
         findings.extend(_validate_control_plane_update(new.version, old.version, KUBERNETES_VERSION))
-    switch = validate_workers_switch(new, old)
-    if switch:
-        return [*findings, *switch]  # Gardener stops the pools' update checks here
-    findings.extend(validate_workers_update(new, old))
+    switch = workers.validate_workers_switch(new, old)
+    findings.extend(switch)
+    if not switch:
+        findings.extend(workers.validate_workers_update(new, old))
+        findings.extend(_validate_pools_update(new, old, ctx))
+    findings.extend(spec.validate_spec_update(new.shoot, old.shoot, switched=bool(switch)))
+    new_network, old_network = new.shoot.spec.networking, old.shoot.spec.networking
+    if new_network is not None and old_network is not None and not switch:
+        findings.extend(networking.validate_networking_update(new_network, old_network, SPEC.child("networking")))
+    kubernetes_path = SPEC.child("kubernetes")
+    findings.extend(
+        kubernetes.validate_kubernetes_update(new.shoot.spec.kubernetes, old.shoot.spec.kubernetes, kubernetes_path)
+    )
+    return findings
+
+
+def _validate_pools_update(new: Effective, old: Effective, ctx: StaticContext) -> list[Finding]:
+    """Each pool's version update, the in-place gate for new pools, the in-place switches and shape."""
+    findings: list[Finding] = []
     for i, worker in enumerate(new.workers):
         path = worker_path(i)
         j = next((k for k, w in enumerate(old.workers) if w.name == worker.name), None)
@@ -214,9 +280,9 @@ def _validate_bindings(shoot: Shoot, version: str | None, path: FieldPath) -> li
     findings: list[Finding] = []
     if not workers:
         if spec.secret_binding_name is not None:
-            findings.append(SH_VER_003.forbidden(path.child("secretBindingName"), _WORKERLESS))
+            findings.append(SH_VER_003.forbidden(path.child("secretBindingName"), WORKERLESS))
         if spec.credentials_binding_name is not None:
-            findings.append(SH_VER_003.forbidden(path.child("credentialsBindingName"), _WORKERLESS))
+            findings.append(SH_VER_003.forbidden(path.child("credentialsBindingName"), WORKERLESS))
         return findings
     if any(w.control_plane is not None for w in workers):
         return findings  # self-hosted Shoots run their own infrastructure

@@ -27,7 +27,6 @@ from webhook.models.core import (
     DataVolume,
     IntOrString,
     MachineControllerManagerSettings,
-    ObjectReference,
     Taint,
     Worker,
     WorkerControlPlane,
@@ -35,13 +34,13 @@ from webhook.models.core import (
 )
 from webhook.validators.meta import (
     dns1123_label_errors,
-    dns1123_subdomain_errors,
     label_value_errors,
     qualified_name_errors,
     validate_annotations,
     validate_labels,
     validate_pem_certificate,
 )
+from webhook.validators.shoot.components import NEGATIVE, RESERVED_TAINT_KEYS, validate_credentials_ref
 from webhook.validators.shoot.effective import IN_PLACE_STRATEGIES, MANUAL_IN_PLACE_UPDATE, WORKERS, Effective
 from webhook.validators.shoot.kubelet import validate_non_negative_duration
 
@@ -81,7 +80,6 @@ RULES: Final = (
 MAX_WORKER_NAME_BYTES: Final = 15
 MAX_VOLUME_NAME_BYTES: Final = 15
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")  # Kubernetes' order, not sorted
-RESERVED_TAINT_KEYS: Final = frozenset({"node.gardener.cloud/critical-components-not-ready"})
 _VOLUME_SIZE_FORMAT: Final = r"^(\d)+Gi$"
 _VOLUME_SIZE: Final = re.compile(_VOLUME_SIZE_FORMAT)
 _PERCENT: Final = re.compile(r"^[0-9]+%$")
@@ -89,12 +87,6 @@ _WHOLE_NUMBER: Final = re.compile(r"^[+-]?[0-9]+$")
 _SYSCTL_KEY_FORMAT: Final = r"^(?:(?:[a-zA-Z0-9-][a-zA-Z0-9_/-]*|\*)\.)*[a-zA-Z0-9_/-]*[a-zA-Z0-9]$"
 _SYSCTL_KEY: Final = re.compile(_SYSCTL_KEY_FORMAT)
 _MAX_SYSCTL_KEY_BYTES: Final = 4096 - len("/proc/sys/")
-_NEGATIVE: Final = "must be greater than or equal to 0"
-CREDENTIALS_KINDS: Final = (
-    "/v1, Kind=Secret",
-    "core.gardener.cloud/v1beta1, Kind=InternalSecret",
-    "security.gardener.cloud/v1alpha1, Kind=WorkloadIdentity",
-)  # Gardener's order
 _IN_PLACE_ONLY: Final = "when the update strategy is `AutoInPlaceUpdate` or `ManualInPlaceUpdate`"
 
 
@@ -123,13 +115,21 @@ def validate_workers(eff: Effective) -> list[Finding]:
     findings.extend(_validate_system_component_pool(workers, WORKERS))
     findings.extend(_validate_system_component_zones(workers, WORKERS))
     findings.extend(_validate_self_hosted_zones(workers, WORKERS))
-    findings.extend(_validate_self_hosted_pool(workers, spec.control_plane, WORKERS))
     return findings
 
 
+def validate_self_hosted_control_plane(eff: Effective) -> list[Finding]:
+    """A self-hosted Shoot's control plane pool: one node, or three with high availability (SH-WRK-021).
+
+    Gardener judges this late in ValidateShootSpec (validateSelfHostedShootControlPlane), after the placement fields.
+    """
+    return _validate_self_hosted_pool(eff.workers, eff.shoot.spec.control_plane, WORKERS)
+
+
 def validate_workers_switch(new: Effective, old: Effective) -> list[Finding]:
-    """UPDATE: a Shoot never switches between workerless and with workers (SH-WRK-018); Gardener then skips the
-    pools' update checks, so callers skip them when this returns a finding.
+    """UPDATE: a Shoot never switches between workerless and with workers (SH-WRK-018); Gardener then skips the rest
+    of ValidateShootSpecUpdate (the provider's and pools' update checks, networking, schedulerName), so the caller
+    skips those when this returns a finding.
     """
     return _validate_workerless_switch(bool(new.workers), bool(old.workers), WORKERS)
 
@@ -247,7 +247,7 @@ def _validate_int_or_percent(value: IntOrString | None, path: FieldPath) -> list
     if isinstance(value, str) and _percent(value) is None:
         return [SH_WRK_007.invalid(path, value, "must be an integer or percentage (e.g '5%')")]
     if isinstance(value, int) and value < 0:
-        return [SH_WRK_007.invalid(path, value, _NEGATIVE)]
+        return [SH_WRK_007.invalid(path, value, NEGATIVE)]
     return []
 
 
@@ -410,7 +410,7 @@ def _validate_machine_controller_manager(worker: Worker, path: FieldPath) -> lis
     findings.extend(duration("machineCreationTimeout", settings.machine_creation_timeout))
     retries = settings.max_evict_retries
     if retries is not None and retries < 0:
-        findings.append(SH_WRK_014.invalid(reported.child("maxEvictRetries"), retries, _NEGATIVE))
+        findings.append(SH_WRK_014.invalid(reported.child("maxEvictRetries"), retries, NEGATIVE))
     if worker.update_strategy in IN_PLACE_STRATEGIES:
         findings.extend(duration("inPlaceUpdateTimeout", settings.in_place_update_timeout))
     else:
@@ -486,27 +486,6 @@ def _validate_control_plane_pools(workers: Sequence[Worker], path: FieldPath) ->
     return findings
 
 
-def _go_object_reference(ref: ObjectReference) -> str:
-    """corev1.ObjectReference.String(), as Gardener shows a reference of an unsupported kind."""
-    return (
-        f"&ObjectReference{{Kind:{ref.kind},Namespace:{ref.namespace},Name:{ref.name},UID:{ref.uid},"
-        f"APIVersion:{ref.api_version},ResourceVersion:{ref.resource_version},FieldPath:{ref.field_path},}}"
-    )
-
-
-def _group_version_kind(api_version: str, kind: str) -> str:
-    """schema.FromAPIVersionAndKind(...).String(): `group/version, Kind=kind` (no group: `/v1, Kind=Secret`)."""
-    if api_version in ("", "/"):
-        group, version = "", ""
-    elif "/" not in api_version:
-        group, version = "", api_version
-    elif api_version.count("/") == 1:
-        group, version = api_version.split("/")
-    else:
-        group, version = "", ""  # not a group/version: Kubernetes keeps only the kind
-    return f"{group}/{version}, Kind={kind}"
-
-
 @SH_WRK_020.check
 def _validate_control_plane(
     control_plane: WorkerControlPlane, namespace: str, provider_type: str, path: FieldPath
@@ -533,7 +512,7 @@ def _validate_control_plane(
         if ref is None:
             findings.append(SH_WRK_020.required(ref_path, "must be set to refer a Secret or WorkloadIdentity"))
         else:
-            findings.extend(_validate_credentials_ref(ref, ref_path))
+            findings.extend(validate_credentials_ref(SH_WRK_020, ref, ref_path, require_namespace=True))
             if ref.namespace != namespace:
                 detail = "must reference credentials in the same namespace as the Shoot"
                 findings.append(SH_WRK_020.forbidden(ref_path.child("namespace"), detail))
@@ -553,27 +532,6 @@ def _validate_control_plane(
             if not kind:
                 findings.append(SH_WRK_020.required(type_path, "must specify a provider type"))
             findings.extend(SH_WRK_020.invalid(type_path, kind, m) for m in dns1123_label_errors(kind) if kind)
-    return findings
-
-
-def _validate_credentials_ref(ref: ObjectReference, path: FieldPath) -> list[Finding]:
-    """ValidateCredentialsRef: apiVersion, kind, name and namespace set, name and namespace DNS subdomains, and a
-    Secret, InternalSecret or WorkloadIdentity."""
-    findings: list[Finding] = []
-    for name, value, detail in (
-        ("apiVersion", ref.api_version, "must provide an apiVersion"),
-        ("kind", ref.kind, "must provide a kind"),
-        ("name", ref.name, "must provide a name"),
-    ):
-        if not value:
-            findings.append(SH_WRK_020.required(path.child(name), detail))
-    findings.extend(SH_WRK_020.invalid(path.child("name"), ref.name, m) for m in dns1123_subdomain_errors(ref.name))
-    if not ref.namespace:
-        findings.append(SH_WRK_020.required(path.child("namespace"), "must provide a namespace"))
-    namespace_errors = dns1123_subdomain_errors(ref.namespace)
-    findings.extend(SH_WRK_020.invalid(path.child("namespace"), ref.namespace, m) for m in namespace_errors)
-    if _group_version_kind(ref.api_version, ref.kind) not in CREDENTIALS_KINDS:
-        findings.append(SH_WRK_020.unsupported(path, _go_object_reference(ref), CREDENTIALS_KINDS))
     return findings
 
 
@@ -725,4 +683,10 @@ def _validate_self_hosted_update(new: Sequence[Worker], old: Sequence[Worker], p
     return []
 
 
-__all__ = ["RULES", "validate_workers", "validate_workers_switch", "validate_workers_update"]
+__all__ = [
+    "RULES",
+    "validate_self_hosted_control_plane",
+    "validate_workers",
+    "validate_workers_switch",
+    "validate_workers_update",
+]
