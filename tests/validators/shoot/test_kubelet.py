@@ -12,7 +12,19 @@ from typing import Any, Final
 
 import pytest
 
-from tests.validators.shoot.cases import FOR, INV, UNS, W0, Triples, create, details, pool, shoot_dict, verdict_create
+from tests.validators.shoot.cases import (
+    FOR,
+    INV,
+    UNS,
+    W0,
+    WORKERLESS,
+    Triples,
+    create,
+    details,
+    pool,
+    shoot_dict,
+    verdict_create,
+)
 from webhook.field import NO_VALUE, SPEC
 from webhook.kubefeatures import FEATURE_GATES
 from webhook.validators.shoot.components import validate_feature_gates
@@ -33,9 +45,8 @@ def with_kubelet(kubelet: dict[str, Any], version: str = "1.33.2") -> dict[str, 
 
 
 def test_workerless_kubelet() -> None:
-    workerless = {"provider": {"type": "local", "workers": []}, "credentialsBindingName": None}
-    assert create(shoot_dict(**workerless)) == []
-    raw = shoot_dict(**workerless, kubernetes={"version": "1.33.2", "kubelet": {"maxPods": 110}})
+    assert create(shoot_dict(**WORKERLESS)) == []
+    raw = shoot_dict(**WORKERLESS, kubernetes={"version": "1.33.2", "kubelet": {"maxPods": 110}})
     assert create(raw) == [("SH-K8S-017", KUBELET, FOR)]
     assert details(verdict_create(raw)) == [f"{KUBELET}: this field should not be set for workerless Shoot clusters"]
 

@@ -43,7 +43,7 @@ from webhook.validators.meta import (
     qualified_name_errors,
     validate_label_selector,
 )
-from webhook.validators.shoot.components import WORKERLESS, at_least, validate_credentials_ref
+from webhook.validators.shoot.components import WORKERLESS, at_least, group_version_kind, validate_credentials_ref
 from webhook.validators.shoot.effective import is_in_place, normalized
 from webhook.versions import Version
 
@@ -463,15 +463,6 @@ def _validate_extensions(extensions: Sequence[Extension], path: FieldPath) -> li
     return findings
 
 
-def _group_version_kind(ref: CrossVersionObjectReference) -> str | None:
-    """GroupVersionKind.String() of a reference (`/v1, Kind=Secret`), or None when apiVersion has two slashes."""
-    parts = ref.api_version.split("/") if ref.api_version else []
-    if len(parts) > 2:
-        return None
-    group, version = ("", parts[0]) if len(parts) == 1 else (parts[0], parts[1]) if parts else ("", "")
-    return f"{group}/{version}, Kind={ref.kind}"
-
-
 @SH_SPEC_010.check
 def _validate_resources(resources: Sequence[NamedResourceReference], path: FieldPath) -> list[Finding]:
     """Each resource has a unique name and references a Secret, ConfigMap or WorkloadIdentity by apiVersion, kind
@@ -492,8 +483,8 @@ def _validate_resources(resources: Sequence[NamedResourceReference], path: Field
             findings.append(SH_SPEC_010.required(ref_path.child("apiVersion"), "must provide an apiVersion"))
         if not ref.kind:
             findings.append(SH_SPEC_010.required(ref_path.child("kind"), "must provide a kind"))
-        gvk = _group_version_kind(ref)
-        if gvk is None:
+        gvk = group_version_kind(ref.api_version, ref.kind) if ref.api_version.count("/") < 2 else None
+        if gvk is None:  # schema.ParseGroupVersion fails
             detail = (
                 "cannot determine GroupVersionKind for specified reference: unexpected GroupVersion string: "
                 f"{ref.api_version}"
