@@ -86,10 +86,17 @@ class AvailabilityZone(Model):
     unavailable_volume_types: List[str] = Field(default_factory=list)
 
 
+class AccessRestriction(Model):
+    """An access restriction a region offers (e.g. EU access only); types.go AccessRestriction."""
+
+    name: Str = ""
+
+
 class Region(Model):
     name: Str = ""
     zones: List[AvailabilityZone] = Field(default_factory=list)
     labels: StrMap = Field(default_factory=dict)
+    access_restrictions: List[AccessRestriction] = Field(default_factory=list)
 
 
 class KubernetesSettings(Model):
@@ -130,6 +137,12 @@ class CapabilityDefinition(Model):
     values: List[str] = Field(default_factory=list)
 
 
+class CloudProfileControlPlane(Model):
+    """What control-plane features Shoots of the profile may configure: pinning zones (spec.controlPlane.zones)."""
+
+    allow_zone_pinning: bool = False
+
+
 class CloudProfileSpec(Model):
     type: Str = ""
     ca_bundle: str | None = None
@@ -142,6 +155,7 @@ class CloudProfileSpec(Model):
     bastion: Bastion | None = None
     limits: Limits | None = None
     machine_capabilities: List[CapabilityDefinition] = Field(default_factory=list)
+    control_plane: CloudProfileControlPlane | None = None
 
 
 class CloudProfile(KubernetesObject):
@@ -228,6 +242,25 @@ class ShootAddons(Model):
     """Presence of `spec.addons` is what the version rules read; its content is not modelled."""
 
 
+class FailureTolerance(Model):
+    type: Str = ""
+
+
+class HighAvailability(Model):
+    failure_tolerance: FailureTolerance = FailureTolerance()
+
+
+class ControlPlane(Model):
+    """spec.controlPlane: high availability and the zones the control plane is pinned to."""
+
+    high_availability: HighAvailability | None = None
+    zones: List[str] = Field(default_factory=list)
+
+
+class AccessRestrictionWithOptions(AccessRestriction):
+    """An access restriction a Shoot asks for; its `options` are not read."""
+
+
 class ShootSpec(Model):
     cloud_profile_name: str | None = None
     cloud_profile: CloudProfileReference | None = None
@@ -237,6 +270,8 @@ class ShootSpec(Model):
     secret_binding_name: str | None = None
     credentials_binding_name: str | None = None
     addons: ShootAddons | None = None
+    control_plane: ControlPlane | None = None
+    access_restrictions: List[AccessRestrictionWithOptions] = Field(default_factory=list)
 
 
 class Shoot(KubernetesObject):

@@ -6,9 +6,11 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
    is a warning naming the value it resolves to, and judging goes on with the resolved values (`Effective`).
 2. `static` (C.2, C.3): the object's own fields, 422 Invalid.
 3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the seed 000 warnings.
+`access` judges control-plane zones and access restrictions in stages 2 and 3 (SH-ZONE-*, SH-ADM-ZONE-*,
+SH-ADM-ACC-*).
 On UPDATE a Shoot whose spec and metadata did not change passes immediately: only the advisory warnings are
-computed (SH-WARN-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be deleted),
-and neither are subresources (webhook.admission skips them).
+computed (SH-WARN-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be
+deleted), and neither are subresources (webhook.admission skips them).
 Source: gardener plugin/pkg/shoot/mutator/admission.go, pkg/api/core/validation/shoot.go,
 plugin/pkg/shoot/validator/admission.go.
 """
@@ -18,15 +20,16 @@ from __future__ import annotations
 from typing import Final
 
 from webhook.cluster.view import ClusterView
-from webhook.field import Finding, Mode, Verdict
+from webhook.field import SPEC, Finding, Mode, Verdict
 from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
-from webhook.models.core import Shoot
+from webhook.models.core import Shoot, ShootSpec
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
-from webhook.validators.shoot import advice, lookup, profile, resolve, static
+from webhook.validators.shoot import access, advice, lookup, profile, resolve, static
 from webhook.validators.shoot.effective import Effective
 
-RULES: Final = (*static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *advice.RULES)
+RULES: Final = (*static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *access.RULES, *advice.RULES)
+_CONTROL_PLANE: Final = SPEC.child("controlPlane")
 
 
 # ------------------------------------------------------------------------------------------------ entry points
@@ -73,10 +76,16 @@ def _judge(
     if old is None:
         findings.extend(static.validate_create_only(shoot))
     findings.extend(static.validate_shoot(new, ctx, create=old is None))
+    findings.extend(access.validate_control_plane_zones(shoot.spec.control_plane, _CONTROL_PLANE))
     if before is not None:
         findings.extend(static.validate_shoot_update(new, before, ctx))
+    if old is not None:
+        findings.extend(
+            access.validate_control_plane_zones_update(shoot.spec.control_plane, old.spec.control_plane, _CONTROL_PLANE)
+        )
     if found.spec is not None:
         findings.extend(profile.validate_against_profile(new, before, found.spec, operation, request.now))
+        findings.extend(access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.spec))
         days = settings.expiry_warning_days
         findings.extend(advice.warn_versions(new, before, found.spec, operation, request.now, days))
     return findings
