@@ -100,6 +100,7 @@ class ObjectMeta(Model):
     namespace: Str = ""
     labels: StrMap = Field(default_factory=dict)
     annotations: StrMap = Field(default_factory=dict)
+    creation_timestamp: Time = None
     deletion_timestamp: Time = None
 
 

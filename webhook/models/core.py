@@ -229,17 +229,65 @@ class Worker(Model):
     control_plane: WorkerControlPlane | None = None
 
 
+class SSHAccess(Model):
+    enabled: bool = False  # Go's zero value; an absent sshAccess means enabled (helper ShootEnablesSSHAccess)
+
+
+class WorkersSettings(Model):
+    ssh_access: SSHAccess | None = None
+
+
 class ShootProvider(Model):
     type: Str = ""
     workers: List[Worker] = Field(default_factory=list)
+    workers_settings: WorkersSettings | None = None
+
+
+class KubeControllerManagerConfig(Model):
+    pod_eviction_timeout: str | None = None  # metav1.Duration
+
+
+class ClusterAutoscaler(Model):
+    max_empty_bulk_delete: int | None = None
+
+
+class KubeProxyConfig(Model):
+    enabled: bool | None = None  # v1beta1 defaults it to true for Shoots with workers
+    mode: str | None = None
+
+
+class KubeSchedulerConfig(Model):
+    kube_max_pd_vols: str | None = Field(default=None, alias="kubeMaxPDVols")
+
+
+class WatchCacheSizes(Model):
+    default: int | None = None
+
+
+class KubeAPIServerConfig(Model):
+    enable_anonymous_authentication: bool | None = None
+    watch_cache_sizes: WatchCacheSizes | None = None
 
 
 class ShootKubernetes(Model):
     version: Str = ""
+    kube_api_server: KubeAPIServerConfig | None = Field(default=None, alias="kubeAPIServer")
+    kube_controller_manager: KubeControllerManagerConfig | None = None
+    kube_scheduler: KubeSchedulerConfig | None = None
+    kube_proxy: KubeProxyConfig | None = None
+    cluster_autoscaler: ClusterAutoscaler | None = None
 
 
 class ShootAddons(Model):
     """Presence of `spec.addons` is what the version rules read; its content is not modelled."""
+
+
+class DNSProvider(Model):
+    secret_name: str | None = None
+
+
+class DNS(Model):
+    providers: List[DNSProvider] = Field(default_factory=list)
 
 
 class FailureTolerance(Model):
@@ -270,8 +318,34 @@ class ShootSpec(Model):
     secret_binding_name: str | None = None
     credentials_binding_name: str | None = None
     addons: ShootAddons | None = None
+    purpose: str | None = None
+    dns: DNS | None = None
     control_plane: ControlPlane | None = None
     access_restrictions: List[AccessRestrictionWithOptions] = Field(default_factory=list)
+
+
+class CredentialsRotation(Model):
+    """One credential's rotation times (CARotation, ETCDEncryptionKeyRotation, …: the fields the warnings read)."""
+
+    last_initiation_time: Time = None
+    last_initiation_finished_time: Time = None
+    last_completion_triggered_time: Time = None
+
+
+class ShootCredentialsRotation(Model):
+    certificate_authorities: CredentialsRotation | None = None
+    etcd_encryption_key: CredentialsRotation | None = None
+    observability: CredentialsRotation | None = None
+    service_account_key: CredentialsRotation | None = None
+    ssh_keypair: CredentialsRotation | None = None
+
+
+class ShootCredentials(Model):
+    rotation: ShootCredentialsRotation | None = None
+
+
+class ShootStatus(Model):
+    credentials: ShootCredentials | None = None
 
 
 class Shoot(KubernetesObject):
@@ -281,6 +355,7 @@ class Shoot(KubernetesObject):
     """
 
     spec: ShootSpec = ShootSpec()
+    status: ShootStatus = ShootStatus()
 
     def profile_reference(self) -> CloudProfileReference | None:
         """The referenced (Namespaced)CloudProfile; legacy `cloudProfileName` and a missing kind mean CloudProfile."""

@@ -7,12 +7,13 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
 2. `static` (C.2, C.3): the object's own fields, 422 Invalid.
 3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the seed 000 warnings.
 `access` judges control-plane zones and access restrictions in stages 2 and 3 (SH-ZONE-*, SH-ADM-ZONE-*,
-SH-ADM-ACC-*).
+SH-ADM-ACC-*). `gardener_warnings` gives gardener-apiserver's own Shoot warnings (SH-GW-*) when stages 1 and 2 deny
+nothing, as Gardener computes them only after its mutator and static validation passed.
 On UPDATE a Shoot whose spec and metadata did not change passes immediately: only the advisory warnings are
-computed (SH-WARN-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be
+computed (SH-WARN-*, SH-GW-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be
 deleted), and neither are subresources (webhook.admission skips them).
 Source: gardener plugin/pkg/shoot/mutator/admission.go, pkg/api/core/validation/shoot.go,
-plugin/pkg/shoot/validator/admission.go.
+plugin/pkg/shoot/validator/admission.go, pkg/api/core/shoot/warnings.go.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, 
 from webhook.models.core import Shoot, ShootSpec
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
-from webhook.validators.shoot import access, advice, lookup, profile, resolve, static
+from webhook.validators.shoot import access, advice, gardener_warnings, lookup, profile, resolve, static
 from webhook.validators.shoot.effective import Effective
 
-RULES: Final = (*static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *access.RULES, *advice.RULES)
+RULES: Final = (
+    *static.RULES, *lookup.RULES, *resolve.RULES, *profile.RULES, *access.RULES, *advice.RULES,
+    *gardener_warnings.RULES,
+)  # fmt: skip
 _CONTROL_PLANE: Final = SPEC.child("controlPlane")
 
 
@@ -61,6 +65,7 @@ def _judge(
     operation = Operation.CREATE if old is None else Operation.UPDATE
     found = lookup.find_profile_spec(shoot, namespace, view)
     findings: list[Finding] = list(found.findings)
+    mutated_and_static = len(findings)  # Gardener gives its warnings only when these stages pass
     if found.spec is not None:
         new, resolution = resolve.resolve(shoot, old, found.spec, request.now)
         findings.extend(resolution)
@@ -83,11 +88,15 @@ def _judge(
         findings.extend(
             access.validate_control_plane_zones_update(shoot.spec.control_plane, old.spec.control_plane, _CONTROL_PLANE)
         )
+    passed = not any(f.rule.mode is Mode.DENY for f in findings[mutated_and_static:])
     if found.spec is not None:
         findings.extend(profile.validate_against_profile(new, before, found.spec, operation, request.now))
         findings.extend(access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.spec))
         days = settings.expiry_warning_days
         findings.extend(advice.warn_versions(new, before, found.spec, operation, request.now, days))
+    if passed:  # as Gardener's registry strategy: its warnings after the mutator and static validation passed
+        interval = settings.credentials_rotation_interval_days
+        findings.extend(gardener_warnings.warn_shoot(new, old, request.now, interval))
     return findings
 
 
