@@ -158,8 +158,33 @@ class CloudProfileSpec(Model):
     control_plane: CloudProfileControlPlane | None = None
 
 
+class ExpirableVersionStatus(Model):
+    """The classification gardener-controller-manager last wrote for one version (CurrentLifecycleClassification)."""
+
+    version: Str = ""
+    classification: Str = ""
+
+
+class KubernetesStatus(Model):
+    versions: List[ExpirableVersionStatus] = Field(default_factory=list)
+
+
+class MachineImageStatus(Model):
+    name: Str = ""
+    versions: List[ExpirableVersionStatus] = Field(default_factory=list)
+
+
+class CloudProfileStatus(Model):
+    """Written by gardener-controller-manager's CloudProfile controller (patchCloudProfileStatusVersions): the current
+    classification of every version of the spec, refreshed at each lifecycle transition. `audit` compares it."""
+
+    kubernetes: KubernetesStatus | None = None
+    machine_images: List[MachineImageStatus] = Field(default_factory=list)
+
+
 class CloudProfile(KubernetesObject):
     spec: CloudProfileSpec = CloudProfileSpec()
+    status: CloudProfileStatus = CloudProfileStatus()
 
 
 class CloudProfileReference(Model):
