@@ -12,7 +12,7 @@ from typing import Any, Final
 import pytest
 import yaml
 
-from tests.builders import NOW, review_bytes
+from tests.builders import NOW, namespaced_cloud_profile_dict, review_bytes
 from tests.validators.shoot.cases import (
     DUP,
     FOR,
@@ -296,3 +296,18 @@ def test_review_cli_denies_a_restriction_the_region_does_not_offer(tmp_path: Pat
     out = io.StringIO()
     main(["review", str(shoot), "--context", str(profile), "--now", NOW_TEXT, "--output", "json"], out=out)
     assert json.loads(out.getvalue())[0]["response"]["status"]["code"] == 403
+
+
+def test_through_a_namespaced_cloud_profile_the_parents_settings_apply() -> None:
+    """A NamespacedCloudProfile cannot set controlPlane or regions: its merged spec carries the parent's."""
+    ncp = namespaced_cloud_profile_dict()
+    ncp["metadata"]["namespace"] = "garden-dev"
+    raw = shoot_dict(
+        cloudProfile={"kind": "NamespacedCloudProfile", "name": "custom"},
+        controlPlane=pinned("eu-1a"),
+        accessRestrictions=restricted("us-only"),
+    )
+    allowing = StaticView.from_objects([_profile(pinning=True, restrictions=["eu-access-only"]), ncp])
+    assert create(raw, view=allowing) == [("SH-ADM-ACC-001", f"{ACCESS}[0]", UNS)]
+    refusing = StaticView.from_objects([_profile(pinning=None, restrictions=["eu-access-only"]), ncp])
+    assert create(raw, view=refusing) == [("SH-ADM-ZONE-001", ZONES, FOR), ("SH-ADM-ACC-001", f"{ACCESS}[0]", UNS)]

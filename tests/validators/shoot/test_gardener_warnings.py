@@ -26,6 +26,7 @@ from tests.validators.shoot.cases import (
     verdict_update,
 )
 from webhook.admission import judge
+from webhook.audit import audit_objects
 from webhook.cli import main
 from webhook.field import Verdict
 from webhook.rendering import MAX_WARNING_CHARS
@@ -426,3 +427,12 @@ def test_in_the_admission_review_and_the_cli(tmp_path: Path) -> None:
 def test_rules_are_warnings() -> None:
     assert {r.mode.value for r in gardener_warnings.RULES} == {"warn"}
     assert [r.id for r in gardener_warnings.RULES] == [f"SH-GW-{n:03d}" for n in range(1, 15)]
+
+
+def test_in_the_audit_report() -> None:
+    """`audit` judges a stored Shoot re-applied: Gardener's warnings are among what it reports."""
+    shoot = shoot_dict(addons={})
+    report = audit_objects([PROFILE, shoot], view=VIEW, settings=Settings(), now=NOW)
+    [entry] = report.by_rule()["SH-GW-008"]
+    assert (entry.mode, entry.when, entry.object_ref) == ("warn", "re-applied", "Shoot/garden-dev/crazy-botany")
+    assert entry.message.startswith("you are setting the spec.addons field.")
