@@ -164,7 +164,7 @@ def test_many_warnings_from_a_profile_are_capped() -> None:
 def test_rules_escalated_by_config_are_ratcheted_too() -> None:
     from webhook.field import Mode
 
-    gap = cloud_profile_dict(kubernetes=versions("1.26.0", "1.24.3"))
+    gap = cloud_profile_dict(kubernetes=versions("1.35.0", "1.33.3"))
     settings = Settings(rules={"CP-WARN-003": Mode.DENY})
     assert not outcome(review_bytes(gap), settings).allowed
     reapplied = outcome(review_bytes(gap, gap), settings)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import io
 import json
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 import yaml
@@ -120,3 +122,145 @@ async def test_cli_audits_a_live_cluster(aiohttp_server: Any, tmp_path: Path) ->
     assert code == 1
     assert data["objects"] == {"CloudProfile": 1}
     assert [(g["rule"], [e["name"] for e in g["entries"]]) for g in data["rules"]] == [("VS-GL-001", ["old-seed"])]
+
+
+# ------------------------------------------------------------------------------------------------- AUD-CLS-001
+
+
+def profile_with_status(status: dict[str, Any]) -> dict[str, Any]:
+    """Kubernetes 1.33.2 (supported), 1.32.5 (deprecated until SOON), 1.32.4 (expired); gardenlinux 1592.1.0 and
+    1443.1.0 (expired), with the given status."""
+    profile = cloud_profile_dict(
+        kubernetes=versions(
+            "1.33.2",
+            {"version": "1.32.5", "classification": "deprecated", "expirationDate": SOON},
+            {"version": "1.32.4", "expirationDate": PAST},
+        ),
+        machineImages=[
+            {
+                "name": "gardenlinux",
+                "versions": [{"version": "1592.1.0"}, {"version": "1443.1.0", "expirationDate": PAST}],
+            }
+        ],
+    )
+    profile["status"] = status
+    return profile
+
+
+CURRENT_STATUS: Final = {
+    "kubernetes": {
+        "versions": [
+            {"version": "1.33.2", "classification": "supported"},
+            {"version": "1.32.5", "classification": "deprecated"},
+            {"version": "1.32.4", "classification": "expired"},
+        ]
+    },
+    "machineImages": [
+        {
+            "name": "gardenlinux",
+            "versions": [
+                {"version": "1592.1.0", "classification": "supported"},
+                {"version": "1443.1.0", "classification": "expired"},
+            ],
+        }
+    ],
+}
+
+
+def _audit_rules(objects: list[dict[str, Any]], now: Any = NOW) -> dict[str, list[Any]]:
+    return audit_objects(objects, view=StaticView.from_objects(objects), settings=Settings(), now=now).by_rule()
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        pytest.param(CURRENT_STATUS, [], id="AUD-CLS-001-status-up-to-date"),
+        pytest.param({}, [], id="AUD-CLS-001-no-status-written"),
+        pytest.param(
+            {"kubernetes": {"versions": [{"version": "1.31.0", "classification": "supported"}]}},
+            [],
+            id="AUD-CLS-001-version-not-in-spec",
+        ),
+        pytest.param(
+            {
+                "kubernetes": {
+                    "versions": [
+                        {"version": "1.33.2", "classification": "supported"},
+                        {"version": "1.32.5", "classification": "supported"},
+                        {"version": "1.32.4", "classification": "deprecated"},
+                    ]
+                },
+                "machineImages": [
+                    {"name": "gardenlinux", "versions": [{"version": "1443.1.0", "classification": "supported"}]}
+                ],
+            },
+            [
+                (
+                    'status.kubernetes.versions[1].classification: "supported" is written for Kubernetes version "1.32.5", '
+                    'which is "deprecated" now'
+                ),
+                (
+                    'status.kubernetes.versions[2].classification: "deprecated" is written for Kubernetes version "1.32.4", '
+                    'which is "expired" now'
+                ),
+                (
+                    'status.machineImages[0].versions[0].classification: "supported" is written for machine image '
+                    '"gardenlinux" version "1443.1.0", which is "expired" now'
+                ),
+            ],
+            id="AUD-CLS-001-status-lags",
+        ),
+    ],
+)
+def test_aud_cls_001(status: dict[str, Any], expected: list[str]) -> None:
+    entries = _audit_rules([profile_with_status(status)]).get("AUD-CLS-001", [])
+    assert [e.message for e in entries] == expected
+    assert {(e.mode, e.when, e.object_ref) for e in entries} <= {("warn", "status", "CloudProfile/local")}
+
+
+def test_aud_cls_001_judges_by_the_audit_clock() -> None:
+    """The status written before 1.32.5 expired (SOON) is current at NOW and lags once SOON has passed."""
+    profile = profile_with_status(CURRENT_STATUS)
+    assert "AUD-CLS-001" not in _audit_rules([profile])
+    later = datetime(2026, 12, 2, tzinfo=UTC)
+    [entry] = _audit_rules([profile], now=later)["AUD-CLS-001"]
+    assert entry.message.endswith('"1.32.5", which is "expired" now')
+
+
+def test_aud_cls_001_in_text_and_json(tmp_path: Path) -> None:
+    lagging = copy.deepcopy(CURRENT_STATUS)
+    lagging["kubernetes"]["versions"][2]["classification"] = "supported"
+    path = _write(tmp_path, [profile_with_status(lagging)])
+    out = io.StringIO()
+    main(["audit", "--context", str(path), "--now", NOW_TEXT], out=out)
+    text = out.getvalue().splitlines()
+    assert text[text.index("AUD-CLS-001 (1 object)") + 1] == (
+        '  WARN CloudProfile/local (status): status.kubernetes.versions[2].classification: "supported" is written for '
+        'Kubernetes version "1.32.4", which is "expired" now'
+    )
+    out = io.StringIO()
+    main(["audit", "--context", str(path), "--now", NOW_TEXT, "--output", "json"], out=out)
+    [group] = [g for g in json.loads(out.getvalue())["rules"] if g["rule"] == "AUD-CLS-001"]
+    assert [(e["mode"], e["when"], e["kind"], e["name"]) for e in group["entries"]] == [
+        ("warn", "status", "CloudProfile", "local")
+    ]
+
+
+async def test_aud_cls_001_from_a_live_cluster(aiohttp_server: Any, tmp_path: Path) -> None:
+    """The live view keeps a CloudProfile's status, so auditing a cluster compares it too."""
+    fake = FakeApiServer()
+    profile = cloud_profile_dict()  # 1.33.2 and 1.32.5, both supported
+    profile["status"] = {"kubernetes": {"versions": [{"version": "1.32.5", "classification": "deprecated"}]}}
+    fake.put(profile)
+    server = await aiohttp_server(fake.app())
+    kubeconfig = write_kubeconfig(tmp_path, str(server.make_url("")).rstrip("/"))
+    out = io.StringIO()
+    argv = ["audit", "--kubeconfig", str(kubeconfig), "--now", NOW_TEXT, "--output", "json", "--sync-timeout", "10"]
+    await asyncio.to_thread(main, argv, out)
+    [group] = [g for g in json.loads(out.getvalue())["rules"] if g["rule"] == "AUD-CLS-001"]
+    assert [e["message"] for e in group["entries"]] == [
+        (
+            'status.kubernetes.versions[0].classification: "deprecated" is written for Kubernetes version "1.32.5", '
+            'which is "supported" now'
+        )
+    ]

@@ -102,11 +102,23 @@ ML_BATCH_WARNINGS: Final = [
 CI_APIS_WARNINGS: Final = [
     'Warning: spec.kubernetes.version: "1.34.3" is a preview version, not recommended for production',
 ]
+
+
+def unsupported_minor(index: int, minor: str) -> str:
+    """CP-WARN-006 for the landscape profile's Kubernetes 1.30 and 1.31 lines (Gardener v1.150 supports 1.32-1.36)."""
+    return (
+        f"Warning: spec.kubernetes.versions[{index}].version: Kubernetes {minor} is not supported by Gardener "
+        "v1.150.0-dev, which supports Kubernetes 1.32–1.36 (kubernetesversion.SupportedVersions)"
+    )
+
+
 CLOUDPROFILE_WARNINGS: Final = [
     (
         'Warning: spec.kubernetes.versions[4].expirationDate: Kubernetes version "1.33.5" expires on 2026-12-10 '
         "(in 19 days)"
     ),
+    unsupported_minor(8, "1.31"),
+    unsupported_minor(10, "1.30"),
     (
         'Warning: spec.machineImages[0].versions[2].expirationDate: version "1592.14.0" of machine image "gardenlinux" '
         "expires on 2026-12-15 (in 24 days)"
@@ -204,34 +216,38 @@ def test_landscape_reapplied_after_expiry_is_allowed_and_says_what_maintenance_d
     code, output = run("review", "--strict", "--operation", "UPDATE", "--old", LANDSCAPE, LANDSCAPE, "--now", LATER)
 
     assert code == 0, output
-    assert parse_report(output) == [
-        (
-            "ALLOWED CloudProfile/aws",
-            [
-                (
-                    'Warning: spec.kubernetes.versions[5].expirationDate: Kubernetes version "1.33.3" expires on '
-                    "2027-02-28 (in 27 days)"
-                ),
-                (
-                    'Warning: spec.machineImages[2].versions[1].expirationDate: version "15.6.20250915" of machine image '
-                    '"suse-chost" expires on 2027-02-15 (in 14 days)'
-                ),
-            ],
-        ),
-        ("ALLOWED NamespacedCloudProfile/garden-team/aws-team", []),
-        (
-            "ALLOWED Shoot/garden-team/prod-eu1",
-            [
-                (
-                    'Warning: spec.kubernetes.version: "1.33.5" is expired: the next maintenance window force-updates it '
-                    'to "1.33.6"'
-                ),
-                *PROD_EU1_WARNINGS[1:],
-            ],
-        ),
-        ("ALLOWED Shoot/garden-team/ml-batch", ML_BATCH_WARNINGS),
-        ("ALLOWED Shoot/garden-team/ci-apis", CI_APIS_WARNINGS),
-    ]
+    assert (
+        parse_report(output)
+        == [
+            (
+                "ALLOWED CloudProfile/aws",
+                [
+                    (
+                        'Warning: spec.kubernetes.versions[5].expirationDate: Kubernetes version "1.33.3" expires on '
+                        "2027-02-28 (in 27 days)"
+                    ),
+                    unsupported_minor(8, "1.31"),  # the 1.30 line has expired by LATER
+                    (
+                        'Warning: spec.machineImages[2].versions[1].expirationDate: version "15.6.20250915" of machine image '
+                        '"suse-chost" expires on 2027-02-15 (in 14 days)'
+                    ),
+                ],
+            ),
+            ("ALLOWED NamespacedCloudProfile/garden-team/aws-team", []),
+            (
+                "ALLOWED Shoot/garden-team/prod-eu1",
+                [
+                    (
+                        'Warning: spec.kubernetes.version: "1.33.5" is expired: the next maintenance window force-updates it '
+                        'to "1.33.6"'
+                    ),
+                    *PROD_EU1_WARNINGS[1:],
+                ],
+            ),
+            ("ALLOWED Shoot/garden-team/ml-batch", ML_BATCH_WARNINGS),
+            ("ALLOWED Shoot/garden-team/ci-apis", CI_APIS_WARNINGS),
+        ]
+    )
 
 
 # ------------------------------------------------------------------------------------------ broken variants
@@ -328,7 +344,9 @@ CHANGES: Final = [
                     'spec.kubernetes.versions: Forbidden: unable to delete Kubernetes version "1.33.5" from CloudProfile '
                     "\"aws\" - version is still in use by shoot 'garden-team/prod-eu1'"
                 ),
-                CLOUDPROFILE_WARNINGS[1],
+                unsupported_minor(7, "1.31"),
+                unsupported_minor(9, "1.30"),
+                CLOUDPROFILE_WARNINGS[3],
             ),
             403,
         ),
@@ -532,11 +550,12 @@ def test_audit_of_all_fixtures_finds_no_denial() -> None:
     lines = output.splitlines()
     assert lines[0] == (
         f"audit at {NOW}: 1 CloudProfile, 4 Deployment, 1 Gardenlet, 1 ManagedSeed, 1 NamespacedCloudProfile, "
-        "1 OperatingSystemConfig, 3 Shoot; 0 denials, 8 warnings"
+        "1 OperatingSystemConfig, 3 Shoot; 0 denials, 10 warnings"
     )
     assert not [line for line in lines if line.lstrip().startswith("DENY ")]
     assert [line.split()[0] for line in lines[1:] if not line.startswith(" ")] == [
         "CP-WARN-002",
+        "CP-WARN-006",
         "SH-WARN-001",
         "SH-WARN-002",
         "SH-WARN-003",

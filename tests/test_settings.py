@@ -73,6 +73,20 @@ def test_environment_variable_overrides(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert load_settings(path, known_rules=ALL_RULES).expiry_warning_days == 7
 
 
+def test_credentials_rotation_interval_days(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """gardener-apiserver's --shoot-credentials-rotation-interval: 90 days by default, 24 hours to 2^32 seconds."""
+    assert load_settings(None, known_rules=ALL_RULES).credentials_rotation_interval_days == 90
+    path = tmp_path / "c.yaml"
+    path.write_text("credentialsRotationIntervalDays: 30\n")
+    assert load_settings(path, known_rules=ALL_RULES).credentials_rotation_interval_days == 30
+    monkeypatch.setenv("GARDENER_WEBHOOK_CREDENTIALS_ROTATION_INTERVAL_DAYS", "7")
+    assert load_settings(path, known_rules=ALL_RULES).credentials_rotation_interval_days == 7
+    path.write_text("credentialsRotationIntervalDays: 0\n")
+    monkeypatch.delenv("GARDENER_WEBHOOK_CREDENTIALS_ROTATION_INTERVAL_DAYS")
+    with pytest.raises(ConfigError, match="credentialsRotationIntervalDays"):
+        load_settings(path, known_rules=ALL_RULES)
+
+
 def test_max_staleness_defaults_to_thirty_seconds_and_is_read_from_file_and_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

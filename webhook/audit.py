@@ -5,8 +5,11 @@ would judge it: as if it were re-applied unchanged (UPDATE with itself: what an 
 or a controller's next write meets, warnings included) and as if it were created today (CREATE: every rule,
 every version judged by today's clock, so expired versions, minor gaps and pre-existing defects show). The
 landscape's Gardener component versions known to the cluster view (control-plane Deployments, the gardenlet
-each Seed reports) are checked against the skew policies too. The report groups entries by rule id.
-Source: issue 6 item 9; DESIGN.md §4 `audit`.
+each Seed reports) are checked against the skew policies too. A CloudProfile's `status`, where gardener-controller-
+manager writes each version's current classification, is compared with the classification computed at `now`
+(AUD-CLS-001, an audit-only finding: a controller that lags, or a reading of the lifecycle that differs). The report
+groups entries by rule id.
+Source: issue 6 item 9, issue 13 §3; DESIGN.md §4 `audit`.
 """
 
 from __future__ import annotations
@@ -17,18 +20,28 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal
 
+from pydantic import ValidationError
+
 from webhook import junit
 from webhook.admission import judge, make_review
 from webhook.cluster.view import ClusterView
 from webhook.models.base import format_rfc3339
+from webhook.models.core import CloudProfile, ExpirableVersion, ExpirableVersionStatus
 from webhook.review import skip_reason
 from webhook.settings import Settings
 from webhook.skew import Component, Instance, check_state
 from webhook.validators import REGISTRY
-from webhook.versions import find_version
+from webhook.versions import current_classification, find_version
 
-When = Literal["re-applied", "created today", "landscape"]
+When = Literal["re-applied", "created today", "landscape", "status"]
 Mode = Literal["deny", "warn"]
+
+# Audit-only finding: a CloudProfile's written status.*.classification differs from the one computed at `now`.
+AUD_CLS_001: Final = "AUD-CLS-001"
+AUD_CLS_001_SOURCE: Final = (
+    "gardener/gardener pkg/controllermanager/controller/cloudprofile/reconciler.go patchCloudProfileStatusVersions; "
+    "pkg/api/core/v1beta1/helper/cloudprofile.go CurrentLifecycleClassification"
+)
 
 # Deployment role label -> the component the skew policies name (seed 002).
 _COMPONENT_OF_ROLE: Final[Mapping[str, Component]] = {
@@ -200,8 +213,60 @@ def audit_objects(
         for rule, mode, text in created.entries:
             if mode == "deny":
                 entries.append(AuditEntry(rule, "deny", "created today", *ident, text))
+        if (group, kind) == ("core.gardener.cloud", "CloudProfile"):
+            entries.extend(AuditEntry(AUD_CLS_001, "warn", "status", *ident, m) for m in _status_drift(raw, now))
     entries.extend(landscape_entries(view))
     return AuditReport(now, counts, tuple(entries), tuple(skipped), tuple(judged))
+
+
+def _status_drift(raw: dict[str, Any], now: datetime) -> list[str]:
+    """One message per version whose classification in the CloudProfile's status differs from the one computed at
+    `now` (aware UTC) from its spec entry. Status entries without a spec counterpart are not judged; a profile that
+    does not decode (the judging reports OBJ-DECODE-001) or has no status gives none.
+    """
+    try:
+        profile = CloudProfile.model_validate(raw, by_alias=True)
+    except ValidationError:
+        return []
+    status, spec = profile.status, profile.spec
+    messages: list[str] = []
+    if status.kubernetes is not None:
+        messages += _classification_drift(
+            status.kubernetes.versions,
+            spec.kubernetes.versions,
+            now,
+            "status.kubernetes.versions",
+            "Kubernetes version",
+        )
+    images = {image.name: image for image in reversed(spec.machine_images)}  # the first of a repeated name
+    for j, written in enumerate(status.machine_images):
+        image = images.get(written.name)
+        if image is not None:
+            what = f'machine image "{image.name}" version'
+            messages += _classification_drift(
+                written.versions, image.versions, now, f"status.machineImages[{j}].versions", what
+            )
+    return messages
+
+
+def _classification_drift(
+    written: Sequence[ExpirableVersionStatus], versions: Sequence[ExpirableVersion], now: datetime, at: str, what: str
+) -> list[str]:
+    """`<at>[i].classification: "<written>" is written for <what> "<v>", which is "<computed>" now` for each written
+    entry that differs from its spec version's classification at `now` (Gardener's CurrentLifecycleClassification)."""
+    by_version = {v.version: v for v in reversed(versions)}  # the first entry of a repeated version
+    messages: list[str] = []
+    for i, entry in enumerate(written):
+        version = by_version.get(entry.version)
+        if version is None:
+            continue
+        computed = current_classification(version, now)
+        if entry.classification != computed:
+            messages.append(
+                f'{at}[{i}].classification: "{entry.classification}" is written for {what} "{entry.version}", '
+                f'which is "{computed}" now'
+            )
+    return messages
 
 
 # apiVersion of each kind a landscape entry names (the objects the view takes component versions from).

@@ -10,7 +10,7 @@ The mapping (README "Auditing a landscape" explains the choices):
   "non-scored"), `message` the finding (composed to at most MAX_MESSAGE_CHARS characters without cutting inside a
   quoted value), `resources` the object (apiVersion, kind, name, namespace, uid where known), `source` SOURCE,
   `timestamp` the audit's time, `category` the object's kind ("Version skew" for landscape findings), `properties`
-  `when` (re-applied, created today, landscape) and `mode` (deny, warn).
+  `when` (re-applied, created today, status, landscape) and `mode` (deny, warn).
 - One `pass` result for each judged object with no entry at all, so a repaired object turns green instead of
   vanishing, and a namespace whose findings are gone keeps a report that says so. Nothing per rule that passed:
   a report holds at most one result per finding plus one per clean object.

@@ -154,6 +154,9 @@ class Settings(BaseSettings):
     cluster: cluster view options.
     worker_cri_unsupported_images: machine image names whose OS extension does not support CRI configuration;
     a Shoot worker pool on such an image must not configure its `cri` section (seed 003, CRI Support).
+    credentials_rotation_interval_days: after how long since creation or the last rotation Gardener's Shoot warnings
+    suggest rotating credentials (days, 1 to 49710; gardener-apiserver's --shoot-credentials-rotation-interval,
+    default 90 days, between 24 hours and 2^32 seconds).
     """
 
     model_config = SettingsConfigDict(
@@ -166,6 +169,7 @@ class Settings(BaseSettings):
     feature_gates: FeatureGates = FeatureGates()
     cluster: ClusterSettings = ClusterSettings()
     worker_cri_unsupported_images: tuple[str, ...] = ()
+    credentials_rotation_interval_days: int = Field(default=90, ge=1, le=49710)
 
     @classmethod
     def settings_customise_sources(

@@ -15,6 +15,8 @@ oldest instance and not older (beyond `older`) than the newest one. With HA inst
 narrows a kubelet to 1.31, 1.30 and 1.29, as seed 001's examples say. Versions are loose semantic versions (a
 leading `v`, patch, pre-release and build suffixes are accepted) and are compared at the minor level only.
 Every function is pure and returns `Violation`s, never raises on versions; `parse_component` raises at the edge.
+Last, which Kubernetes minors the Gardener release these rules are taken from supports (`SUPPORTED_KUBERNETES_MINORS`,
+Gardener's kubernetesversion.SupportedVersions at that commit).
 Sources: seed 001 (Kubernetes "Version Skew Policy"), seed 002 (Gardener "Version Skew Policy"),
 gardener/gardener pkg/gardenlet/bootstrappers/verify_version.go and pkg/operator/bootstrappers/verify_version.go
 (wording of the two checks Gardener itself enforces at start-up).
@@ -455,3 +457,29 @@ def plan_upgrade(installed: Sequence[Instance], component: Component, old: Versi
     seen = {(v.kind, v.subject, v.other) for v in found}
     found.extend(v for v in check_state([*installed, upgraded]) if (v.kind, v.subject, v.other) not in seen)
     return found
+
+
+# ------------------------------------------------------------------------------ Kubernetes minors Gardener supports
+
+# The Gardener release this webhook's rules are taken from: the commit gardener-rules.md was written from (its
+# VERSION file reads v1.150.0-dev). A CloudProfile is judged as written for that release.
+GARDENER_RELEASE: Final = "v1.150.0-dev"
+GARDENER_COMMIT: Final = "b312835d1784c3628983205c05452b2eaa95b645"
+# The Kubernetes minors that release supports for every garden, seed and shoot cluster; gardenlet refuses others.
+SUPPORTED_KUBERNETES_MINORS: Final = ((1, 32), (1, 33), (1, 34), (1, 35), (1, 36))
+SUPPORTED_KUBERNETES_SOURCE: Final = (
+    f"gardener/gardener@{GARDENER_COMMIT[:7]} ({GARDENER_RELEASE}) pkg/utils/validation/kubernetesversion/version.go "
+    "SupportedVersions"
+)
+
+
+def is_supported_kubernetes_minor(version: Version) -> bool:
+    """Whether the minor of `version` is one Gardener GARDENER_RELEASE supports (kubernetesversion.CheckIfSupported:
+    `~ 1.x` against each entry of SupportedVersions)."""
+    return version.minor_key in SUPPORTED_KUBERNETES_MINORS
+
+
+def supported_kubernetes_range() -> str:
+    """The supported minors as a range for messages: "1.32–1.36" (en dash)."""
+    (major, low), (_, high) = SUPPORTED_KUBERNETES_MINORS[0], SUPPORTED_KUBERNETES_MINORS[-1]
+    return f"{major}.{low}–{major}.{high}"

@@ -29,7 +29,7 @@ DUPLICATE_AND_UNSUPPORTED = cloud_profile_dict(
     machineImages=[image("gardenlinux", "1592.1.0", updateStrategy="sideways")],
 )
 WITH_WARNINGS = cloud_profile_dict(
-    kubernetes=versions("1.33.2", "1.31.5", {"version": "1.30.1", "classification": "deprecated"}),
+    kubernetes=versions("1.35.2", "1.33.5", {"version": "1.32.1", "classification": "deprecated"}),
 )
 
 
@@ -91,9 +91,9 @@ async def test_warnings_are_short_plain_text(tls_client: Client) -> None:
     assert response["warnings"] == [
         (
             "spec.kubernetes.versions[2].expirationDate: "
-            'deprecated Kubernetes version "1.30.1" should set an expiration date'
+            'deprecated Kubernetes version "1.32.1" should set an expiration date'
         ),
-        "spec.kubernetes.versions: no Kubernetes 1.32 versions: clusters on 1.31 cannot be force-updated to 1.33",
+        "spec.kubernetes.versions: no Kubernetes 1.34 versions: clusters on 1.33 cannot be force-updated to 1.35",
     ]
     assert all(len(w) <= MAX_WARNING_CHARS and w.isprintable() for w in response["warnings"])
 

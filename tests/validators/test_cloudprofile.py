@@ -793,21 +793,21 @@ def test_cp_exp_001_message_names_version_and_date() -> None:
     ("spec", "expected"),
     [
         pytest.param(
-            {"kubernetes": versions("1.31.0", {"version": "1.30.1", "classification": "deprecated"})},
+            {"kubernetes": versions("1.34.0", {"version": "1.33.1", "classification": "deprecated"})},
             [("CP-WARN-001", "spec.kubernetes.versions[1].expirationDate", REQ)],
             id="CP-WARN-001-deprecated-without-date",
         ),
         pytest.param(
             {
                 "kubernetes": versions(
-                    "1.31.0", {"version": "1.30.1", "classification": "deprecated", "expirationDate": FUTURE}
+                    "1.34.0", {"version": "1.33.1", "classification": "deprecated", "expirationDate": FUTURE}
                 )
             },
             [],
             id="CP-WARN-001-deprecated-with-far-date",
         ),
         pytest.param(
-            {"kubernetes": versions("1.31.0", {"version": "1.30.1", "expirationDate": SOON})},
+            {"kubernetes": versions("1.34.0", {"version": "1.33.1", "expirationDate": SOON})},
             [("CP-WARN-002", "spec.kubernetes.versions[1].expirationDate", FOR)],
             id="CP-WARN-002-expires-soon",
         ),
@@ -817,11 +817,11 @@ def test_cp_exp_001_message_names_version_and_date() -> None:
             id="CP-WARN-002-image-expires-soon",
         ),
         pytest.param(
-            {"kubernetes": versions("1.26.0", "1.24.3")},
+            {"kubernetes": versions("1.35.0", "1.33.3")},
             [("CP-WARN-003", "spec.kubernetes.versions", FOR)],
             id="CP-WARN-003-gap",
         ),
-        pytest.param({"kubernetes": versions("1.26.0", "1.25.1", "1.24.3")}, [], id="CP-WARN-003-consecutive"),
+        pytest.param({"kubernetes": versions("1.35.0", "1.34.1", "1.33.3")}, [], id="CP-WARN-003-consecutive"),
         pytest.param(
             {"machineImages": [image("gl", {"version": "2.0.0", "expirationDate": SOON}, "1.0.0")]},
             [("CP-WARN-002", "spec.machineImages[0].versions[0].expirationDate", FOR)],
@@ -881,15 +881,74 @@ def test_cp_warn_005(strategy: str, items: list[Any], expected: list[Any]) -> No
 
 
 def test_warning_texts_fit_kubectl() -> None:
-    raw = cloud_profile_dict(kubernetes=versions("1.26.0", "1.24.3", {"version": "1.24.2", "expirationDate": SOON}))
+    raw = cloud_profile_dict(kubernetes=versions("1.35.0", "1.33.3", {"version": "1.33.2", "expirationDate": SOON}))
     verdict = cloudprofile.validate_create(request(cloud_profile(raw), now=NOW), EMPTY_VIEW, Settings())
     details = [f.detail for f in verdict.warnings]
     assert details == [
-        'Kubernetes version "1.24.2" expires on 2026-12-01 (in 9 days)',
-        "no Kubernetes 1.25 versions: clusters on 1.24 cannot be force-updated to 1.26",
+        'Kubernetes version "1.33.2" expires on 2026-12-01 (in 9 days)',
+        "no Kubernetes 1.34 versions: clusters on 1.33 cannot be force-updated to 1.35",
     ]
 
 
+@pytest.mark.parametrize(
+    ("k8s", "expected"),
+    [
+        pytest.param(versions("1.36.0", "1.35.1", "1.34.2", "1.33.3", "1.32.9"), [], id="CP-WARN-006-all-supported"),
+        pytest.param(
+            versions("1.33.3", "1.32.9", "1.31.9", "1.31.8", "1.30.4"),
+            [
+                ("CP-WARN-006", "spec.kubernetes.versions[2].version", FOR),
+                ("CP-WARN-006", "spec.kubernetes.versions[4].version", FOR),
+            ],
+            id="CP-WARN-006-once-per-unsupported-minor",
+        ),
+        pytest.param(
+            versions("1.33.3", "1.32.9", {"version": "1.31.9", "expirationDate": PAST}),
+            [],
+            id="CP-WARN-006-expired-versions-are-not-offered",
+        ),
+        pytest.param(
+            versions(
+                "1.33.3",
+                "1.32.9",
+                {"version": "1.31.9", "expirationDate": PAST},
+                {"version": "1.31.8", "expirationDate": SOON},
+            ),
+            [
+                ("CP-WARN-002", "spec.kubernetes.versions[3].expirationDate", FOR),
+                ("CP-WARN-006", "spec.kubernetes.versions[3].version", FOR),
+            ],
+            id="CP-WARN-006-first-version-still-offered",
+        ),
+        pytest.param(
+            versions({"version": "1.37.0", "classification": "preview"}, "1.36.1"),
+            [("CP-WARN-006", "spec.kubernetes.versions[0].version", FOR)],
+            id="CP-WARN-006-newer-than-supported",
+        ),
+    ],
+)
+def test_cp_warn_006(k8s: dict[str, Any], expected: list[Any]) -> None:
+    assert warnings_of(cloud_profile_dict(kubernetes=k8s)) == expected
+
+
+def test_cp_warn_006_names_the_supported_range_and_its_source() -> None:
+    verdict = cloudprofile.validate_create(
+        request(cloud_profile(cloud_profile_dict(kubernetes=versions("1.33.3", "1.32.9", "1.31.9")))),
+        EMPTY_VIEW,
+        Settings(),
+    )
+    assert [(f.rule.id, f.detail) for f in verdict.warnings] == [
+        (
+            "CP-WARN-006",
+            (
+                "Kubernetes 1.31 is not supported by Gardener v1.150.0-dev, which supports Kubernetes 1.32–1.36 "
+                "(kubernetesversion.SupportedVersions)"
+            ),
+        )
+    ]
+    assert cloudprofile.advice.CP_WARN_006.source.startswith("gardener/gardener@b312835 (v1.150.0-dev) ")
+
+
 def test_expiry_warning_days_is_configurable() -> None:
-    raw = cloud_profile_dict(kubernetes=versions("1.31.0", {"version": "1.30.1", "expirationDate": SOON}))
+    raw = cloud_profile_dict(kubernetes=versions("1.34.0", {"version": "1.33.1", "expirationDate": SOON}))
     assert warnings_of(raw, Settings(expiry_warning_days=5)) == []

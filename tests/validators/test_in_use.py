@@ -805,8 +805,8 @@ def test_ref_del_002_is_cluster_001_when_shoots_are_stale(stale: str, expected: 
 
 def test_judge_update_in_use_is_403_with_every_finding() -> None:
     cluster = view(shoot("garden-a", "a", "1.32.5"), shoot("garden-b", "b", "1.32.5", worker("w1")))
-    old = profile(("1.33.2", "1.32.5", "1.32.1", "1.31.9"))
-    body = review_bytes(profile(("1.33.2", "1.32.1", "1.31.9"), images=GL_ONLY_NEW), old)
+    old = profile(("1.34.1", "1.33.2", "1.32.5", "1.32.1"))
+    body = review_bytes(profile(("1.34.1", "1.33.2", "1.32.1"), images=GL_ONLY_NEW), old)
     outcome = judge(body, view=cluster, settings=Settings(), now=NOW)
     status = outcome.response["status"]
     assert (outcome.allowed, outcome.code, status["code"], status["reason"]) == (False, 403, 403, "Forbidden")

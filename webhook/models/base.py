@@ -127,6 +127,7 @@ class ObjectMeta(Model):
     uid: Str = ""  # read by no rule: audit's PolicyReports name each object by it
     labels: StrMap = Field(default_factory=dict)
     annotations: StrMap = Field(default_factory=dict)
+    creation_timestamp: Time = None
     deletion_timestamp: Time = None
 
 

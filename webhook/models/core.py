@@ -99,10 +99,17 @@ class AvailabilityZone(Model):
     unavailable_volume_types: List[str] = Field(default_factory=list)
 
 
+class AccessRestriction(Model):
+    """An access restriction a region offers (e.g. EU access only); types.go AccessRestriction."""
+
+    name: Str = ""
+
+
 class Region(Model):
     name: Str = ""
     zones: List[AvailabilityZone] = Field(default_factory=list)
     labels: StrMap = Field(default_factory=dict)
+    access_restrictions: List[AccessRestriction] = Field(default_factory=list)
 
 
 class KubernetesSettings(Model):
@@ -143,6 +150,12 @@ class CapabilityDefinition(Model):
     values: List[str] = Field(default_factory=list)
 
 
+class CloudProfileControlPlane(Model):
+    """What control-plane features Shoots of the profile may configure: pinning zones (spec.controlPlane.zones)."""
+
+    allow_zone_pinning: bool = False
+
+
 class CloudProfileSpec(Model):
     type: Str = ""
     ca_bundle: str | None = None
@@ -155,10 +168,36 @@ class CloudProfileSpec(Model):
     bastion: Bastion | None = None
     limits: Limits | None = None
     machine_capabilities: List[CapabilityDefinition] = Field(default_factory=list)
+    control_plane: CloudProfileControlPlane | None = None
+
+
+class ExpirableVersionStatus(Model):
+    """The classification gardener-controller-manager last wrote for one version (CurrentLifecycleClassification)."""
+
+    version: Str = ""
+    classification: Str = ""
+
+
+class KubernetesStatus(Model):
+    versions: List[ExpirableVersionStatus] = Field(default_factory=list)
+
+
+class MachineImageStatus(Model):
+    name: Str = ""
+    versions: List[ExpirableVersionStatus] = Field(default_factory=list)
+
+
+class CloudProfileStatus(Model):
+    """Written by gardener-controller-manager's CloudProfile controller (patchCloudProfileStatusVersions): the current
+    classification of every version of the spec, refreshed at each lifecycle transition. `audit` compares it."""
+
+    kubernetes: KubernetesStatus | None = None
+    machine_images: List[MachineImageStatus] = Field(default_factory=list)
 
 
 class CloudProfile(KubernetesObject):
     spec: CloudProfileSpec = CloudProfileSpec()
+    status: CloudProfileStatus = CloudProfileStatus()
 
 
 class CloudProfileReference(Model):
@@ -393,9 +432,18 @@ class Worker(Model):
         return self.system_components is None or self.system_components.allow
 
 
+class SSHAccess(Model):
+    enabled: bool = False  # Go's zero value; an absent sshAccess means enabled (helper ShootEnablesSSHAccess)
+
+
+class WorkersSettings(Model):
+    ssh_access: SSHAccess | None = None
+
+
 class ShootProvider(Model):
     type: Str = ""
     workers: List[Worker] = Field(default_factory=list)
+    workers_settings: WorkersSettings | None = None
 
 
 class ControlPlaneAutoscaling(Model):
@@ -714,13 +762,19 @@ class HighAvailability(Model):
 
 
 class ControlPlane(Model):
-    """spec.controlPlane: high availability, read by SH-SPEC-011 and the self-hosted control plane pool rules."""
+    """spec.controlPlane: high availability, read by SH-SPEC-011 and the self-hosted control plane pool rules, and the
+    zones the control plane is pinned to (SH-ZONE-*, SH-ADM-ZONE-001)."""
 
     high_availability: HighAvailability | None = None
+    zones: List[str] = Field(default_factory=list)
 
 
 class ShootAddons(Model):
     """Presence of `spec.addons` is what the version rules read; its content is not modelled."""
+
+
+class AccessRestrictionWithOptions(AccessRestriction):
+    """An access restriction a Shoot asks for; its `options` are not read."""
 
 
 class ShootSpec(Model):
@@ -747,10 +801,32 @@ class ShootSpec(Model):
     system_components: SystemComponents | None = None
     control_plane: ControlPlane | None = None
     scheduler_name: str | None = None
+    access_restrictions: List[AccessRestrictionWithOptions] = Field(default_factory=list)
+
+
+class CredentialsRotation(Model):
+    """One credential's rotation times (CARotation, ETCDEncryptionKeyRotation, …: the fields the warnings read)."""
+
+    last_initiation_time: Time = None
+    last_initiation_finished_time: Time = None
+    last_completion_triggered_time: Time = None
+
+
+class ShootCredentialsRotation(Model):
+    certificate_authorities: CredentialsRotation | None = None
+    etcd_encryption_key: CredentialsRotation | None = None
+    observability: CredentialsRotation | None = None
+    service_account_key: CredentialsRotation | None = None
+    ssh_keypair: CredentialsRotation | None = None
+
+
+class ShootCredentials(Model):
+    rotation: ShootCredentialsRotation | None = None
 
 
 class ShootStatus(Model):
     is_hibernated: bool = False
+    credentials: ShootCredentials | None = None
 
 
 class Shoot(KubernetesObject):

@@ -4,8 +4,10 @@ Seed 000: a deprecated version should carry an expirationDate (CP-WARN-001); ver
 `expiryWarningDays` (CP-WARN-002); a gap between Kubernetes minors strands clusters below it (CP-WARN-003);
 expired machine image versions that no force update can leave (CP-WARN-004 for updateStrategy major, CP-WARN-005
 for patch/minor). `warn_versions` also serves a NamespacedCloudProfile's overrides.
+A Kubernetes minor offered (a version not expired) that the Gardener release these rules are taken from does not
+support (CP-WARN-006, data in webhook.skew): gardenlet refuses such clusters.
 Source: seed 000 (shoot_versions.md) "Version Classifications", "Automatic Version Upgrades", "Update path for
-Kubernetes versions", "Update path for machine image versions".
+Kubernetes versions", "Update path for machine image versions"; gardener pkg/utils/validation/kubernetesversion.
 """
 
 from __future__ import annotations
@@ -17,6 +19,12 @@ from typing import Final
 from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.models.base import format_date
 from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage
+from webhook.skew import (
+    GARDENER_RELEASE,
+    SUPPORTED_KUBERNETES_SOURCE,
+    is_supported_kubernetes_minor,
+    supported_kubernetes_range,
+)
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.versions import Classification, Version, current_classification, find_version
 
@@ -29,14 +37,16 @@ CP_WARN_002 = Rule("CP-WARN-002", "seed 000 Automatic Version Upgrades: versions
 CP_WARN_003 = Rule("CP-WARN-003", f"{_SEED} Update path for Kubernetes versions: consecutive minors", Mode.WARN)
 CP_WARN_004 = Rule("CP-WARN-004", f"{_SEED} Update path for machine image versions: strategy major", Mode.WARN)
 CP_WARN_005 = Rule("CP-WARN-005", f"{_SEED} Update path for machine image versions: strategies patch/minor", Mode.WARN)
+CP_WARN_006 = Rule("CP-WARN-006", SUPPORTED_KUBERNETES_SOURCE, Mode.WARN)
 
-RULES: Final = (CP_WARN_001, CP_WARN_002, CP_WARN_003, CP_WARN_004, CP_WARN_005)
+RULES: Final = (CP_WARN_001, CP_WARN_002, CP_WARN_003, CP_WARN_004, CP_WARN_005, CP_WARN_006)
 
 
 def warn_spec(spec: CloudProfileSpec, ctx: ProfileContext, expiry_warning_days: int, path: FieldPath) -> list[Finding]:
     """Seed 000 advice (CP-WARN-*): deprecated without date, expiring soon, minor gaps, stuck force updates."""
     findings = warn_versions(spec.kubernetes.versions, ctx, expiry_warning_days, path.child("kubernetes", "versions"))
     findings.extend(_warn_minor_gaps(spec.kubernetes.versions, path.child("kubernetes", "versions")))
+    findings.extend(_warn_unsupported_minors(spec.kubernetes.versions, ctx, path.child("kubernetes", "versions")))
     for i, image in enumerate(spec.machine_images):
         image_path = path.child("machineImages").index(i)
         findings.extend(
@@ -95,6 +105,33 @@ def _warn_minor_gaps(versions: Sequence[ExpirableVersion], path: FieldPath) -> l
                     f"no Kubernetes {missing} versions: clusters on {major}.{lower} cannot be force-updated to {major}.{upper}",
                 )
             )
+    return findings
+
+
+@CP_WARN_006.check
+def _warn_unsupported_minors(
+    versions: Sequence[ExpirableVersion], ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
+    """Once per Kubernetes minor outside what Gardener GARDENER_RELEASE supports, at its first version that is not
+    expired at ctx.now (expired versions are no longer offered). path points at the versions list; versions that
+    do not parse are skipped (CP-K8S-002 reports them).
+    """
+    supported = supported_kubernetes_range()
+    reported: set[tuple[int, int]] = set()
+    findings: list[Finding] = []
+    for i, entry in enumerate(versions):
+        parsed = find_version(entry.version)
+        if parsed is None or parsed.minor_key in reported or is_supported_kubernetes_minor(parsed):
+            continue
+        if current_classification(entry, ctx.now) == Classification.EXPIRED:
+            continue
+        reported.add(parsed.minor_key)
+        minor = f"{parsed.major}.{parsed.minor}"
+        detail = (
+            f"Kubernetes {minor} is not supported by Gardener {GARDENER_RELEASE}, which supports Kubernetes {supported} "
+            "(kubernetesversion.SupportedVersions)"
+        )
+        findings.append(CP_WARN_006.forbidden(path.index(i).child("version"), detail))
     return findings
 
 

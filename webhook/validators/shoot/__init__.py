@@ -8,11 +8,14 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
    `workers`, kubelet configurations in `kubelet`, the control-plane components in `kubernetes` (`kubeapiserver`,
    `components`), `networking`, `maintenance`, `hibernation`, the other top-level fields in `spec`.
 3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the seed 000 warnings.
+`access` judges control-plane zones and access restrictions in stages 2 (SH-ZONE-*, called by `static`) and 3
+(SH-ADM-ZONE-*, SH-ADM-ACC-*). `gardener_warnings` gives gardener-apiserver's own Shoot warnings (SH-GW-*) when
+stages 1 and 2 deny nothing, as Gardener computes them only after its mutator and static validation passed.
 On UPDATE a Shoot whose spec and metadata did not change passes immediately: only the advisory warnings are
-computed (SH-WARN-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be deleted),
-and neither are subresources (webhook.admission skips them).
+computed (SH-WARN-*, SH-GW-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be
+deleted), and neither are subresources (webhook.admission skips them).
 Source: gardener plugin/pkg/shoot/mutator/admission.go, pkg/api/core/validation/shoot.go,
-plugin/pkg/shoot/validator/admission.go.
+plugin/pkg/shoot/validator/admission.go, pkg/api/core/shoot/warnings.go.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from typing import Final
 from webhook.cluster.view import ClusterView
 from webhook.field import Finding, Mode, Verdict
 from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
-from webhook.models.core import Shoot
+from webhook.models.core import Shoot, ShootSpec
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
 from webhook.validators.shoot import (
+    access,
     advice,
     components,
+    gardener_warnings,
     hibernation,
     kubeapiserver,
     kubelet,
@@ -46,7 +51,7 @@ from webhook.validators.shoot.effective import Effective
 RULES: Final = (
     *static.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES, *kubeapiserver.RULES,
     *components.RULES, *networking.RULES, *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES,
-    *profile.RULES, *advice.RULES,
+    *profile.RULES, *access.RULES, *advice.RULES, *gardener_warnings.RULES,
 )  # fmt: skip
 
 
@@ -79,6 +84,7 @@ def _judge(
     operation = Operation.CREATE if old is None else Operation.UPDATE
     found = lookup.find_profile_spec(shoot, namespace, view)
     findings: list[Finding] = list(found.findings)
+    mutated_and_static = len(findings)  # Gardener gives its warnings only when these stages pass
     if found.spec is not None:
         new, resolution = resolve.resolve(shoot, old, found.spec, request.now)
         findings.extend(resolution)
@@ -98,12 +104,17 @@ def _judge(
     findings.extend(static.validate_shoot(new, ctx, create=old is None))
     if before is not None:
         findings.extend(static.validate_shoot_update(new, before, ctx))
+    passed = not any(f.rule.mode is Mode.DENY for f in findings[mutated_and_static:])
     if found.spec is not None:
         if old is not None:
             findings.extend(lookup.validate_profile_change(shoot, new.workers, old, namespace, found.spec, view))
         findings.extend(profile.validate_against_profile(new, before, found.spec, operation, request.now))
+        findings.extend(access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.spec))
         days = settings.expiry_warning_days
         findings.extend(advice.warn_versions(new, before, found.spec, operation, request.now, days))
+    if passed:  # as Gardener's registry strategy: its warnings after the mutator and static validation passed
+        interval = settings.credentials_rotation_interval_days
+        findings.extend(gardener_warnings.warn_shoot(new, old, request.now, interval))
     return findings
 
 

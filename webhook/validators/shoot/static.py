@@ -16,7 +16,7 @@ from webhook.field import SPEC, FieldPath, Finding, Rule, render_value
 from webhook.models.core import CRI, Networking, Shoot, ShootMachineImage, Worker
 from webhook.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.skew import Component, allowed_older
-from webhook.validators.shoot import hibernation, kubelet, kubernetes, maintenance, networking, spec, workers
+from webhook.validators.shoot import access, hibernation, kubelet, kubernetes, maintenance, networking, spec, workers
 from webhook.validators.shoot.components import WORKERLESS
 from webhook.validators.shoot.effective import (
     IN_PLACE_STRATEGIES,
@@ -111,7 +111,7 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
     create: apply the in-place gate to every pool (on UPDATE `validate_shoot_update` applies it to new pools).
     ValidateWorker's checks run module by module over the pools (this module's, `workers`, `kubelet`); the components
     (and the Shoot's kubelet) only while the control plane's version is not known to be empty (SH-K8S-001; Gardener's
-    validateKubernetes stops there).
+    validateKubernetes stops there). The control-plane zones (`access`, SH-ZONE-001) close ValidateShootSpec.
     """
     shoot = eff.shoot
     version = normalized(eff.version) if eff.version else None
@@ -155,6 +155,7 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
     findings.extend(spec.validate_placement(shoot, spec_ctx))
     findings.extend(workers.validate_self_hosted_control_plane(eff))
     findings.extend(spec.validate_scheduler_name(shoot))
+    findings.extend(access.validate_control_plane_zones(shoot.spec.control_plane, access.CONTROL_PLANE))
     findings.extend(spec.validate_high_availability(shoot))
     findings.extend(networking.validate_disjoint(network, SPEC.child("networking")))
     return findings
@@ -183,14 +184,19 @@ def _validate_pools(eff: Effective, ctx: StaticContext, *, create: bool) -> list
 
 def validate_shoot_update(new: Effective, old: Effective, ctx: StaticContext) -> list[Finding]:
     """Update-only rules (gardener ValidateShootSpecUpdate, ValidateProviderUpdate, ValidateShootUpdate): versions
-    never go down, the control plane never skips a minor, a Shoot keeps having workers (SH-WRK-018) and its hosting
-    mode, in-place pools keep their shape, the other sections keep what may not change. After a switch to or from
-    workerless Gardener judges none of ValidateShootSpecUpdate's later checks (provider, pools, networking,
-    schedulerName); the checks outside it still run. The create rules run separately.
+    never go down, the control plane never skips a minor, pinned control-plane zones stay (`access`, SH-ZONE-002), a
+    Shoot keeps having workers (SH-WRK-018) and its hosting mode, in-place pools keep their shape, the other sections
+    keep what may not change. After a switch to or from workerless Gardener judges none of ValidateShootSpecUpdate's
+    later checks (provider, pools, networking, schedulerName); the checks outside it still run. The create rules run
+    separately.
     """
     findings: list[Finding] = []
     if new.version is not None and old.version is not None:
         findings.extend(_validate_control_plane_update(new.version, old.version, KUBERNETES_VERSION))
+    new_control_plane, old_control_plane = new.shoot.spec.control_plane, old.shoot.spec.control_plane
+    findings.extend(
+        access.validate_control_plane_zones_update(new_control_plane, old_control_plane, access.CONTROL_PLANE)
+    )
     switch = workers.validate_workers_switch(new, old)
     findings.extend(switch)
     if not switch:
