@@ -14,7 +14,7 @@ from typing import Final
 
 from webhook.field import SPEC, FieldPath
 from webhook.models.core import Shoot, ShootMachineImage, Worker
-from webhook.versions import Version, find_version, normalize_version
+from webhook.versions import Constraint, Version, find_version, normalize_version
 
 WORKERS: Final = SPEC.child("provider", "workers")
 KUBERNETES_VERSION: Final = SPEC.child("kubernetes", "version")
@@ -44,6 +44,15 @@ def find_worker(workers: Sequence[Worker], name: str) -> Worker | None:
 def normalized(text: str) -> Version | None:
     """`text` after Gardener's CompareVersions normalisation, parsed; None when it does not parse."""
     return find_version(normalize_version(text))
+
+
+def satisfies(version: str | None, constraint: Constraint, *, normalise: bool = False) -> bool:
+    """Whether `version` parses (after Gardener's CompareVersions normalisation when `normalise`) and satisfies
+    `constraint` (gardener Constraints.CheckVersion); false while unknown or unparsable, as Gardener's error paths."""
+    if not version:
+        return False
+    parsed = normalized(version) if normalise else find_version(version)
+    return parsed is not None and constraint.allows(parsed)
 
 
 def image_label(image: ShootMachineImage | None) -> str:

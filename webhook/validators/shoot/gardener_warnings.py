@@ -30,8 +30,8 @@ from typing import Final
 
 from webhook.field import ROOT, FieldPath, Finding, Mode, Rule
 from webhook.models.core import CredentialsRotation, KubeAPIServerConfig, Shoot, ShootCredentialsRotation
-from webhook.validators.shoot.effective import Effective, normalized
-from webhook.versions import Constraint, find_version, parse_constraint
+from webhook.validators.shoot.effective import Effective, satisfies
+from webhook.versions import parse_constraint
 
 _GW: Final = "gardener/gardener pkg/api/core/shoot/warnings.go"
 
@@ -272,15 +272,6 @@ def _warn_rotations_incomplete(shoot: Shoot, interval: timedelta, now: datetime)
 # ------------------------------------------------------------------------------------------------ deprecated fields
 
 
-def _satisfies(version: str | None, constraint: Constraint, *, normalise: bool = False) -> bool:
-    """Whether `version` parses (after Gardener's CompareVersions normalisation when `normalise`) and satisfies
-    `constraint`; False when unknown or unparseable, as Gardener's error paths."""
-    if not version:
-        return False
-    parsed = normalized(version) if normalise else find_version(version)
-    return parsed is not None and constraint.allows(parsed)
-
-
 def _warn_if(rule: Rule, condition: bool, text: str) -> list[Finding]:
     """One warning of `rule` reading `text` when `condition` holds."""
     return [rule.forbidden(ROOT, text)] if condition else []
@@ -305,13 +296,13 @@ def _warn_max_empty_bulk_delete(shoot: Shoot, version: str | None) -> list[Findi
     """Only below Kubernetes 1.33 (Gardener's static validation forbids the field from 1.33 on)."""
     autoscaler = shoot.spec.kubernetes.cluster_autoscaler
     is_set = autoscaler is not None and autoscaler.max_empty_bulk_delete is not None
-    return _warn_if(SH_GW_006, is_set and _satisfies(version, _LT_133, normalise=True), _MAX_EMPTY_BULK_DELETE)
+    return _warn_if(SH_GW_006, is_set and satisfies(version, _LT_133, normalise=True), _MAX_EMPTY_BULK_DELETE)
 
 
 @SH_GW_007.check
 def _warn_cloud_profile_name(shoot: Shoot, version: str | None) -> list[Finding]:
     is_set = bool(shoot.spec.cloud_profile_name)
-    return _warn_if(SH_GW_007, is_set and _satisfies(version, _GE_133), _CLOUD_PROFILE_NAME)
+    return _warn_if(SH_GW_007, is_set and satisfies(version, _GE_133), _CLOUD_PROFILE_NAME)
 
 
 @SH_GW_008.check
@@ -332,7 +323,7 @@ def _warn_ipvs(shoot: Shoot, version: str | None, old: Shoot | None) -> list[Fin
     """IPVS mode: in use from Kubernetes 1.35, else newly switched to on UPDATE."""
     if not _is_ipvs(shoot):
         return []
-    if _satisfies(version, _GE_135):
+    if satisfies(version, _GE_135):
         return [SH_GW_009.forbidden(ROOT, _IPVS_IN_USE)]
     return _warn_if(SH_GW_009, old is not None and not _is_ipvs(old), _IPVS_SWITCHED)
 

@@ -25,10 +25,11 @@ from webhook.validators.shoot.effective import (
     Effective,
     is_in_place,
     normalized,
+    satisfies,
     worker_path,
 )
 from webhook.validators.shoot.lookup import PROFILE_KINDS
-from webhook.versions import Constraint, Version, find_version, parse_constraint
+from webhook.versions import Version, parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 
@@ -86,14 +87,6 @@ class StaticContext:
     cri_unsupported_images: frozenset[str] = frozenset()
     namespace: str = ""
     accepted_issuers_as_stored: bool = False
-
-
-def _at_least(version: str | None, constraint: Constraint) -> bool:
-    """Whether `version` parses and satisfies `constraint` (gardener Constraints.CheckVersion; false on errors)."""
-    if not version:
-        return False
-    parsed = find_version(version)
-    return parsed is not None and constraint.allows(parsed)
 
 
 # ------------------------------------------------------------------------------------------------ entry points
@@ -259,7 +252,7 @@ def _validate_profile_reference(shoot: Shoot, version: str | None, path: FieldPa
     Source: gardener shoot.go ValidateCloudProfileReference; pkg/utils/gardener SyncCloudProfileFields.
     """
     findings: list[Finding] = []
-    if _at_least(version, _GE_134) and shoot.spec.cloud_profile_name:
+    if satisfies(version, _GE_134) and shoot.spec.cloud_profile_name:
         detail = (
             "for Kubernetes version >= 1.34, cloudProfileName field is no longer supported, "
             "use spec.cloudProfile.name instead"
@@ -299,7 +292,7 @@ def _validate_bindings(shoot: Shoot, version: str | None, path: FieldPath) -> li
     elif secret and credentials:
         detail = "is incompatible with credentialsBindingName"
         findings.append(SH_VER_003.forbidden(path.child("secretBindingName"), detail))
-    if secret and _at_least(version, _GE_134):
+    if secret and satisfies(version, _GE_134):
         findings.append(
             SH_VER_003.forbidden(
                 path.child("secretBindingName"),
@@ -317,7 +310,7 @@ def _validate_addons(shoot: Shoot, version: str | None, path: FieldPath) -> list
         return []
     if not shoot.spec.provider.workers:
         return [SH_VER_004.forbidden(path, "addons cannot be enabled for Workerless Shoot clusters")]
-    if _at_least(version, _GE_135):
+    if satisfies(version, _GE_135):
         return [SH_VER_004.forbidden(path, "for Kubernetes versions >= 1.35, addons field is no longer supported")]
     return []
 
