@@ -188,9 +188,12 @@ def _config_prefix(config: Path | None) -> str:
     return f"--config {config}: " if config is not None else ""
 
 
-def _live_view(kubeconfig: Path | None, in_cluster: bool, settings: Settings, config: Path | None) -> ClusterView:
+def _live_view(
+    kubeconfig: Path | None, in_cluster: bool, settings: Settings, config: Path | None, *, full_shoots: bool = False
+) -> ClusterView:
     """The live view of `cluster.sources` and, for the kinds no source names, of the cluster of `kubeconfig` (its
     current context) or, with in_cluster, of the cluster this Pod runs in. config: the --config file, for messages.
+    full_shoots: keep whole Shoots (audit judges them) rather than their summaries (serve).
 
     Raises UsageError (one line) when kinds are left without a cluster or a cluster's client cannot be set up.
     Imported here: the kubernetes client costs about half a second to import, which `review` never needs.
@@ -222,7 +225,12 @@ def _live_view(kubeconfig: Path | None, in_cluster: bool, settings: Settings, co
         for built in sources:
             built.client.close()
         raise
-    return LiveView(sources, resync_seconds=cluster.resync_seconds, max_staleness_seconds=cluster.max_staleness_seconds)
+    return LiveView(
+        sources,
+        resync_seconds=cluster.resync_seconds,
+        max_staleness_seconds=cluster.max_staleness_seconds,
+        full_shoots=full_shoots,
+    )
 
 
 def _cluster_client(kubeconfig: Path | None, context: str | None, where: str) -> ApiClient:
@@ -350,7 +358,7 @@ def _apply_reports(client: ApiClient, reports: Sequence[PolicyReport]) -> bool:
 
 async def _audit_live(args: argparse.Namespace, settings: Settings, now: datetime, audit_view: Any) -> Any:
     """Start a live view, wait (at most --sync-timeout seconds) until it has listed every kind, audit, stop."""
-    view: Any = _live_view(args.kubeconfig, args.in_cluster, settings, args.config)
+    view: Any = _live_view(args.kubeconfig, args.in_cluster, settings, args.config, full_shoots=True)
     await view.start()
     try:
         deadline = asyncio.get_running_loop().time() + args.sync_timeout

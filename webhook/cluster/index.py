@@ -2,7 +2,9 @@
 
 Every question of `ClusterView` is answered by dictionary look-ups maintained per event (`upsert`, `delete`,
 `replace`), so a look-up costs the same with 10 or 10 000 Shoots. Objects are stored decoded; CloudProfiles and
-NamespacedCloudProfiles also defaulted, as the API server would have.
+NamespacedCloudProfiles also defaulted, as the API server would have. A Shoot upserted as the `ShootSummary` of the
+fields the in-use questions read (webhook.models.summary) is kept as a `ShootRecord` (metadata and profile) plus
+its in-use entries; a full `Shoot` (the audit's live view) is kept whole.
 Not thread-safe by design: the live view applies events on the event loop only.
 
 The in-use indexes (REF-* rules) hold keys, never copies: a Shoot without a deletionTimestamp is entered under
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final, TypeVar
 
 from webhook.cluster.view import (
@@ -42,6 +45,7 @@ from webhook.models.components import (
 )
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile
+from webhook.models.summary import ShootSummary
 from webhook.versions import find_version
 
 Key = tuple[str, str]  # (namespace, name)
@@ -49,12 +53,41 @@ Key = tuple[str, str]  # (namespace, name)
 CORE_GROUP: Final = "core.gardener.cloud"
 _GARDENER_INFO_KEY: Final = (GARDENER_SYSTEM_PUBLIC_NAMESPACE, GARDENER_INFO_NAME)
 
-Tracked = CloudProfile | NamespacedCloudProfile | Shoot | Deployment | Seed | ConfigMap
+Tracked = CloudProfile | NamespacedCloudProfile | Shoot | ShootSummary | Deployment | Seed | ConfigMap
 K = TypeVar("K", bound=Hashable)
 M = TypeVar("M", bound=Hashable)
 
 
-def _profile_key_of(shoot: Shoot) -> ProfileKey | None:
+@dataclass(frozen=True, slots=True)
+class RecordMeta:
+    """The metadata of a Shoot the index keeps as a record: name, namespace, deletionTimestamp (aware UTC or None)."""
+
+    name: str
+    namespace: str
+    deletion_timestamp: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ShootRecord:
+    """What the index keeps of a Shoot upserted as a `ShootSummary`: its metadata and profile reference.
+
+    The rest of what the in-use questions need is in its `_Usage`. A few hundred bytes, where the pydantic summary it
+    is made from takes about 10 KiB with five worker pools (bench/inuse.py: 10 000 Shoots).
+    """
+
+    metadata: RecordMeta
+    profile: ProfileKey | None
+
+    @classmethod
+    def of(cls, shoot: ShootSummary) -> ShootRecord:
+        meta = shoot.metadata
+        return cls(RecordMeta(meta.name, meta.namespace, meta.deletion_timestamp), _profile_key_of(shoot))
+
+
+StoredShoot = Shoot | ShootRecord  # full Shoots where a view keeps them (audit), else records
+
+
+def _profile_key_of(shoot: Shoot | ShootSummary) -> ProfileKey | None:
     ref = shoot.profile_reference()
     if ref is None:
         return None
@@ -78,7 +111,7 @@ class _Usage:
     minimum_total: int
 
     @classmethod
-    def of(cls, key: ObjectKey, shoot: Shoot) -> _Usage | None:
+    def of(cls, key: ObjectKey, shoot: Shoot | ShootSummary) -> _Usage | None:
         profile = _profile_key_of(shoot)
         if profile is None or shoot.metadata.deletion_timestamp is not None:
             return None
@@ -116,7 +149,7 @@ class ClusterIndex:
         self._cloud_profiles: dict[str, CloudProfile] = {}
         self._namespaced: dict[Key, NamespacedCloudProfile] = {}
         self._namespaced_by_parent: dict[str, dict[Key, NamespacedCloudProfile]] = {}
-        self._shoots: dict[Key, Shoot] = {}
+        self._shoots: dict[Key, StoredShoot] = {}
         self._shoots_by_profile: dict[ProfileKey, set[ObjectKey]] = {}  # every Shoot, deleting ones too
         # In-use indexes: Shoots without deletionTimestamp only.
         self._usage: dict[ObjectKey, _Usage] = {}
@@ -174,14 +207,15 @@ class ClusterIndex:
         kind: "CloudProfile", "NamespacedCloudProfile", "Shoot", "Deployment", "Seed" or "ConfigMap"; objects of another
         kind are a programming error (TypeError). Costs one upsert per object plus one delete per vanished object.
         """
-        model = {
+        models: dict[str, type | tuple[type, ...]] = {
             CLOUD_PROFILE: CloudProfile,
             NAMESPACED_CLOUD_PROFILE: NamespacedCloudProfile,
-            "Shoot": Shoot,
+            "Shoot": (Shoot, ShootSummary),
             DEPLOYMENT: Deployment,
             SEED: Seed,
             CONFIG_MAP: ConfigMap,
-        }[kind]
+        }
+        model = models[kind]
         fresh = list(objects)
         for obj in fresh:
             if not isinstance(obj, model):
@@ -233,10 +267,10 @@ class ClusterIndex:
             if not same_role:
                 self._components_by_role.pop(role, None)
 
-    def _add_shoot(self, shoot: Shoot) -> None:
+    def _add_shoot(self, shoot: Shoot | ShootSummary) -> None:
         key = ObjectKey(shoot.metadata.namespace, shoot.metadata.name)
         self._remove_shoot(key)
-        self._shoots[key] = shoot
+        self._shoots[key] = shoot if isinstance(shoot, Shoot) else ShootRecord.of(shoot)
         profile = _profile_key_of(shoot)
         if profile is not None:
             _add(self._shoots_by_profile, profile, key)
@@ -256,7 +290,7 @@ class ClusterIndex:
         old = self._shoots.pop(key, None)
         if old is None:
             return
-        profile = _profile_key_of(old)
+        profile = old.profile if isinstance(old, ShootRecord) else _profile_key_of(old)
         if profile is not None:
             _discard(self._shoots_by_profile, profile, key)
         usage = self._usage.pop(key, None)
@@ -286,7 +320,10 @@ class ClusterIndex:
         children = self._namespaced_by_parent.get(parent, {})
         return tuple(children[k] for k in sorted(children))
 
-    def shoots_of_profile(self, kind: str, name: str, namespace: str = "") -> Sequence[Shoot]:
+    def shoots_of_profile(self, kind: str, name: str, namespace: str = "") -> Sequence[StoredShoot]:
+        """Shoots referencing the (Namespaced)CloudProfile `kind/name` (NamespacedCloudProfile: in `namespace`), as
+        stored (records, or whole Shoots in the audit's view), deleting ones too; legacy `cloudProfileName` counts as
+        kind CloudProfile; ordered by namespace/name. For logs and tests: no rule asks it."""
         profile = ProfileKey(kind, namespace if kind == NAMESPACED_CLOUD_PROFILE else "", name)
         return tuple(self._shoots[k] for k in sorted(self._shoots_by_profile.get(profile, ())))
 
@@ -322,10 +359,12 @@ class ClusterIndex:
         versions = self._gardenlets
         return tuple(ComponentVersion(name, versions[name]) for name in sorted(versions) if versions[name])
 
-    def objects(self) -> Iterator[CloudProfile | NamespacedCloudProfile | Shoot]:
+    def objects(self) -> Iterator[CloudProfile | NamespacedCloudProfile | StoredShoot]:
         """Every stored CloudProfile, NamespacedCloudProfile and Shoot, in that order, each kind by key (for audit).
 
-        Deployments, Seeds and the gardener-info ConfigMap are kept only as the versions they carry.
+        Shoots as stored: full `Shoot`s where they were upserted as such (a live view built with
+        `full_shoots=True`), else `ShootRecord`s. Deployments, Seeds and the gardener-info ConfigMap are kept only as the
+        versions they carry.
         """
         for name in sorted(self._cloud_profiles):
             yield self._cloud_profiles[name]

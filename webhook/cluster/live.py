@@ -39,6 +39,7 @@ Sources: those of `reflector`; the slice length is measured by bench/relist.py.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
 import threading
@@ -77,6 +78,7 @@ from webhook.models.components import (
     Seed,
 )
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.summary import ShootSummary
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +99,7 @@ class LiveViewError(Exception):
 RESOURCES: Final = (
     Resource("CloudProfile", "cloudprofiles", CloudProfile),
     Resource("NamespacedCloudProfile", "namespacedcloudprofiles", NamespacedCloudProfile),
-    Resource("Shoot", "shoots", Shoot),
+    Resource("Shoot", "shoots", ShootSummary),  # the fields the in-use questions read; see `full_shoots`
     Resource("Seed", "seeds", Seed),
     Resource(
         "Deployment", "deployments", Deployment, group="apps", version="v1", namespace=GARDEN_NAMESPACE,
@@ -209,8 +211,10 @@ class LiveView(ClusterIndex):
     relist (`cluster.resyncSeconds`, seconds). max_staleness_seconds: age of a kind's last confirmation beyond which
     `known` says no (`cluster.maxStalenessSeconds`, seconds). backoff: retry delays. list_page_size: objects per list
     request. watch_timeout_seconds: each watch lasts [t, 2t) s at most (None: `watch_timeout_for` the staleness
-    bound). stop_timeout_seconds: how long `stop` waits for the threads. Call `start` on the event loop that serves
-    requests and `stop` on the same loop.
+    bound). stop_timeout_seconds: how long `stop` waits for the threads. full_shoots: keep every Shoot whole (the
+    `Shoot` model, for `audit`, which judges the stored Shoots) instead of its `ShootSummary` (the server, which only
+    asks in-use questions: a few hundred bytes per Shoot instead of several kilobytes). Call `start` on the event
+    loop that serves requests and `stop` on the same loop.
     """
 
     def __init__(
@@ -223,8 +227,12 @@ class LiveView(ClusterIndex):
         list_page_size: int = LIST_PAGE_SIZE,
         watch_timeout_seconds: int | None = None,
         stop_timeout_seconds: float = STOP_TIMEOUT_SECONDS,
+        full_shoots: bool = False,
     ) -> None:
         super().__init__()
+        self._resources = tuple(
+            dataclasses.replace(r, model=Shoot) if full_shoots and r.kind == "Shoot" else r for r in RESOURCES
+        )
         self._sources = tuple(sources)
         self._source_of = _source_of_each_kind(self._sources)
         self._resync_seconds = resync_seconds
@@ -286,7 +294,7 @@ class LiveView(ClusterIndex):
             raise RuntimeError("LiveView already started")
         loop = self._loop = asyncio.get_running_loop()
         apis = {id(source): CustomObjectsApi(source.client) for source in self._sources}
-        for resource in RESOURCES:
+        for resource in self._resources:
             source = self._source_of[resource.kind]
             reflector = Reflector(
                 resource,

@@ -60,6 +60,7 @@ from pydantic import ValidationError
 from webhook.cluster.index import CORE_GROUP
 from webhook.models.components import ConfigMap, Deployment, Seed
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.summary import ShootSummary
 
 # The reflectors are the live view's threads and log under its name, as they did before they had a module of their
 # own: operators filter and alert on "webhook.cluster.live".
@@ -76,7 +77,7 @@ LIST_READ_TIMEOUT_SECONDS: Final = 60.0  # longest silence while a list page arr
 WATCH_READ_GRACE_SECONDS: Final = 30.0  # silence beyond timeoutSeconds means the connection is dead
 EMPTY_WATCH_SECONDS: Final = 1.0  # a watch that ends this soon without any event counts as a failure
 
-Tracked = CloudProfile | NamespacedCloudProfile | Shoot | Deployment | Seed | ConfigMap
+Tracked = CloudProfile | NamespacedCloudProfile | Shoot | ShootSummary | Deployment | Seed | ConfigMap
 Key = tuple[str, str]  # (namespace or "", name)
 
 

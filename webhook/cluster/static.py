@@ -1,6 +1,7 @@
 """StaticView: the cluster view built from `--context` files (a snapshot; no cluster needed).
 
-Objects of kinds the view does not track are ignored, so a whole `kubectl get -o yaml` dump can be passed. Tracked:
+Objects of kinds the view does not track are ignored, so a whole `kubectl get -o yaml` dump can be passed; Shoots are
+decoded whole (a malformed one is refused) and kept as their `ShootSummary`. Tracked:
 CloudProfiles, NamespacedCloudProfiles, Shoots and Seeds (core.gardener.cloud), Deployments (apps; the index keeps
 only Gardener control-plane components) and ConfigMaps (v1; the index keeps only gardener-info).
 """
@@ -18,6 +19,7 @@ from webhook.cluster.view import require_tracked
 from webhook.documents import DocumentError, read_objects
 from webhook.models.components import ConfigMap, Deployment, Seed
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.summary import ShootSummary
 
 _TRACKED: Final[dict[tuple[str, str], type[BaseModel]]] = {  # (API group, kind) -> model
     (CORE_GROUP, "CloudProfile"): CloudProfile,
@@ -80,6 +82,9 @@ class StaticView(ClusterIndex):
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"])
             raise ContextError(f"{where} ({raw.get('kind')}): {loc}: {first['msg']}") from None
+        if isinstance(obj, Shoot):
+            # Decoded whole, so a malformed Shoot is refused as context as before; kept as its summary (memory).
+            obj = ShootSummary.model_validate(raw, by_alias=True)
         self.upsert(obj)  # type: ignore[arg-type]
         return True
 

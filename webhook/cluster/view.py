@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple, Protocol
 
-from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.core import CloudProfile, NamespacedCloudProfile
 
 CLOUD_PROFILE: Final = "CloudProfile"
 NAMESPACED_CLOUD_PROFILE: Final = "NamespacedCloudProfile"
@@ -101,14 +101,6 @@ class ClusterView(Protocol):
 
     def namespaced_profiles_of(self, parent: str) -> Sequence[NamespacedCloudProfile]:
         """NamespacedCloudProfiles whose `spec.parent` is CloudProfile `parent`, ordered by namespace/name."""
-        ...
-
-    def shoots_of_profile(self, kind: str, name: str, namespace: str = "") -> Sequence[Shoot]:
-        """Shoots referencing the (Namespaced)CloudProfile `kind/name` (NamespacedCloudProfile: in `namespace`).
-
-        A CloudProfile's list holds only direct references; legacy `cloudProfileName` counts as kind
-        CloudProfile. Ordered by namespace/name.
-        """
         ...
 
     # In-use questions (REF-*). They count only Shoots without a deletionTimestamp, answer from indexes kept per

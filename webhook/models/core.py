@@ -840,9 +840,14 @@ class Shoot(KubernetesObject):
 
     def profile_reference(self) -> CloudProfileReference | None:
         """The referenced (Namespaced)CloudProfile; legacy `cloudProfileName` and a missing kind mean CloudProfile."""
-        ref = self.spec.cloud_profile
-        if ref is not None and ref.name:
-            return CloudProfileReference(kind=ref.kind or "CloudProfile", name=ref.name)
-        if self.spec.cloud_profile_name:
-            return CloudProfileReference(kind="CloudProfile", name=self.spec.cloud_profile_name)
-        return None
+        return reference_of(self.spec.cloud_profile, self.spec.cloud_profile_name)
+
+
+def reference_of(ref: CloudProfileReference | None, legacy_name: str | None) -> CloudProfileReference | None:
+    """A Shoot's profile reference from `spec.cloudProfile` and the legacy `spec.cloudProfileName`: the former when it
+    names a profile (kind defaulting to CloudProfile), else a CloudProfile of the legacy name, else None."""
+    if ref is not None and ref.name:
+        return CloudProfileReference(kind=ref.kind or "CloudProfile", name=ref.name)
+    if legacy_name:
+        return CloudProfileReference(kind="CloudProfile", name=legacy_name)
+    return None
