@@ -31,13 +31,32 @@ MAX_BACKLOG = 500  # open loop: unanswered requests per client process before sc
 GRACE_SECONDS = 5.0  # open loop: how long unanswered requests may still finish after the run
 START_SECONDS = 2.0  # time given to spawned client processes to import before they start together
 
+# One body, or a stream of bodies sent in turn (each connection cycles through them).
 _LUA = """
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-local f = io.open(os.getenv("BENCH_BODY"), "rb")
-wrk.body = f:read("*a")
-f:close()
+local count = tonumber(os.getenv("BENCH_BODIES"))
+local bodies = {}
+for i = 1, count do
+  local f = io.open(os.getenv("BENCH_BODY") .. "." .. i, "rb")
+  bodies[i] = f:read("*a")
+  f:close()
+end
+wrk.body = bodies[1]
+local n = 0
+if count > 1 then
+  request = function()
+    n = n % count + 1
+    return wrk.format(nil, nil, nil, bodies[n])
+  end
+end
 """
+
+Bodies = bytes | Sequence[bytes]  # one AdmissionReview body, or a stream sent in turn
+
+
+def bodies_of(body: Bodies) -> list[bytes]:
+    return [body] if isinstance(body, bytes) else list(body)
 
 
 @dataclass
@@ -98,16 +117,18 @@ def _seconds(text: str) -> float:
     return float(match[1]) * _UNITS[match[2]]
 
 
-def run_wrk(url: str, body: bytes, *, connections: int, duration: float, cpus: set[int] | None) -> Result:
-    """One wrk run (1 thread); raises RuntimeError when wrk fails."""
+def run_wrk(url: str, body: Bodies, *, connections: int, duration: float, cpus: set[int] | None) -> Result:
+    """One wrk run (1 thread); a stream of bodies is sent in turn. Raises RuntimeError when wrk fails."""
     wrk = wrk_path()
     assert wrk is not None
+    bodies = bodies_of(body)
     with tempfile.TemporaryDirectory() as tmp:
         body_file, script = Path(tmp) / "body.json", Path(tmp) / "post.lua"
-        body_file.write_bytes(body)
+        for i, one in enumerate(bodies, 1):
+            Path(f"{body_file}.{i}").write_bytes(one)
         script.write_text(_LUA)
         command = [wrk, "-t1", f"-c{connections}", f"-d{max(1, round(duration))}s", "--latency", "-s", str(script), url]
-        env = {**os.environ, "BENCH_BODY": str(body_file)}
+        env = {**os.environ, "BENCH_BODY": str(body_file), "BENCH_BODIES": str(len(bodies))}
         started = os.times()
         done = subprocess.run(command, env=env, capture_output=True, text=True, preexec_fn=_pin(cpus), check=False)
         ended = os.times()
@@ -304,7 +325,7 @@ def _in_processes(
 def closed_loop(
     url: str,
     ca: str,
-    body: bytes,
+    body: Bodies,
     *,
     processes: int,
     connections: int,
@@ -317,8 +338,8 @@ def closed_loop(
         cpus,
         url,
         ca,
-        [(body, "application/json", uid)],
-        [1],
+        [(one, "application/json", uid) for one in bodies_of(body)],
+        [1] * len(bodies_of(body)),
         connections=connections,
         duration=duration,
         rate=None,
@@ -329,7 +350,7 @@ def closed_loop(
 def open_loop(
     url: str,
     ca: str,
-    body: bytes,
+    body: Bodies,
     *,
     rate: float,
     processes: int,
@@ -342,8 +363,8 @@ def open_loop(
         cpus,
         url,
         ca,
-        [(body, "application/json", "bench")],
-        [1],
+        [(one, "application/json", "bench") for one in bodies_of(body)],
+        [1] * len(bodies_of(body)),
         connections=connections,
         duration=duration,
         rate=rate,

@@ -1,21 +1,24 @@
 """Realistic AdmissionReviews for `bench/run.py` (make bench): what a Gardener landscape sends every day.
 
-- `cloud_profile_update()`: a GitOps re-apply of a provider CloudProfile that adds one Kubernetes patch and one
-  image version and deprecates their predecessors; 35 Kubernetes versions (7 minors x 5 patches), 4 machine images
+- `cloud_profile_stream()`: 40 GitOps UPDATEs of a provider CloudProfile in turn, each adding one image version to
+  the previous revision; `cloud_profile_reapplied()`: the stored profile re-applied unchanged (object == oldObject);
+  `cloud_profile_update()`: one UPDATE that adds a Kubernetes patch and an image version and deprecates their
+  predecessors. The profile (107 KiB) has 35 Kubernetes versions (7 minors x 5 patches), 4 machine images
   x 50 versions (with CRI, architectures and update strategies), 60 machine types, 3 regions x 3 zones, sent with
   its old object and the metadata the API server adds (uid, resourceVersion, managedFields).
 - `shoot_create()`: a Shoot with 5 worker pools (3 images, 2 architectures, zones, volumes) against that profile.
 - `osc_create()`: an OperatingSystemConfig (reconcile) with 20 units and 20 files, kubelet config included.
 - `bad_inputs()`: the bad-input load mix: denied objects and malformed bodies (400/415 at the HTTP layer).
 `context_objects()` is the static cluster view the server is started with: the stored (old) profile and a few
-Shoots on it. Every payload is judged once by `check()` before the load starts, so the figures are for the
-answers they are meant to be (allowed, denied, 400).
+Shoots on it. `judged()` judges every body once in-process before the load starts, and the bench prints what it
+answered, so the figures are known to be for the answers they are meant to be (all these are allowed).
 """
 
 from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -319,6 +322,33 @@ def cloud_profile_update() -> bytes:
     return review(new, old, "UPDATE")
 
 
+def cloud_profile_stream(count: int = 40) -> list[bytes]:
+    """A GitOps stream of CloudProfile UPDATEs: each adds one machine image version (a preview gardenlinux release)
+    to the previous revision, so no two requests are alike and each changes one entry of a 107 KiB profile."""
+
+    def revision(added: int) -> dict[str, Any]:
+        profile = cloud_profile()
+        profile["metadata"]["generation"] += added
+        for k in range(added):
+            profile["spec"]["machineImages"][0]["versions"].insert(
+                0,
+                {
+                    "version": f"1460.{k}.0",
+                    "classification": "preview",
+                    "cri": [{"name": "containerd", "containerRuntimes": [{"type": "gvisor"}]}],
+                    "architectures": ["amd64", "arm64"],
+                },
+            )
+        return profile
+
+    return [review(revision(i + 1), revision(i), "UPDATE", uid=f"bench-{i}") for i in range(count)]
+
+
+def cloud_profile_reapplied() -> bytes:
+    """The stored CloudProfile re-applied unchanged (a GitOps controller's periodic apply): object == oldObject."""
+    return review(cloud_profile(), cloud_profile(), "UPDATE")
+
+
 def shoot_create() -> bytes:
     return review(shoot(), None, "CREATE")
 
@@ -327,7 +357,27 @@ def osc_create() -> bytes:
     return review(osc(), None, "CREATE")
 
 
-PAYLOADS: Final = {"CloudProfile UPDATE": cloud_profile_update, "Shoot CREATE": shoot_create, "OSC CREATE": osc_create}
+# name -> one body, or a stream of bodies sent in turn
+PAYLOADS: Final[dict[str, Callable[[], bytes | list[bytes]]]] = {
+    "Shoot CREATE": shoot_create,
+    "CloudProfile UPDATE stream": cloud_profile_stream,
+    "CloudProfile re-applied": cloud_profile_reapplied,
+    "OSC CREATE": osc_create,
+}
+
+
+def judged(bodies: list[bytes]) -> str:
+    """What gardener-webhook answers to `bodies` against the bench's cluster view, e.g. "40 allowed (5 warnings)"."""
+    from webhook.admission import judge
+    from webhook.cluster.static import StaticView
+    from webhook.settings import Settings
+
+    view, settings, now = StaticView.from_objects(context_objects()), Settings(), datetime.now(UTC)
+    outcomes = [judge(body, view=view, settings=settings, now=now) for body in bodies]
+    allowed = sum(o.allowed for o in outcomes)
+    warnings = {len(o.warnings) for o in outcomes}
+    text = f"{allowed} allowed" if allowed == len(outcomes) else f"{allowed} of {len(outcomes)} allowed"
+    return text + f" ({'/'.join(str(w) for w in sorted(warnings))} warnings)"
 
 
 def context_objects() -> list[dict[str, Any]]:

@@ -10,8 +10,9 @@ servers run on the first core and the load generator on the second (os.sched_set
 Load: `wrk` (1 thread, keep-alive connections) when installed, else `--client-processes` aiohttp client
 processes. Phases:
 1. Throughput: per payload, each server in turn, 1 s warm-up then `--seconds` of closed-loop load: requests/s,
-   p50/p99 latency, server CPU seconds per 1 000 requests, and the ratio gardener-webhook / ceiling.
-2. Fixed rate: the same payloads at half the ceiling's requests/s (open loop, aiohttp clients): p50/p99.
+   p50/p99 latency, server CPU ms per request, and the ratio gardener-webhook / ceiling.
+2. Fixed rate: each payload at 25, 50 and 75 % of gardener-webhook's own closed-loop requests/s (open loop,
+   aiohttp clients): p50/p99 and CPU ms per request.
 3. Workers: `serve --workers 2` (both cores, shared with the load generator) against the 1-worker figure.
 4. Bad input: a fresh 1-worker server gets a weighted mix of valid, denied and malformed requests for
    `--bad-seconds`; every answer is checked (200 with a well-formed AdmissionReview and no status.code 500, or
@@ -221,7 +222,7 @@ def _table(title: str, header: Sequence[str], rows: list[list[str]]) -> None:
         print(_row(r, widths))
 
 
-def _cpu_per_1000(cpu: float, requests: int) -> str:
+def _cpu_ms_per_request(cpu: float, requests: int) -> str:
     return f"{cpu / requests * 1000:.3f}" if requests else "n/a"
 
 
@@ -260,7 +261,11 @@ def main() -> int:
             f"{args.seconds:g} s per run"
         )
         for name, body in bench.bodies.items():
-            print(f"  {name}: {len(body) / 1024:.1f} KiB")
+            bodies = load.bodies_of(body)
+            sizes = f"{len(bodies[0]) / 1024:.1f} KiB" + (
+                f" each, {len(bodies)} requests in turn" if len(bodies) > 1 else ""
+            )
+            print(f"  {name}: {sizes}; {payloads.judged(bodies)}")
         ceiling, webhook = bench.ceiling(), bench.webhook(cpus=bench.server_cpus)
         throughput: dict[tuple[str, str], tuple[load.Result, float]] = {}
         try:
@@ -281,13 +286,13 @@ def main() -> int:
                             f"{result.rate:.0f}",
                             _ms(result.percentile(0.5)),
                             _ms(result.percentile(0.99)),
-                            _cpu_per_1000(cpu, result.requests),
+                            _cpu_ms_per_request(cpu, result.requests),
                             ratio,
                         ]
                     )
             _table(
                 "Throughput (closed loop, one worker on one core)",
-                ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"],
+                ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "ratio"],
                 rows,
             )
             for (name, server_name), (result, _cpu) in throughput.items():
@@ -300,39 +305,30 @@ def main() -> int:
                 rows = []
                 overloaded: list[str] = []
                 for name, body in bench.bodies.items():
-                    rate = throughput[(name, "ceiling")][0].rate / 2
-                    fixed = {
-                        server.name: bench.fixed(server, body, rate, args.seconds) for server in (ceiling, webhook)
-                    }
-                    base_cpu = fixed["ceiling"][1] / max(1, fixed["ceiling"][0].requests)
-                    for server in (webhook, ceiling):
-                        result, cpu = fixed[server.name]
-                        label = "gardener-webhook" if server is webhook else "ceiling"
-                        own = cpu / max(1, result.requests)
-                        ratio = f"{base_cpu / own:.2f}" if server is webhook and own else ""
+                    capacity = throughput[(name, "webhook-1")][0].rate
+                    for share in (0.25, 0.5, 0.75):
+                        result, cpu = bench.fixed(webhook, body, capacity * share, args.seconds)
                         rows.append(
                             [
                                 name,
-                                label,
+                                f"{share:.0%}",
                                 f"{result.rate:.0f}",
                                 _ms(result.percentile(0.5)),
                                 _ms(result.percentile(0.99)),
-                                _cpu_per_1000(cpu, result.requests),
-                                ratio,
+                                _cpu_ms_per_request(cpu, result.requests),
                             ]
                         )
                         if result.errors or set(result.statuses) - {200}:
                             print(
-                                f"  note: {name} / {server.name}: {result.errors} errors, statuses {dict(result.statuses)}"
+                                f"  note: {name} at {share:.0%}: {result.errors} errors, statuses {dict(result.statuses)}"
                             )
                         if result.missed:
-                            label = "gardener-webhook" if server is webhook else "ceiling"
                             overloaded.append(
-                                f"{name} / {label}: {result.missed} of {result.missed + result.requests} requests not sent"
+                                f"{name} at {share:.0%}: {result.missed} of {result.missed + result.requests} requests not sent"
                             )
                 _table(
-                    "Fixed rate: half the ceiling's req/s (open loop, aiohttp clients; ratio = ceiling CPU / webhook CPU)",
-                    ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"],
+                    "Fixed rate: 25/50/75 % of gardener-webhook's own closed-loop req/s (open loop, aiohttp clients)",
+                    ["payload", "load", "req/s", "p50 ms", "p99 ms", "CPU ms/req"],
                     rows,
                 )
                 for line in overloaded:
@@ -357,7 +353,7 @@ def main() -> int:
                             f"{result.rate:.0f}",
                             _ms(result.percentile(0.5)),
                             _ms(result.percentile(0.99)),
-                            _cpu_per_1000(cpu, result.requests),
+                            _cpu_ms_per_request(cpu, result.requests),
                             f"{result.rate / one:.2f}",
                         ]
                     )
@@ -365,7 +361,7 @@ def main() -> int:
                 two.stop()
             _table(
                 "Workers: serve --workers 2 on both cores (load generator unpinned) vs one worker; ratio = 2 workers / 1",
-                ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU s/1000", "ratio"],
+                ["payload", "server", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "ratio"],
                 rows,
             )
 

@@ -14,19 +14,23 @@ Contract: DESIGN.md §2–3.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import traceback
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Final, Literal
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic_core import from_json
 
-from webhook.cluster.view import ClusterView
+from webhook.cluster.view import KINDS, ClusterView
 from webhook.field import Finding, Verdict, rule_of_code
 from webhook.kinds import (
     CreateRequest,
@@ -38,6 +42,7 @@ from webhook.kinds import (
     decode,
     share_entries,
 )
+from webhook.models.base import parse_rfc3339
 from webhook.policy import apply_policy
 from webhook.rendering import clean_warnings, compose_denial, limit_warnings, render_line, render_warning
 from webhook.responses import API_VERSION, AdmissionResponse, AdmissionReview, allowed, denied, errored
@@ -83,7 +88,8 @@ class BadReview(ValueError):
 
 
 class _Wire(BaseModel):
-    model_config = ConfigDict(extra="ignore", alias_generator=to_camel, validate_by_name=True, frozen=True)
+    # The API's spelling only (as the fast path reads it): `old_object` is not `oldObject`.
+    model_config = ConfigDict(extra="ignore", alias_generator=to_camel, validate_by_alias=True, frozen=True)
 
 
 class _GroupVersionKind(_Wire):
@@ -116,6 +122,42 @@ class _WireReview(_Wire):
     request: _Request
 
 
+# The fast path: the same fields read with msgspec, the objects kept as the raw JSON slices the API server sent
+# (scanned, not built). Any input it does not take goes to the pydantic models above, whose errors are the contract.
+class _FastKind(msgspec.Struct):
+    group: str = ""
+    version: str = ""
+    kind: str = ""
+
+
+class _FastUser(msgspec.Struct):
+    username: str = ""
+    groups: list[str] | None = None
+
+
+class _FastRequest(msgspec.Struct, rename="camel"):
+    uid: str
+    kind: _FastKind
+    operation: Literal["CREATE", "UPDATE", "DELETE", "CONNECT"]
+    sub_resource: str = ""
+    name: str = ""
+    namespace: str = ""
+    user_info: _FastUser = msgspec.field(default_factory=_FastUser)
+    object: msgspec.Raw = msgspec.Raw()
+    old_object: msgspec.Raw = msgspec.Raw()
+    dry_run: bool | None = None
+
+
+class _FastReview(msgspec.Struct, rename="camel"):
+    api_version: str
+    kind: str
+    request: _FastRequest
+
+
+_FAST_DECODER: Final = msgspec.json.Decoder(_FastReview)
+_NULL: Final = b"null"
+
+
 @dataclass(frozen=True, slots=True)
 class Envelope:
     """Who asks what about which object: the request fields that every answer, log line and metric carries.
@@ -135,12 +177,42 @@ class Envelope:
     dry_run: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Review:
-    """A parsed AdmissionReview v1: its envelope, and the request as sent (objects raw) for `run_validator`."""
+    """A parsed AdmissionReview v1: its envelope, and the request's objects.
+
+    sub_resource: request.subResource ("" for the object itself). object_json, old_object_json: the raw JSON of
+    request.object and request.oldObject exactly as sent (None when absent or null), kept by the fast parse;
+    `objects()` parses them once, on demand. A review parsed by the pydantic fallback holds the parsed objects from
+    the start. reapplied: a 16-byte digest (BLAKE2b) of the object when an UPDATE sends it byte for byte as its
+    oldObject (a GitOps re-apply), else None.
+    """
 
     envelope: Envelope
-    request: _Request
+    sub_resource: str
+    object_json: bytes | None = None
+    old_object_json: bytes | None = None
+    reapplied: bytes | None = None
+    _parsed: tuple[object, object] | None = None
+
+    def objects(self) -> tuple[object, object]:
+        """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once.
+
+        Raises BadReview ("request body is not valid JSON") for what the full parse of the body rejects too: each
+        slice is parsed at the depth it has in the body (two levels below the root), so the nesting limit is the same.
+        """
+        if self._parsed is None:
+            self._parsed = (_parse_object(self.object_json), _parse_object(self.old_object_json))
+        return self._parsed
+
+
+def _parse_object(raw: bytes | None) -> object:
+    if raw is None:
+        return None
+    try:
+        return from_json(b"[[" + raw + b"]]")[0][0]  # the object's own depth in the body: request.object
+    except ValueError:
+        raise BadReview("request body is not valid JSON") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +250,59 @@ class Outcome:
 
 
 def parse_review(body: bytes) -> Review:
-    """Parse and check an AdmissionReview v1 (the only parse of the body); raises BadReview with a short reason."""
+    """Parse and check an AdmissionReview v1 (the only parse of the body); raises BadReview with a short reason.
+
+    The envelope is read by msgspec with the objects kept as raw JSON slices (about 0.1 ms for a 100 KiB
+    CloudProfile UPDATE, against 2 ms to build both objects as dicts); a body it does not take is parsed again by
+    the pydantic models, whose acceptance and messages are the contract (DESIGN.md §2).
+    """
+    try:
+        fast = _FAST_DECODER.decode(body)
+    except (msgspec.DecodeError, RecursionError):
+        return _parse_review_slowly(body)
+    request = fast.request
+    raw_object = bytes(request.object) or None
+    raw_old = bytes(request.old_object) or None
+    raw_object = None if raw_object == _NULL else raw_object
+    raw_old = None if raw_old == _NULL else raw_old
+    _check_review(fast.api_version, fast.kind, request.uid, request.operation, raw_object, raw_old)
+    envelope = _envelope(request, request.user_info.username, request.user_info.groups)
+    reapplied = None
+    if request.operation == "UPDATE" and raw_object == raw_old:
+        reapplied = hashlib.blake2b(raw_object or b"", digest_size=16).digest()
+    return Review(envelope, request.sub_resource, raw_object, raw_old, reapplied)
+
+
+def _envelope(request: _FastRequest | _Request, username: str, groups: Sequence[str] | None) -> Envelope:
+    return Envelope(
+        uid=request.uid,
+        group=request.kind.group,
+        kind=request.kind.kind,
+        operation=request.operation,
+        name=request.name,
+        namespace=request.namespace,
+        user=UserInfo(username, tuple(groups or ())),
+        dry_run=bool(request.dry_run),
+    )
+
+
+def _check_review(api_version: str, kind: str, uid: str, operation: str, raw_object: object, raw_old: object) -> None:
+    """The checks both parses make, in the same order; raw_object, raw_old: None when absent or null."""
+    if api_version != API_VERSION or kind != "AdmissionReview":
+        raise BadReview(f"expected apiVersion {API_VERSION} and kind AdmissionReview")
+    if not uid:
+        raise BadReview("request.uid must not be empty")
+    for name, value in (("object", raw_object), ("oldObject", raw_old)):
+        if value is not None and not (value[:1] == b"{" if isinstance(value, bytes) else isinstance(value, dict)):
+            raise BadReview(f"request.{name} must be a JSON object")
+    if operation in ("CREATE", "UPDATE") and raw_object is None:
+        raise BadReview(f"request.object is required for {operation}")
+    if operation == "UPDATE" and raw_old is None:
+        raise BadReview("request.oldObject is required for UPDATE")
+
+
+def _parse_review_slowly(body: bytes) -> Review:
+    """The pydantic parse: for bodies the fast path does not take (malformed, or types msgspec does not coerce)."""
     try:
         review = _WireReview.model_validate_json(body)
     except ValidationError as exc:
@@ -187,29 +311,10 @@ def parse_review(body: bytes) -> Review:
             raise BadReview("request body is not valid JSON") from None
         where = ".".join(str(p) for p in first["loc"]) or "body"
         raise BadReview(f"not an AdmissionReview: {where}: {first['msg']}") from None
-    if review.api_version != API_VERSION or review.kind != "AdmissionReview":
-        raise BadReview(f"expected apiVersion {API_VERSION} and kind AdmissionReview")
     request = review.request
-    if not request.uid:
-        raise BadReview("request.uid must not be empty")
-    for name, value in (("object", request.object), ("oldObject", request.old_object)):
-        if value is not None and not isinstance(value, dict):
-            raise BadReview(f"request.{name} must be a JSON object")
-    if request.operation in ("CREATE", "UPDATE") and request.object is None:
-        raise BadReview(f"request.object is required for {request.operation}")
-    if request.operation == "UPDATE" and request.old_object is None:
-        raise BadReview("request.oldObject is required for UPDATE")
-    envelope = Envelope(
-        uid=request.uid,
-        group=request.kind.group,
-        kind=request.kind.kind,
-        operation=request.operation,
-        name=request.name,
-        namespace=request.namespace,
-        user=UserInfo(request.user_info.username, tuple(request.user_info.groups or ())),
-        dry_run=bool(request.dry_run),
-    )
-    return Review(envelope, request)
+    _check_review(review.api_version, review.kind, request.uid, request.operation, request.object, request.old_object)
+    envelope = _envelope(request, request.user_info.username, request.user_info.groups)
+    return Review(envelope, request.sub_resource, _parsed=(request.object, request.old_object))
 
 
 # ----------------------------------------------------------------------------------------------- judging
@@ -274,12 +379,12 @@ def _same_metadata_and_spec(new: Any, old: Any) -> bool:
     )
 
 
-def _crashed(request: _Request, exc: BaseException) -> _Judged:
+def _crashed(envelope: Envelope, exc: BaseException) -> _Judged:
     rule = _crash_rule(exc.__traceback__)
     logger.error(
         "validator crashed",
         exc_info=exc,
-        extra={"uid": request.uid, "kind": request.kind.kind, "rule": rule, "operation": request.operation},
+        extra={"uid": envelope.uid, "kind": envelope.kind, "rule": rule, "operation": envelope.operation},
     )
     return _Judged(Verdict(), crashed_rule=rule)
 
@@ -292,11 +397,13 @@ def run_validator(
     A crash becomes `crashed_rule` (logged with the uid); a shape error becomes OBJ-DECODE-001 findings.
     On UPDATE, `previous` judges the old object as if it were created, so that `judge` can ratchet denials
     the stored object already had: re-applying a stored object never fails on what was already there.
+    Raises BadReview when the request's objects are not valid JSON (`Review.objects`).
     """
-    request, envelope = review.request, review.envelope
-    operation = Operation(request.operation)
-    if not entry.judges(operation) or request.sub_resource:
+    envelope = review.envelope
+    operation = Operation(envelope.operation)
+    if not entry.judges(operation) or review.sub_resource:
         return _Judged(Verdict())
+    raw_object, raw_old = review.objects()
     # The RequestInfo fields every typed request carries besides its objects.
     info: dict[str, Any] = {
         "uid": envelope.uid,
@@ -305,11 +412,11 @@ def run_validator(
         "namespace": envelope.namespace,
         "user": envelope.user,
         "dry_run": envelope.dry_run,
-        "sub_resource": request.sub_resource,
+        "sub_resource": review.sub_resource,
     }
     create = entry.create
     try:
-        new, new_errors, old, old_errors = _decode_pair(entry, request.object, request.old_object)
+        new, new_errors, old, old_errors = _decode_pair(entry, raw_object, raw_old)
         if new_errors:
             return _Judged(
                 Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None
@@ -317,7 +424,7 @@ def run_validator(
         if operation is Operation.DELETE and entry.delete is not None:
             verdict = entry.delete(DeleteRequest(**info, old_object=old), view, settings)
         elif operation is Operation.UPDATE and entry.update is not None and old is not None:
-            unchanged = _same_metadata_and_spec(request.object, request.old_object)
+            unchanged = _same_metadata_and_spec(raw_object, raw_old)
             update = UpdateRequest(**info, object=new, old_object=old, unchanged=unchanged)
             verdict = entry.update(update, view, settings)
         elif create is not None:
@@ -327,7 +434,7 @@ def run_validator(
         else:
             return _Judged(Verdict())
     except Exception as exc:  # noqa: BLE001 - the one place that turns a validator crash into a denial
-        return _crashed(request, exc)
+        return _crashed(envelope, exc)
     previous = None
     if operation is Operation.UPDATE and create is not None:
         as_created = CreateRequest(**info, object=old)
@@ -354,12 +461,15 @@ def judge(
     settings: Settings,
     now: datetime,
     on_envelope: Callable[[Envelope], object] | None = None,
+    memo: ReapplyMemo | None = None,
 ) -> Outcome:
     """Judge one AdmissionReview body. now: aware UTC, the request's clock.
 
     on_envelope: called with the request's envelope as soon as the body is parsed, before any judging, so that a
     caller whose judging is cut off or fails (the server: its DeadlineExceeded, a bug outside the validators) can
     still answer by uid without parsing the body again.
+    memo: where verdicts on re-applied objects are remembered (`ReapplyMemo`); the answer is the same with or
+    without it. The same memo must always be used with the same `settings`.
     Raises BadReview when the body is not a usable AdmissionReview v1; a validator's crash is a 500 denial, so
     nothing else escapes but what the caller raises into it (the server's DeadlineExceeded, or on_envelope's own).
     """
@@ -371,16 +481,128 @@ def judge(
     if entry is None:
         logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
         return _outcome(envelope, Verdict(), (), None)
-    judged = run_validator(entry, review, view, settings, now)
+    if memo is not None and entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
+        judged = memo.judge(entry, review, view, settings, now)
+    else:
+        judged = run_validator(entry, review, view, settings, now)
     verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
         try:
             previous = judged.previous()
         except Exception as exc:  # noqa: BLE001 - judging the stored object is validator code too
-            return _outcome(envelope, Verdict(), (), _crashed(review.request, exc).crashed_rule)
+            return _outcome(envelope, Verdict(), (), _crashed(envelope, exc).crashed_rule)
         verdict, ratcheted = _ratchet(verdict, previous)
     return _outcome(envelope, verdict, ratcheted, judged.crashed_rule)
+
+
+# ----------------------------------------------------------------------------------------------- re-applies
+
+_DAY: Final = timedelta(days=1)
+
+
+class ReapplyMemo:
+    """Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (GitOps re-apply).
+
+    Such an UPDATE is judged once; the same object re-applied later gets the remembered verdict (and the remembered
+    judgement of the stored object, for ratcheting) while nothing it depends on has changed:
+    - the request: kind, namespace, name and the object's bytes (BLAKE2b digest); a validator reads nothing else of
+      it (user, uid and dryRun are applied afterwards, by the policy and the response);
+    - the cluster view: its `revision` and what `synced`/`known` say for every kind;
+    - the clock: until the next instant at which a comparison of `now` with a timestamp of the object, shifted by
+      whole days, can change (expirationDate, lifecycle startTime, the "expires in N days" warnings): for every
+      timestamp T in the object, the first instant after `now` that lies a whole number of days from T.
+    Only kinds whose clock rules read no timestamp but the object's own opt in (`KindValidator.reuse_unchanged`:
+    CloudProfile, OperatingSystemConfig; a Shoot's rules read its CloudProfile's dates from the view). Crashes are
+    never remembered. capacity: entries kept, least recently used dropped first. Not thread-safe: one per server
+    worker (event loop). Source of the contract: issue 15 ("judge only what changed, with identical answers").
+    """
+
+    def __init__(self, capacity: int = 128) -> None:
+        self.capacity = capacity
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[tuple[str, ...] | tuple[Any, ...], _Remembered] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def judge(
+        self, entry: KindValidator[Any], review: Review, view: ClusterView, settings: Settings, now: datetime
+    ) -> _Judged:
+        """The verdict of `run_validator` on this re-apply: remembered, or judged now and remembered."""
+        envelope = review.envelope
+        key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
+        state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS))
+        found = self._entries.get(key)
+        if found is not None and found.state == state and found.since <= now < found.until:
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return found.judged
+        self.misses += 1
+        judged = run_validator(entry, review, view, settings, now)
+        until = _stable_until(review.objects()[0], now)
+        if judged.crashed_rule is None and until is not None:
+            previous = judged.previous
+            remembered = _Judged(judged.verdict, _once(previous) if previous is not None else None)
+            self._entries[key] = _Remembered(state, now, until, remembered)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+            return remembered
+        return judged
+
+
+@dataclass(frozen=True, slots=True)
+class _Remembered:
+    state: tuple[Any, ...]
+    since: datetime
+    until: datetime
+    judged: _Judged
+
+
+def _once(compute: Callable[[], Sequence[Finding]]) -> Callable[[], Sequence[Finding]]:
+    """`compute`, called at most once (its result kept); an exception is raised again on every call."""
+    kept: list[Sequence[Finding]] = []
+
+    def call() -> Sequence[Finding]:
+        if not kept:
+            kept.append(tuple(compute()))
+        return kept[0]
+
+    return call
+
+
+def _stable_until(raw: object, now: datetime) -> datetime | None:
+    """The first instant after `now` a whole number of days from a timestamp in `raw` (at most a day ahead);
+    None when `now` itself is such an instant (a comparison may change at once)."""
+    until = now + _DAY
+    for stamp in _timestamps(raw):
+        ahead = (stamp - now) % _DAY
+        if not ahead:
+            return None
+        until = min(until, now + ahead)
+    return until
+
+
+def _timestamps(raw: object) -> list[datetime]:
+    """Every RFC 3339 date-time string in a parsed JSON value (values only, any depth)."""
+    found: list[datetime] = []
+    stack = [raw]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str) and 20 <= len(value) <= 40 and value[4:5] == "-" and value[10:11] in "Tt":
+            try:
+                stamp = parse_rfc3339(value)
+            except ValueError:
+                continue
+            if stamp is not None:
+                found.append(stamp)
+    return found
 
 
 def _outcome(envelope: Envelope, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:

@@ -110,6 +110,9 @@ class KindValidator(Generic[T]):
     shared_lists: raw paths (API spelling, `*` for every entry of a list) of lists of models whose entries an
     UPDATE's stored object decodes by reusing the new object's equal entries (`share_entries`); only for models
     whose decoding does not depend on anything but the entry itself.
+    reuse_unchanged: a re-applied object (an UPDATE whose object is byte for byte its stored object) may be answered
+    from `admission.ReapplyMemo`; only for kinds whose clock rules compare `now` with no timestamp but the object's
+    own (shifted by whole days), never with one read from the cluster view.
     """
 
     group: str
@@ -121,6 +124,7 @@ class KindValidator(Generic[T]):
     delete: DeleteFn | None = None
     prepare: Callable[[T], T] = lambda obj: obj
     shared_lists: tuple[tuple[str, ...], ...] = ()
+    reuse_unchanged: bool = False
 
     def judges(self, operation: Operation) -> bool:
         """Whether `operation` is judged (it has an entry function); any other operation is allowed as is."""

@@ -163,11 +163,18 @@ class ClusterIndex:
         self._components_by_role: dict[str, dict[str, ComponentVersion]] = {}
         self._gardenlets: dict[str, str] = {}  # Seed name -> status.gardener.version ("" when not reported)
         self._gardener_info: str | None = None  # gardenerAPIServer.version of the gardener-info ConfigMap
+        self._revision = 0  # bumped by every upsert and delete (ClusterView.revision)
+
+    @property
+    def revision(self) -> int:
+        """Changes with every upsert or delete (ClusterView.revision)."""
+        return self._revision
 
     # ---------------------------------------------------------------------------------------- updates
 
     def upsert(self, obj: Tracked) -> None:
         """Insert or replace one object (defaulting CloudProfiles as the API server would have)."""
+        self._revision += 1
         if isinstance(obj, CloudProfile):
             self._cloud_profiles[obj.metadata.name] = default_cloud_profile(obj)
         elif isinstance(obj, NamespacedCloudProfile):
@@ -188,6 +195,7 @@ class ClusterIndex:
 
     def delete(self, kind: str, namespace: str, name: str) -> None:
         """Forget one object; unknown objects are ignored."""
+        self._revision += 1
         if kind == CLOUD_PROFILE:
             self._cloud_profiles.pop(name, None)
         elif kind == NAMESPACED_CLOUD_PROFILE:

@@ -82,6 +82,12 @@ class ClusterView(Protocol):
     @property
     def synced(self) -> bool: ...
 
+    @property
+    def revision(self) -> int:
+        """A number that changes whenever anything the view answers changes (an object added, changed or removed);
+        equal revisions of one view mean equal answers, `known` aside (it also follows the clock)."""
+        ...
+
     def known(self, *kinds: str) -> bool:
         """True when the view is synced and each of `kinds` (names of `KINDS`) is fresh: the live view received a
         list, watch event or bookmark of it, or saw its watch end at the requested timeout, within

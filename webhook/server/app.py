@@ -41,7 +41,7 @@ from typing import Any, Final
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from webhook.admission import BadReview, Envelope, Outcome, judge
+from webhook.admission import BadReview, Envelope, Outcome, ReapplyMemo, judge
 from webhook.cluster.view import ClusterView
 from webhook.responses import errored, timed_out
 from webhook.server.deadline import Deadline, DeadlineExceeded
@@ -99,6 +99,7 @@ class InFlight:
 
 
 IN_FLIGHT = web.AppKey("in_flight", InFlight)
+MEMO = web.AppKey("reapply_memo", ReapplyMemo)  # verdicts on re-applied objects, per worker
 
 
 def create_app(
@@ -123,6 +124,7 @@ def create_app(
     app[DEADLINE] = Deadline()
     app[IN_FLIGHT] = InFlight()
     app[BODY_GATE] = BodyGate(max_bodies_in_memory)
+    app[MEMO] = ReapplyMemo()
     app.router.add_post("/validate", handle_validate)
     app.cleanup_ctx.append(_deadline_handler)
     return app
@@ -222,7 +224,14 @@ async def _validate(request: web.Request) -> web.Response:
         envelopes: list[Envelope] = []  # judge hands it over once parsed: whom to answer if judging then fails
         try:
             with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
-                outcome = judge(body, view=app[VIEW], settings=app[SETTINGS], now=now, on_envelope=envelopes.append)
+                outcome = judge(
+                    body,
+                    view=app[VIEW],
+                    settings=app[SETTINGS],
+                    now=now,
+                    on_envelope=envelopes.append,
+                    memo=app[MEMO],
+                )
             payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
         except BadReview as exc:
             return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))

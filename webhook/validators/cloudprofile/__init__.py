@@ -125,6 +125,7 @@ KIND: Final = KindValidator(
     delete=validate_delete,
     prepare=prepare,
     shared_lists=SHARED_LISTS,
+    reuse_unchanged=True,  # its clock rules read only its own dates (ReapplyMemo)
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_delete", "validate_update"]

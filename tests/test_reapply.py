@@ -1,0 +1,301 @@
+"""The fast paths of `judge` give the answers of the plain paths (issue 15).
+
+1. `parse_review` reads the envelope with msgspec and keeps the objects as raw JSON slices; for any body, it accepts
+   and rejects what the pydantic parse (`_parse_review_slowly`) does, with the same message, envelope and objects.
+2. `ReapplyMemo` answers a re-applied object (UPDATE, object byte for byte its oldObject) from a remembered verdict;
+   over generated objects, clock shifts (across expiration dates, "expires in N days" and lifecycle boundaries) and
+   cluster view changes, every response equals the one judged afresh.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.builders import shoot_dict, worker_dict
+from tests.strategies import BASES, mutated, reviews, to_json
+from webhook.admission import BadReview, Outcome, ReapplyMemo, _parse_review_slowly, judge, parse_review
+from webhook.cluster.static import StaticView
+from webhook.models.base import parse_rfc3339
+from webhook.settings import Settings
+
+SETTINGS: Final = Settings()
+START: Final = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
+
+
+def _body(fields: str) -> bytes:
+    """An AdmissionReview body whose request has uid "u", kind X and `fields` (JSON members)."""
+    head = '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"kind":"X"},'
+    return (head + fields + "}}").encode()
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _parsed(body: bytes, parse: Any) -> tuple[str, Any]:
+    """("error", message) or ("ok", (envelope, subResource, object, oldObject)), objects as comparable JSON text."""
+    try:
+        review = parse(body)
+        objects = review.objects()
+    except BadReview as exc:
+        return "error", str(exc)
+    # NaN is not equal to itself: compare the JSON text (json.dumps writes NaN as NaN).
+    return "ok", (review.envelope, review.sub_resource, *(json.dumps(o) for o in objects))
+
+
+_ENVELOPE_EDITS: Final = (
+    ("uid", 7),
+    ("uid", ""),
+    ("uid", None),
+    ("dryRun", "true"),
+    ("dryRun", 1),
+    ("operation", "update"),
+    ("operation", None),
+    ("name", None),
+    ("name", 5),
+    ("userInfo", None),
+    ("userInfo", {"username": 3}),
+    ("userInfo", {"groups": "a"}),
+    ("kind", None),
+    ("kind", {"kind": 1}),
+    ("subResource", None),
+    ("object", "text"),
+    ("object", [1]),
+    ("object", None),
+    ("oldObject", 5),
+    ("old_object", {"a": 1}),
+    ("sub_resource", "status"),
+    ("dry_run", True),
+)
+
+
+@st.composite
+def bodies(draw: st.DrawFn) -> bytes:
+    """AdmissionReview bodies: the fuzzing reviews, with envelope fields of wrong types, names or depth."""
+    body, _ = draw(reviews(draw(st.sampled_from(sorted(BASES)))))
+    choice = draw(st.integers(min_value=0, max_value=5))
+    if choice == 0:
+        return body
+    try:
+        review = json.loads(body)
+    except ValueError:
+        return body
+    request = review.get("request") if isinstance(review, dict) else None
+    if not isinstance(request, dict):
+        return body
+    if choice <= 3:
+        for key, value in draw(st.lists(st.sampled_from(_ENVELOPE_EDITS), min_size=1, max_size=3)):
+            request[key] = value
+        if draw(st.booleans()):
+            del request[draw(st.sampled_from(sorted(request)))]
+    elif choice == 4:  # nesting around the parser's depth limit, in the objects or instead of an envelope field
+        depth = draw(st.integers(min_value=190, max_value=205))
+        nested: Any = []
+        for _ in range(depth):
+            nested = [nested]
+        where = draw(st.sampled_from(("object", "oldObject", "kind", "uid")))
+        target = request.get(where)
+        if where in ("object", "oldObject") and isinstance(target, dict):
+            target["deep"] = nested
+        else:
+            request[where] = nested
+    else:
+        review[draw(st.sampled_from(("apiVersion", "kind")))] = draw(st.sampled_from(("v1", "", 1, None)))
+    return to_json(review).encode("utf-8", "surrogatepass")
+
+
+@given(body=bodies())
+def test_fast_parse_takes_and_rejects_what_the_pydantic_parse_does(body: bytes) -> None:
+    assert _parsed(body, parse_review) == _parsed(body, _parse_review_slowly)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"{not json", "request body is not valid JSON"),
+        (b"[]", "not an AdmissionReview: body: Input should be an object"),
+        (_body('"operation":"UPDATE","object":{},"old_object":{}'), "request.oldObject is required for UPDATE"),
+    ],
+)
+def test_bad_bodies_keep_their_messages(body: bytes, message: str) -> None:
+    with pytest.raises(BadReview) as caught:
+        parse_review(body).objects()
+    assert str(caught.value) == message
+
+
+def test_an_object_nested_one_level_too_deep_is_refused_as_before() -> None:
+    assert parse_review(_body(f'"operation":"CREATE","object":{{"a":{_nested(198)}}}')).objects()[0] is not None
+    with pytest.raises(BadReview, match="not valid JSON"):
+        parse_review(_body(f'"operation":"CREATE","object":{{"a":{_nested(199)}}}')).objects()
+
+
+def test_deep_nesting_in_a_field_the_webhook_ignores_is_no_longer_refused() -> None:
+    """The one difference, by decision: the fast parse skips fields it does not read without building them, so
+    nesting beyond the JSON parser's limit (200 levels) there no longer makes the body invalid; in the objects and
+    in the fields it reads, it still does. 5 000 levels are refused by both (msgspec's recursion guard)."""
+
+    def body(depth: int) -> bytes:
+        return _body(f'"options":{_nested(depth)},"operation":"CREATE","object":{{}}')
+
+    assert parse_review(body(250)).envelope.uid == "u"
+    with pytest.raises(BadReview, match="not valid JSON"):
+        _parse_review_slowly(body(250))
+    with pytest.raises(BadReview, match="not valid JSON"):
+        parse_review(body(5000))
+
+
+# ----------------------------------------------------------------------------------------------- the memo
+
+
+class _View(StaticView):
+    """A static view whose `synced` the test switches (a live view losing its first list after a restart)."""
+
+    up = True
+
+    @property
+    def synced(self) -> bool:
+        return self.up
+
+
+def _reapplied(obj: dict[str, Any], kind: str = "") -> bytes:
+    """An UPDATE re-applying `obj` (its kind from `kind` when its own fields were mutated away)."""
+    kind = kind or obj["kind"]
+    group, _, version = BASES[kind]()["apiVersion"].rpartition("/")
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    request = {
+        "uid": "7c0a9d59-4fd7-4d3a-9a7e-2f8b4b8f2a11",
+        "kind": {"group": group, "version": version, "kind": kind},
+        "resource": {"group": group, "version": version, "resource": kind.lower() + "s"},
+        "name": str(meta.get("name", "")),
+        "namespace": str(meta.get("namespace", "") or ""),
+        "operation": "UPDATE",
+        "userInfo": {"username": "system:serviceaccount:flux-system:kustomize-controller"},
+        "object": obj,
+        "oldObject": obj,
+    }
+    return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
+
+
+def _stamps(value: Any) -> list[datetime]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _stamps(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _stamps(v)]
+    if isinstance(value, str):
+        try:
+            stamp = parse_rfc3339(value)
+        except ValueError:
+            return []
+        return [stamp] if stamp is not None else []
+    return []
+
+
+def _answer(outcome: Outcome) -> tuple[Any, ...]:
+    return (outcome.review, outcome.entries, outcome.full_warnings, outcome.messages, outcome.code)
+
+
+_SHIFTS: Final = st.sampled_from(
+    [timedelta(0), timedelta(microseconds=1), timedelta(seconds=1), timedelta(hours=1), timedelta(hours=23),
+     timedelta(days=1), timedelta(days=3), timedelta(days=29), timedelta(days=400)]
+)  # fmt: skip
+_NEAR: Final = st.sampled_from([timedelta(microseconds=-1), timedelta(0), timedelta(microseconds=1)])
+
+
+@st.composite
+def _base(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    kind = draw(st.sampled_from(("CloudProfile", "CloudProfile", "OperatingSystemConfig")))
+    obj = draw(mutated(BASES[kind](), max_mutations=2))
+    if kind == "CloudProfile" and isinstance(obj.get("spec"), dict) and draw(st.booleans()):
+        # Dates at an odd time of day, days and hours from the start: boundaries fall between the steps.
+        images = obj["spec"].get("machineImages")
+        if isinstance(images, list) and images and isinstance(images[0], dict):
+            offset = draw(st.integers(min_value=-40 * 24, max_value=40 * 24))
+            date = (START + timedelta(hours=offset, minutes=17, seconds=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            images[0]["versions"] = [
+                {"version": "1592.1.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]},
+                {"version": "1591.0.0", "classification": "deprecated", "expirationDate": date,
+                 "architectures": ["amd64"]},
+                {"version": "1590.0.0", "architectures": ["amd64"],
+                 "lifecycle": [{"classification": "preview"}, {"classification": "supported", "startTime": date}]},
+            ]  # fmt: skip
+    return kind, obj
+
+
+@given(data=st.data())
+def test_remembered_verdicts_equal_fresh_ones_across_clock_and_view_changes(data: st.DataObject) -> None:
+    kind, obj = data.draw(_base(), label="object")
+    body = _reapplied(obj, kind)
+    view = _View.from_objects([copy.deepcopy(BASES["CloudProfile"]()), copy.deepcopy(BASES["Shoot"]())], source="test")
+    memo = ReapplyMemo()
+    stamps = _stamps(obj)
+    now = START
+    for step in range(data.draw(st.integers(min_value=2, max_value=6), label="steps")):
+        move = data.draw(st.sampled_from(("shift", "boundary", "view", "unsync", "same")), label=f"move {step}")
+        if move == "shift":
+            now += data.draw(_SHIFTS, label="shift")
+        elif move == "boundary" and stamps:  # exactly at, or a microsecond around, T - k days
+            stamp = data.draw(st.sampled_from(stamps), label="stamp")
+            days = data.draw(st.integers(min_value=-3, max_value=35), label="days")
+            now = stamp - timedelta(days=days) + data.draw(_NEAR, label="near")
+        elif move == "view":
+            name = f"added-{step}"
+            shoot = shoot_dict(worker_dict("pool-a"), version="1.33.2")
+            shoot["metadata"]["name"] = name
+            view.add(shoot, where=name)
+        elif move == "unsync":
+            view.up = not view.up
+        remembered = _judged(body, view, now, memo)
+        assert remembered == _judged(body, view, now, None), (move, now)
+
+
+def _judged(body: bytes, view: StaticView, now: datetime, memo: ReapplyMemo | None) -> tuple[Any, ...]:
+    try:
+        return _answer(judge(body, view=view, settings=SETTINGS, now=now, memo=memo))
+    except BadReview as exc:  # an object nested too deep
+        return ("bad review", str(exc))
+
+
+def test_a_reapplied_cloud_profile_is_judged_once_until_a_date_moves_it() -> None:
+    profile = BASES["CloudProfile"]()
+    date = datetime(2026, 12, 1, tzinfo=UTC)  # the base's image expirationDate
+    assert date in _stamps(profile)
+    body = _reapplied(profile)
+    view, memo = StaticView.empty(), ReapplyMemo()
+    first = judge(body, view=view, settings=SETTINGS, now=START, memo=memo)
+    again = judge(body, view=view, settings=SETTINGS, now=START + timedelta(hours=1), memo=memo)
+    assert (memo.misses, memo.hits) == (1, 1)
+    assert _answer(first) == _answer(again)
+    # START is 09:30; the date is at midnight: "expires in N days" may change at the next midnight.
+    judge(body, view=view, settings=SETTINGS, now=datetime(2026, 11, 25, tzinfo=UTC), memo=memo)
+    assert (memo.misses, memo.hits) == (2, 1)
+    view.add(shoot_dict(worker_dict("pool-a")), where="new Shoot")  # the cluster changed: judged again
+    judge(body, view=view, settings=SETTINGS, now=datetime(2026, 11, 25, tzinfo=UTC), memo=memo)
+    assert (memo.misses, memo.hits) == (3, 1)
+
+
+def test_only_reapplies_of_kinds_that_read_their_own_dates_are_remembered() -> None:
+    memo = ReapplyMemo()
+    view = StaticView.from_objects([BASES["CloudProfile"]()])
+    shoot = BASES["Shoot"]()
+    judge(_reapplied(shoot), view=view, settings=SETTINGS, now=START, memo=memo)
+    changed = BASES["CloudProfile"]()
+    new = json.loads(_reapplied(changed))
+    new["request"]["object"]["spec"]["limits"] = {"maxNodesTotal": 7}
+    judge(json.dumps(new).encode(), view=view, settings=SETTINGS, now=START, memo=memo)
+    assert (memo.hits, memo.misses, len(memo)) == (0, 0, 0)
+
+
+def test_the_memo_keeps_at_most_its_capacity() -> None:
+    memo = ReapplyMemo(capacity=2)
+    for limit in range(4):
+        profile = BASES["CloudProfile"]()
+        profile["spec"]["limits"] = {"maxNodesTotal": 10 + limit}
+        judge(_reapplied(profile), view=StaticView.empty(), settings=SETTINGS, now=START, memo=memo)
+    assert len(memo) == 2
