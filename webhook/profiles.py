@@ -11,6 +11,7 @@ reconciler.go (MergeCloudProfiles), pkg/utils/gardener/cloudprofile.go (GetCloud
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -24,6 +25,8 @@ from webhook.models.core import (
     MachineType,
     NamespacedCloudProfile,
     NamespacedCloudProfileSpec,
+    Region,
+    VolumeType,
 )
 from webhook.models.defaults import DEFAULT_ARCHITECTURE
 
@@ -271,3 +274,69 @@ def merged_spec(parent: CloudProfile, ncp: NamespacedCloudProfile) -> CloudProfi
         return ncp.status.cloud_profile_spec
     uniform = to_parent_format(ncp.spec, parent.spec.machine_capabilities)
     return merge_spec(parent.spec, uniform)[0]
+
+
+# ------------------------------------------------------------------------------------------------ index
+
+
+class ProfileIndex:
+    """One CloudProfile spec's entries by name, built once per spec object and shared by every Shoot request.
+
+    Lists keep the profile's order and every entry of a repeated name (rules decide which one counts: Gardener's
+    loops take the first or the last). machine_types(name), volume_types(name), images(name): entries of that name;
+    image_versions(name): (image, version) of every version of every image of that name; region(name): the first
+    region of that name, or None.
+    """
+
+    def __init__(self, spec: CloudProfileSpec) -> None:
+        self.spec = spec
+        self._machine_types: dict[str, list[MachineType]] = {}
+        for machine_type in spec.machine_types:
+            self._machine_types.setdefault(machine_type.name, []).append(machine_type)
+        self._volume_types: dict[str, list[VolumeType]] = {}
+        for volume_type in spec.volume_types:
+            self._volume_types.setdefault(volume_type.name, []).append(volume_type)
+        self._images: dict[str, list[MachineImage]] = {}
+        self._image_versions: dict[str, list[tuple[MachineImage, MachineImageVersion]]] = {}
+        for image in spec.machine_images:
+            self._images.setdefault(image.name, []).append(image)
+            self._image_versions.setdefault(image.name, []).extend((image, v) for v in image.versions)
+        self._regions: dict[str, Region] = {}
+        for region in spec.regions:
+            self._regions.setdefault(region.name, region)
+
+    def machine_types(self, name: str) -> Sequence[MachineType]:
+        return self._machine_types.get(name, ())
+
+    def volume_types(self, name: str) -> Sequence[VolumeType]:
+        return self._volume_types.get(name, ())
+
+    def images(self, name: str) -> Sequence[MachineImage]:
+        return self._images.get(name, ())
+
+    def image_versions(self, name: str) -> Sequence[tuple[MachineImage, MachineImageVersion]]:
+        return self._image_versions.get(name, ())
+
+    def region(self, name: str) -> Region | None:
+        return self._regions.get(name)
+
+
+_INDEXES: Final[OrderedDict[int, ProfileIndex]] = OrderedDict()
+_INDEXES_KEPT: Final = 64
+
+
+def index_of(spec: CloudProfileSpec) -> ProfileIndex:
+    """The ProfileIndex of `spec`, built on first use and remembered for this very object (models are not changed
+    after decoding; the index holds the spec, so its id is not reused while remembered). The last 64 specs are kept:
+    the view's profiles are long-lived objects, so every Shoot request on one profile shares one index.
+    """
+    key = id(spec)
+    found = _INDEXES.get(key)
+    if found is not None and found.spec is spec:
+        _INDEXES.move_to_end(key)
+        return found
+    index = _INDEXES[key] = ProfileIndex(spec)
+    _INDEXES.move_to_end(key)
+    while len(_INDEXES) > _INDEXES_KEPT:
+        _INDEXES.popitem(last=False)
+    return index

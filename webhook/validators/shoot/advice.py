@@ -99,7 +99,8 @@ def warn_versions(
         kubelet = new.kubelet_version(i)
         if image is None or not image.version or kubelet is None:
             continue
-        machine_image = next((m for m in spec.machine_images if m.name == image.name), None)
+        named_images = profiles.index_of(spec).images(image.name)
+        machine_image = named_images[0] if named_images else None
         if machine_image is None:
             continue
         version = next((v for v in machine_image.versions if v.version == image.version), None)
@@ -159,7 +160,8 @@ def _usable_versions(
     for in-place pools versions that can be updated in place from the current one.
     """
     architecture = worker.machine.architecture or ""
-    machine_type = next((t for t in spec.machine_types if t.name == worker.machine.type), None)
+    named = profiles.index_of(spec).machine_types(worker.machine.type)
+    machine_type = named[0] if named else None
     cri_name = worker.cri.name if worker.cri is not None else "containerd"
     runtimes = {r.type for r in worker.cri.container_runtimes} if worker.cri is not None else set()
     parsed_kubelet = find_version(kubelet)

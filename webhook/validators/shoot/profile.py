@@ -268,10 +268,10 @@ def _validate_zones(
 
 
 def _unavailable_in_a_zone(
-    regions: Sequence[Region], region: str, zones: Iterable[str], name: str, *, volume: bool
+    spec: CloudProfileSpec, region: str, zones: Iterable[str], name: str, *, volume: bool
 ) -> bool:
-    """Whether a machine (or volume) type is listed unavailable in one of `zones` of `region`."""
-    known = next((r for r in regions if r.name == region), None)
+    """Whether a machine (or volume) type is listed unavailable in one of `zones` of `region` (its first entry)."""
+    known = profiles.index_of(spec).region(region)
     if known is None:
         return False
     wanted = set(zones)
@@ -326,12 +326,13 @@ def _validate_machine_type(
     def fits(machine_type: MachineType) -> tuple[bool, bool, bool]:
         """(architecture, usable, available in the pool's zones) of one machine type."""
         t_arch = profiles.machine_type_architecture(machine_type, capabilities) == pool.architecture
-        t_zones = not _unavailable_in_a_zone(spec.regions, region, worker.zones, machine_type.name, volume=False)
+        t_zones = not _unavailable_in_a_zone(spec, region, worker.zones, machine_type.name, volume=False)
         return t_arch, bool(machine_type.usable), t_zones
 
     # The pool's own type first (the last entry of that name counts, as in Gardener's loop); the list of supported
     # types is only needed for a finding.
-    match = next((t for t in reversed(spec.machine_types) if t.name == worker.machine.type), None)
+    named = profiles.index_of(spec).machine_types(worker.machine.type)
+    match = named[-1] if named else None
     if match is not None and all(fits(match)):
         return []
     supported = {t.name for t in spec.machine_types if all(fits(t))}
@@ -384,7 +385,7 @@ def _validate_machine_image(
             in_place_ok = pool.active_only or (minimum is not None and _at_most(minimum, old_version))
         return active, arch_ok, in_place_ok
 
-    versions = [(m, v) for m in spec.machine_images if m.name == image.name for v in m.versions]
+    versions = profiles.index_of(spec).image_versions(image.name)
     # The pool's own version first (any entry of that label that qualifies counts); the list of valid versions is
     # only needed for a finding.
     label = f"{image.name}:{image.version}"
@@ -437,7 +438,8 @@ def _validate_machine_capabilities(
     profile is skipped (Gardener's own check would fail on it). path: workers[i].machine.image.version.
     """
     image = worker.machine.image
-    machine_type = next((t for t in spec.machine_types if t.name == worker.machine.type), None)
+    named = profiles.index_of(spec).machine_types(worker.machine.type)
+    machine_type = named[0] if named else None
     if image is None or machine_type is None:
         return []
     version = _find_image_version(spec, image)
@@ -466,10 +468,10 @@ def _lower(version: str, than: str) -> bool:
 def _find_image_version(spec: CloudProfileSpec, image: ShootMachineImage | None) -> MachineImageVersion | None:
     if image is None:
         return None
-    for machine_image in spec.machine_images:
-        if machine_image.name == image.name:
-            return next((v for v in machine_image.versions if v.version == image.version), None)
-    return None
+    images = profiles.index_of(spec).images(image.name)
+    if not images:
+        return None
+    return next((v for v in images[0].versions if v.version == image.version), None)
 
 
 # ------------------------------------------------------------------------------------------- CRI and kubelet
@@ -599,7 +601,7 @@ def _validate_volume_type(
     supported: set[str] = set()
     for volume_type in spec.volume_types:
         t_usable = bool(volume_type.usable)
-        t_zones = not _unavailable_in_a_zone(spec.regions, region, zones, volume_type.name, volume=True)
+        t_zones = not _unavailable_in_a_zone(spec, region, zones, volume_type.name, volume=True)
         if t_usable and t_zones:
             supported.add(volume_type.name)
         if volume_type.name == volume.type:
@@ -627,15 +629,13 @@ def _validate_volume_size(
         size = parse_quantity(volume.volume_size)
     except InvalidQuantity:
         return []  # the size format is the static validation's to judge
+    index = profiles.index_of(spec)
     minimums = [
         t.storage.min_size
-        for t in spec.machine_types
-        if t.name == machine_type
-        and t.storage is not None
-        and t.storage.min_size is not None
-        and t.storage.type == volume.type
+        for t in index.machine_types(machine_type)
+        if t.storage is not None and t.storage.min_size is not None and t.storage.type == volume.type
     ]
-    minimums += [v.min_size for v in spec.volume_types if v.name == volume.type and v.min_size is not None]
+    minimums += [v.min_size for v in index.volume_types(volume.type) if v.min_size is not None]
     for minimum in minimums:
         try:
             if size < parse_quantity(minimum):

@@ -126,7 +126,8 @@ def resolve(shoot: Shoot, old: Shoot | None, spec: CloudProfileSpec, now: dateti
                 unknown_versions.add(i)
             elif version != worker.kubernetes.version:
                 update["kubernetes"] = worker.kubernetes.model_copy(update={"version": version})
-        machine_type = next((t for t in spec.machine_types if t.name == worker.machine.type), None)
+        named = profiles.index_of(spec).machine_types(worker.machine.type)
+        machine_type = named[0] if named else None
         architecture = worker.machine.architecture or _architecture_of(machine_type, capabilities)
         machine_update: dict[str, object] = {"architecture": architecture}
         if shoot.metadata.deletion_timestamp is None:
