@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import webhook.admission
+import webhook.kinds
 from tests.builders import NOW, review_bytes
 from tests.strategies import BASES, CLUSTER, mutated
 from webhook.admission import BadReview, judge
@@ -106,15 +107,18 @@ def test_judge_answers_the_same_with_and_without_sharing(
     old = data.draw(mutated(new), label="old")
     body = _update_review(kind, base, new, old)
     with_sharing = _answer(body)
+    memo = webhook.admission.Memo()
+    _answer(_update_review(kind, base, old, base), memo)  # entries of an earlier request kept across requests
+    with_earlier_entries = _answer(body, memo)
     with monkeypatch.context() as patch:
-        patch.setattr(webhook.admission, "share_entries", lambda raw_old, *_: raw_old)
+        patch.setattr(webhook.kinds.DecodedEntries, "reuse", lambda self, raw, lists: raw)
         without = _answer(body)
-    assert with_sharing == without
+    assert with_sharing == without == with_earlier_entries
 
 
-def _answer(body: bytes) -> str:
+def _answer(body: bytes, memo: webhook.admission.Memo | None = None) -> str:
     """The review judge answers (JSON), or the BadReview reason."""
     try:
-        return json.dumps(judge(body, view=CLUSTER, settings=Settings(), now=NOW).review)
+        return json.dumps(judge(body, view=CLUSTER, settings=Settings(), now=NOW, memo=memo).review)
     except BadReview as exc:
         return f"BadReview: {exc}"

@@ -2,7 +2,7 @@
 
 1. `parse_review` reads the envelope with msgspec and keeps the objects as raw JSON slices; for any body, it accepts
    and rejects what the pydantic parse (`_parse_review_slowly`) does, with the same message, envelope and objects.
-2. `ReapplyMemo` answers a re-applied object (UPDATE, object byte for byte its oldObject) from a remembered verdict;
+2. `Memo` answers a re-applied object (UPDATE, object byte for byte its oldObject) from a remembered verdict;
    over generated objects, clock shifts (across expiration dates, "expires in N days" and lifecycle boundaries) and
    cluster view changes, every response equals the one judged afresh.
 """
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tests.builders import shoot_dict, worker_dict
 from tests.strategies import BASES, mutated, reviews, to_json
-from webhook.admission import BadReview, Outcome, ReapplyMemo, _parse_review_slowly, judge, parse_review
+from webhook.admission import BadReview, Memo, Outcome, _parse_review_slowly, judge, parse_review
 from webhook.cluster.static import StaticView
 from webhook.models.base import parse_rfc3339
 from webhook.settings import Settings
@@ -233,7 +233,7 @@ def test_remembered_verdicts_equal_fresh_ones_across_clock_and_view_changes(data
     kind, obj = data.draw(_base(), label="object")
     body = _reapplied(obj, kind)
     view = _View.from_objects([copy.deepcopy(BASES["CloudProfile"]()), copy.deepcopy(BASES["Shoot"]())], source="test")
-    memo = ReapplyMemo()
+    memo = Memo()
     stamps = _stamps(obj)
     now = START
     for step in range(data.draw(st.integers(min_value=2, max_value=6), label="steps")):
@@ -255,11 +255,33 @@ def test_remembered_verdicts_equal_fresh_ones_across_clock_and_view_changes(data
         assert remembered == _judged(body, view, now, None), (move, now)
 
 
-def _judged(body: bytes, view: StaticView, now: datetime, memo: ReapplyMemo | None) -> tuple[Any, ...]:
+def _judged(body: bytes, view: StaticView, now: datetime, memo: Memo | None) -> tuple[Any, ...]:
     try:
         return _answer(judge(body, view=view, settings=SETTINGS, now=now, memo=memo))
     except BadReview as exc:  # an object nested too deep
         return ("bad review", str(exc))
+
+
+def _update(new: dict[str, Any], old: dict[str, Any], kind: str) -> bytes:
+    review = json.loads(_reapplied(new, kind))
+    review["request"]["oldObject"] = old
+    return json.dumps(review).encode()
+
+
+@given(data=st.data())
+def test_a_stream_of_changing_updates_gets_the_answers_each_gets_alone(data: st.DataObject) -> None:
+    """Decoded entries kept across requests (Memo.entries) change no answer: each UPDATE of a GitOps stream (every
+    revision a small mutation of the one before, entries added, changed, dropped or repeated) is judged as alone."""
+    kind = data.draw(st.sampled_from(("CloudProfile", "NamespacedCloudProfile")), label="kind")
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    memo = Memo(entries=data.draw(st.sampled_from((3, 20_000)), label="entries kept"))
+    revision = BASES[kind]()
+    for step in range(data.draw(st.integers(min_value=1, max_value=5), label="updates")):
+        following = data.draw(mutated(revision, max_mutations=2), label=f"revision {step}")
+        body = _update(following, revision, kind)
+        assert _judged(body, view, START, memo) == _judged(body, view, START, None), step
+        revision = following
+    assert len(memo.entries) <= memo.entries.capacity
 
 
 def test_a_reapplied_cloud_profile_is_judged_once_until_a_date_moves_it() -> None:
@@ -267,7 +289,7 @@ def test_a_reapplied_cloud_profile_is_judged_once_until_a_date_moves_it() -> Non
     date = datetime(2026, 12, 1, tzinfo=UTC)  # the base's image expirationDate
     assert date in _stamps(profile)
     body = _reapplied(profile)
-    view, memo = StaticView.empty(), ReapplyMemo()
+    view, memo = StaticView.empty(), Memo()
     first = judge(body, view=view, settings=SETTINGS, now=START, memo=memo)
     again = judge(body, view=view, settings=SETTINGS, now=START + timedelta(hours=1), memo=memo)
     assert (memo.misses, memo.hits) == (1, 1)
@@ -281,7 +303,7 @@ def test_a_reapplied_cloud_profile_is_judged_once_until_a_date_moves_it() -> Non
 
 
 def test_only_reapplies_of_kinds_that_read_their_own_dates_are_remembered() -> None:
-    memo = ReapplyMemo()
+    memo = Memo()
     view = StaticView.from_objects([BASES["CloudProfile"]()])
     shoot = BASES["Shoot"]()
     judge(_reapplied(shoot), view=view, settings=SETTINGS, now=START, memo=memo)
@@ -293,9 +315,26 @@ def test_only_reapplies_of_kinds_that_read_their_own_dates_are_remembered() -> N
 
 
 def test_the_memo_keeps_at_most_its_capacity() -> None:
-    memo = ReapplyMemo(capacity=2)
+    memo = Memo(capacity=2)
     for limit in range(4):
         profile = BASES["CloudProfile"]()
         profile["spec"]["limits"] = {"maxNodesTotal": 10 + limit}
         judge(_reapplied(profile), view=StaticView.empty(), settings=SETTINGS, now=START, memo=memo)
     assert len(memo) == 2
+
+
+def test_decoded_entries_stay_bounded_and_an_object_larger_than_the_store_is_not_learned() -> None:
+    memo = Memo(entries=40)
+
+    def profile(first: int, count: int) -> dict[str, Any]:
+        raw = BASES["CloudProfile"]()
+        raw["spec"]["kubernetes"]["versions"] = [{"version": f"1.33.{p}"} for p in range(first, first + count)]
+        return raw
+
+    judge(_update(profile(0, 100), profile(0, 100), "CloudProfile"), view=StaticView.empty(), settings=SETTINGS,
+          now=START, memo=memo)  # fmt: skip
+    assert len(memo.entries) == 0  # 100 versions and more entries: larger than the store
+    for first in range(0, 60, 6):  # a stream whose versions move on: the store keeps its newest entries
+        body = _update(profile(first + 1, 6), profile(first, 6), "CloudProfile")
+        judge(body, view=StaticView.empty(), settings=SETTINGS, now=START, memo=memo)
+        assert 0 < len(memo.entries) <= 40

@@ -34,13 +34,13 @@ from webhook.cluster.view import KINDS, ClusterView
 from webhook.field import Finding, Verdict, rule_of_code
 from webhook.kinds import (
     CreateRequest,
+    DecodedEntries,
     DeleteRequest,
     KindValidator,
     Operation,
     UpdateRequest,
     UserInfo,
     decode,
-    share_entries,
 )
 from webhook.models.base import parse_rfc3339
 from webhook.policy import apply_policy
@@ -355,16 +355,26 @@ def _decode_one(entry: KindValidator[Any], raw: object) -> tuple[Any, Any, list[
 
 
 def _decode_pair(
-    entry: KindValidator[Any], raw_new: object, raw_old: object
+    entry: KindValidator[Any], raw_new: object, raw_old: object, entries: DecodedEntries | None = None
 ) -> tuple[Any, list[Finding], Any, list[Finding]]:
     """Decode and default the object and the stored object: (new, new findings, old, old findings).
 
     The stored object reuses the new object's decoded list entries that it holds unchanged (`shared_lists`): the
-    same models as decoding it alone, for a fraction of the cost on a typical UPDATE.
+    same models as decoding it alone, for a fraction of the cost on a typical UPDATE. entries: decoded entries kept
+    across requests (the server's); both objects then also reuse what earlier requests decoded.
     """
-    new, decoded_new, new_errors = _decode_one(entry, raw_new)
-    if entry.shared_lists and decoded_new is not None and raw_old is not None:
-        raw_old = share_entries(raw_old, raw_new, decoded_new, entry.shared_lists)
+    lists = entry.shared_lists
+    if not lists:
+        new, _, new_errors = _decode_one(entry, raw_new)
+        old, _, old_errors = _decode_one(entry, raw_old)
+        return new, new_errors, old, old_errors
+    known = entries if entries is not None else DecodedEntries(capacity=None)
+    reused = known.reuse(raw_new, lists) if entries is not None else raw_new
+    new, decoded_new, new_errors = _decode_one(entry, reused)
+    if decoded_new is not None and (entries is not None or raw_old is not None):
+        known.learn(raw_new, reused, decoded_new, lists)
+    if raw_old is not None and len(known):
+        raw_old = known.reuse(raw_old, lists)
     old, _, old_errors = _decode_one(entry, raw_old)
     return new, new_errors, old, old_errors
 
@@ -390,13 +400,19 @@ def _crashed(envelope: Envelope, exc: BaseException) -> _Judged:
 
 
 def run_validator(
-    entry: KindValidator[Any], review: Review, view: ClusterView, settings: Settings, now: datetime
+    entry: KindValidator[Any],
+    review: Review,
+    view: ClusterView,
+    settings: Settings,
+    now: datetime,
+    entries: DecodedEntries | None = None,
 ) -> _Judged:
     """Decode, default and judge one request; the only place that catches a validator's exception.
 
     A crash becomes `crashed_rule` (logged with the uid); a shape error becomes OBJ-DECODE-001 findings.
     On UPDATE, `previous` judges the old object as if it were created, so that `judge` can ratchet denials
     the stored object already had: re-applying a stored object never fails on what was already there.
+    entries: decoded list entries kept across requests (`Memo.entries`), or None.
     Raises BadReview when the request's objects are not valid JSON (`Review.objects`).
     """
     envelope = review.envelope
@@ -416,7 +432,7 @@ def run_validator(
     }
     create = entry.create
     try:
-        new, new_errors, old, old_errors = _decode_pair(entry, raw_object, raw_old)
+        new, new_errors, old, old_errors = _decode_pair(entry, raw_object, raw_old, entries)
         if new_errors:
             return _Judged(
                 Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None
@@ -461,15 +477,15 @@ def judge(
     settings: Settings,
     now: datetime,
     on_envelope: Callable[[Envelope], object] | None = None,
-    memo: ReapplyMemo | None = None,
+    memo: Memo | None = None,
 ) -> Outcome:
     """Judge one AdmissionReview body. now: aware UTC, the request's clock.
 
     on_envelope: called with the request's envelope as soon as the body is parsed, before any judging, so that a
     caller whose judging is cut off or fails (the server: its DeadlineExceeded, a bug outside the validators) can
     still answer by uid without parsing the body again.
-    memo: where verdicts on re-applied objects are remembered (`ReapplyMemo`); the answer is the same with or
-    without it. The same memo must always be used with the same `settings`.
+    memo: what the server keeps across requests (`Memo`: decoded list entries, verdicts on re-applied objects); the
+    answer is the same with or without it. The same memo must always be used with the same `settings`.
     Raises BadReview when the body is not a usable AdmissionReview v1; a validator's crash is a 500 denial, so
     nothing else escapes but what the caller raises into it (the server's DeadlineExceeded, or on_envelope's own).
     """
@@ -482,9 +498,9 @@ def judge(
         logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
         return _outcome(envelope, Verdict(), (), None)
     if memo is not None and entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
-        judged = memo.judge(entry, review, view, settings, now)
+        judged = memo.judge_reapplied(entry, review, view, settings, now)
     else:
-        judged = run_validator(entry, review, view, settings, now)
+        judged = run_validator(entry, review, view, settings, now, memo.entries if memo is not None else None)
     verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
@@ -501,9 +517,12 @@ def judge(
 _DAY: Final = timedelta(days=1)
 
 
-class ReapplyMemo:
-    """Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (GitOps re-apply).
+class Memo:
+    """What one server worker keeps across requests so that a GitOps stream costs in proportion to its changes.
 
+    entries: decoded list entries by content (`kinds.DecodedEntries`): an UPDATE decodes only the entries that no
+    earlier request had (a CloudProfile stream adding one version decodes one version, not 300 entries).
+    Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (GitOps re-apply).
     Such an UPDATE is judged once; the same object re-applied later gets the remembered verdict (and the remembered
     judgement of the stored object, for ratcheting) while nothing it depends on has changed:
     - the request: kind, namespace, name and the object's bytes (BLAKE2b digest); a validator reads nothing else of
@@ -514,12 +533,14 @@ class ReapplyMemo:
       timestamp T in the object, the first instant after `now` that lies a whole number of days from T.
     Only kinds whose clock rules read no timestamp but the object's own opt in (`KindValidator.reuse_unchanged`:
     CloudProfile, OperatingSystemConfig; a Shoot's rules read its CloudProfile's dates from the view). Crashes are
-    never remembered. capacity: entries kept, least recently used dropped first. Not thread-safe: one per server
-    worker (event loop). Source of the contract: issue 15 ("judge only what changed, with identical answers").
+    never remembered. capacity: verdicts kept, least recently used dropped first; entries: decoded entries kept.
+    Not thread-safe: one per server worker (event loop). Source of the contract: issue 15 ("judge only what
+    changed, with identical answers").
     """
 
-    def __init__(self, capacity: int = 128) -> None:
+    def __init__(self, capacity: int = 128, entries: int = 20_000) -> None:
         self.capacity = capacity
+        self.entries = DecodedEntries(capacity=entries)
         self.hits = 0
         self.misses = 0
         self._entries: OrderedDict[tuple[str, ...] | tuple[Any, ...], _Remembered] = OrderedDict()
@@ -527,7 +548,7 @@ class ReapplyMemo:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def judge(
+    def judge_reapplied(
         self, entry: KindValidator[Any], review: Review, view: ClusterView, settings: Settings, now: datetime
     ) -> _Judged:
         """The verdict of `run_validator` on this re-apply: remembered, or judged now and remembered."""
@@ -540,7 +561,7 @@ class ReapplyMemo:
             self.hits += 1
             return found.judged
         self.misses += 1
-        judged = run_validator(entry, review, view, settings, now)
+        judged = run_validator(entry, review, view, settings, now, self.entries)
         until = _stable_until(review.objects()[0], now)
         if judged.crashed_rule is None and until is not None:
             previous = judged.previous

@@ -111,7 +111,7 @@ class KindValidator(Generic[T]):
     UPDATE's stored object decodes by reusing the new object's equal entries (`share_entries`); only for models
     whose decoding does not depend on anything but the entry itself.
     reuse_unchanged: a re-applied object (an UPDATE whose object is byte for byte its stored object) may be answered
-    from `admission.ReapplyMemo`; only for kinds whose clock rules compare `now` with no timestamp but the object's
+    from `admission.Memo`; only for kinds whose clock rules compare `now` with no timestamp but the object's
     own (shifted by whole days), never with one read from the cluster view.
     """
 
@@ -228,16 +228,59 @@ def share_entries(
     types and key order included (`1`, `1.0` and `true` differ, and so do `0.0` and `-0.0`), so equal entries mean
     equal models. `raw_old` itself is not changed: the dicts and lists on the paths are copied. Never raises.
     """
-    result = raw_old
-    for path in lists:
-        known: dict[bytes, Any] = {}
-        for raw_list, models in _lists_at(raw_new, decoded_new, path):
-            for raw_entry, model in zip(raw_list, models, strict=True):
-                if isinstance(raw_entry, dict):
-                    known.setdefault(_json_key(raw_entry), model)
-        if known:
-            result = _replace_at(result, path, known)
-    return result
+    known = DecodedEntries(capacity=None)
+    known.learn(raw_new, raw_new, decoded_new, lists)
+    return known.reuse(raw_old, lists)
+
+
+class DecodedEntries:
+    """Decoded list entries by content, kept across requests: an entry decoded once is never decoded again.
+
+    The store behind `share_entries`, and the server's across requests (`admission.Memo`): a GitOps stream of
+    CloudProfile UPDATEs changes a few entries of long lists, so most entries of each new object were decoded for an
+    earlier request. Keys are `_json_key` (equal exactly when the parsed JSON values are), values the models, valid
+    for the `KindValidator.shared_lists` contract (an entry's model depends on nothing but the entry). capacity:
+    entries kept (None: unbounded); beyond it the older half is dropped, and an object with more entries than
+    capacity is not learned. Not thread-safe.
+    """
+
+    def __init__(self, capacity: int | None = 20_000) -> None:
+        self.capacity = capacity
+        self._models: dict[bytes, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def get(self, key: bytes, default: Any = None) -> Any:
+        return self._models.get(key, default)
+
+    def reuse(self, raw: object, lists: tuple[tuple[str, ...], ...]) -> object:
+        """`raw` with every list entry at `lists` that is known replaced by its model (a copy along the paths)."""
+        for path in lists:
+            raw = _replace_at(raw, path, self)
+        return raw
+
+    def learn(self, raw: object, reused: object, decoded: BaseModel, lists: tuple[tuple[str, ...], ...]) -> None:
+        """Remember the models of `raw`'s list entries at `lists`; decoded: `reused` (`raw` after `reuse`) decoded
+        without errors. Entries that `reuse` replaced are known already and not keyed again."""
+        pairs = [
+            (raw_list, reused_list, model_list)
+            for path in lists
+            for (raw_list, model_list), (reused_list, _) in zip(
+                _lists_at(raw, decoded, path), _lists_at(reused, decoded, path), strict=False
+            )
+        ]
+        if self.capacity is not None and sum(len(p[0]) for p in pairs) > self.capacity:
+            return  # an object with more entries than the store keeps would only push every other entry out
+        models = self._models
+        for raw_list, reused_list, model_list in pairs:
+            for raw_entry, reused_entry, model in zip(raw_list, reused_list, model_list, strict=True):
+                if isinstance(raw_entry, dict) and isinstance(reused_entry, dict):
+                    models.setdefault(_json_key(raw_entry), model)
+        if self.capacity is not None and len(models) > self.capacity:
+            # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
+            # the front of a dict is quadratic).
+            self._models = dict(list(models.items())[-(self.capacity // 2) :])
 
 
 def _json_key(value: dict[str, Any]) -> bytes:
@@ -268,7 +311,7 @@ def _field(model: BaseModel, alias: str) -> object:
     return None
 
 
-def _replace_at(raw: object, path: tuple[str, ...], known: Mapping[bytes, Any]) -> object:
+def _replace_at(raw: object, path: tuple[str, ...], known: DecodedEntries) -> object:
     """A copy of raw in which the dict entries of the lists at `path` found in `known` are its models."""
     if not path:
         if not isinstance(raw, list):

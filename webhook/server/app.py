@@ -41,7 +41,7 @@ from typing import Any, Final
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from webhook.admission import BadReview, Envelope, Outcome, ReapplyMemo, judge
+from webhook.admission import BadReview, Envelope, Memo, Outcome, judge
 from webhook.cluster.view import ClusterView
 from webhook.responses import errored, timed_out
 from webhook.server.deadline import Deadline, DeadlineExceeded
@@ -99,7 +99,7 @@ class InFlight:
 
 
 IN_FLIGHT = web.AppKey("in_flight", InFlight)
-MEMO = web.AppKey("reapply_memo", ReapplyMemo)  # verdicts on re-applied objects, per worker
+MEMO = web.AppKey("memo", Memo)  # verdicts on re-applied objects, per worker
 
 
 def create_app(
@@ -124,7 +124,7 @@ def create_app(
     app[DEADLINE] = Deadline()
     app[IN_FLIGHT] = InFlight()
     app[BODY_GATE] = BodyGate(max_bodies_in_memory)
-    app[MEMO] = ReapplyMemo()
+    app[MEMO] = Memo()
     app.router.add_post("/validate", handle_validate)
     app.cleanup_ctx.append(_deadline_handler)
     return app
