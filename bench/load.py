@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+MAX_WARNING_CHARS = 256  # the API server's limit per warning (webhook.rendering.MAX_WARNING_CHARS)
 MAX_BACKLOG = 500  # open loop: unanswered requests per client process before scheduled ones are skipped
 GRACE_SECONDS = 5.0  # open loop: how long unanswered requests may still finish after the run
 START_SECONDS = 2.0  # time given to spawned client processes to import before they start together
@@ -197,7 +198,7 @@ def _check_answer(status: int, text: bytes, uid: str | None) -> str | None:
     if status_code == 500:
         return "status.code 500 (validator crash)"
     warnings = response.get("warnings", [])
-    if not isinstance(warnings, list) or any(not isinstance(w, str) or len(w) > 120 for w in warnings):
+    if not isinstance(warnings, list) or any(not isinstance(w, str) or len(w) > MAX_WARNING_CHARS for w in warnings):
         return "malformed warnings"
     return None
 
