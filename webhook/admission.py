@@ -564,8 +564,16 @@ class Memo:
         judged = run_validator(entry, review, view, settings, now, self.entries)
         until = _stable_until(review.objects()[0], now)
         if judged.crashed_rule is None and until is not None:
-            previous = judged.previous
-            remembered = _Judged(judged.verdict, _once(previous) if previous is not None else None)
+            # Remember findings, never models: the stored object's judgement (for ratcheting) is made now when the
+            # verdict has findings that the policy could make denials, so no entry keeps a decoded object alive.
+            previous: Callable[[], Sequence[Finding]] | None = None
+            if judged.previous is not None and (judged.verdict.errors or judged.verdict.warnings):
+                try:
+                    findings = tuple(judged.previous())
+                except Exception:  # noqa: BLE001 - not remembered: judge() reports the crash from the lazy call
+                    return judged
+                previous = lambda: findings  # noqa: E731
+            remembered = _Judged(judged.verdict, previous)
             self._entries[key] = _Remembered(state, now, until, remembered)
             self._entries.move_to_end(key)
             while len(self._entries) > self.capacity:
@@ -580,18 +588,6 @@ class _Remembered:
     since: datetime
     until: datetime
     judged: _Judged
-
-
-def _once(compute: Callable[[], Sequence[Finding]]) -> Callable[[], Sequence[Finding]]:
-    """`compute`, called at most once (its result kept); an exception is raised again on every call."""
-    kept: list[Sequence[Finding]] = []
-
-    def call() -> Sequence[Finding]:
-        if not kept:
-            kept.append(tuple(compute()))
-        return kept[0]
-
-    return call
 
 
 def _stable_until(raw: object, now: datetime) -> datetime | None:
