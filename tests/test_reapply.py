@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from tests.builders import shoot_dict, worker_dict
 from tests.strategies import BASES, mutated, reviews, to_json
+from webhook import admission
 from webhook.admission import BadReview, Memo, Outcome, _parse_review_slowly, judge, parse_review
 from webhook.cluster.static import StaticView
 from webhook.models.base import parse_rfc3339
@@ -338,3 +339,26 @@ def test_decoded_entries_stay_bounded_and_an_object_larger_than_the_store_is_not
         body = _update(profile(first + 1, 6), profile(first, 6), "CloudProfile")
         judge(body, view=StaticView.empty(), settings=SETTINGS, now=START, memo=memo)
         assert 0 < len(memo.entries) <= 40
+
+
+def test_the_old_object_of_the_next_update_in_a_stream_is_neither_parsed_nor_decoded_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    revisions = []
+    for limit in range(3):
+        profile = BASES["CloudProfile"]()
+        profile["spec"]["limits"] = {"maxNodesTotal": 100 + limit}
+        revisions.append(profile)
+    memo, view = Memo(), StaticView.empty()
+    parsed: list[object] = []
+    decoded: list[object] = []
+    parse, decode_one = admission._parse_object, admission._decode_one
+    monkeypatch.setattr(admission, "_parse_object", lambda raw: parsed.append(raw) or parse(raw))
+    monkeypatch.setattr(admission, "_decode_one", lambda entry, raw: decoded.append(raw) or decode_one(entry, raw))
+    first = _update(revisions[1], revisions[0], "CloudProfile")
+    judge(first, view=view, settings=SETTINGS, now=START, memo=memo)
+    assert (len(parsed), len(decoded)) == (2, 2)
+    second = _update(revisions[2], revisions[1], "CloudProfile")
+    remembered = judge(second, view=view, settings=SETTINGS, now=START, memo=memo)
+    assert (len(parsed), len(decoded)) == (3, 3)  # only revision 2, the new object
+    assert _answer(remembered) == _answer(judge(second, view=view, settings=SETTINGS, now=START))

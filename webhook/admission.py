@@ -195,14 +195,16 @@ class Review:
     reapplied: bytes | None = None
     _parsed: tuple[object, object] | None = None
 
-    def objects(self) -> tuple[object, object]:
-        """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once.
+    def objects(self, recent: RecentObjects | None = None) -> tuple[object, object]:
+        """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once. recent: objects parsed for
+        earlier requests, taken by the digest of their JSON instead of parsing it again (the server's `Memo`).
 
         Raises BadReview ("request body is not valid JSON") for what the full parse of the body rejects too: each
         slice is parsed at the depth it has in the body (two levels below the root), so the nesting limit is the same.
         """
         if self._parsed is None:
-            self._parsed = (_parse_object(self.object_json), _parse_object(self.old_object_json))
+            parse = recent.parse if recent is not None else _parse_object
+            self._parsed = (parse(self.object_json), parse(self.old_object_json))
         return self._parsed
 
 
@@ -355,28 +357,37 @@ def _decode_one(entry: KindValidator[Any], raw: object) -> tuple[Any, Any, list[
 
 
 def _decode_pair(
-    entry: KindValidator[Any], raw_new: object, raw_old: object, entries: DecodedEntries | None = None
+    entry: KindValidator[Any], raw_new: object, raw_old: object, memo: Memo | None = None
 ) -> tuple[Any, list[Finding], Any, list[Finding]]:
     """Decode and default the object and the stored object: (new, new findings, old, old findings).
 
     The stored object reuses the new object's decoded list entries that it holds unchanged (`shared_lists`): the
-    same models as decoding it alone, for a fraction of the cost on a typical UPDATE. entries: decoded entries kept
-    across requests (the server's); both objects then also reuse what earlier requests decoded.
+    same models as decoding it alone, for a fraction of the cost on a typical UPDATE. memo: what the server keeps
+    across requests: an object decoded for an earlier request (in a GitOps stream, this oldObject was the object of
+    the UPDATE before) is taken as decoded then, and both objects reuse the list entries earlier requests decoded.
     """
+    recent = memo.recent if memo is not None else None
+    new_result = recent.decoded(raw_new, entry) if recent is not None else None
+    old_result = recent.decoded(raw_old, entry) if recent is not None else None
     lists = entry.shared_lists
-    if not lists:
-        new, _, new_errors = _decode_one(entry, raw_new)
-        old, _, old_errors = _decode_one(entry, raw_old)
-        return new, new_errors, old, old_errors
-    known = entries if entries is not None else DecodedEntries(capacity=None)
-    reused = known.reuse(raw_new, lists) if entries is not None else raw_new
-    new, decoded_new, new_errors = _decode_one(entry, reused)
-    if decoded_new is not None and (entries is not None or raw_old is not None):
-        known.learn(raw_new, reused, decoded_new, lists)
-    if raw_old is not None and len(known):
-        raw_old = known.reuse(raw_old, lists)
-    old, _, old_errors = _decode_one(entry, raw_old)
-    return new, new_errors, old, old_errors
+    if new_result is None:
+        if lists and memo is not None:
+            reused = memo.entries.reuse(raw_new, lists)
+            new_result = _decode_one(entry, reused)
+            if new_result[1] is not None:
+                memo.entries.learn(raw_new, reused, new_result[1], lists)
+        else:
+            new_result = _decode_one(entry, raw_new)
+        if recent is not None:
+            recent.remember(raw_new, entry, new_result)
+    if old_result is None:
+        known = memo.entries if memo is not None else DecodedEntries(capacity=None)
+        if lists and memo is None and new_result[1] is not None and raw_old is not None:
+            known.learn(raw_new, raw_new, new_result[1], lists)
+        old_result = _decode_one(entry, known.reuse(raw_old, lists) if lists and len(known) else raw_old)
+        if recent is not None:
+            recent.remember(raw_old, entry, old_result)
+    return new_result[0], new_result[2], old_result[0], old_result[2]
 
 
 def _same_metadata_and_spec(new: Any, old: Any) -> bool:
@@ -405,21 +416,21 @@ def run_validator(
     view: ClusterView,
     settings: Settings,
     now: datetime,
-    entries: DecodedEntries | None = None,
+    memo: Memo | None = None,
 ) -> _Judged:
     """Decode, default and judge one request; the only place that catches a validator's exception.
 
     A crash becomes `crashed_rule` (logged with the uid); a shape error becomes OBJ-DECODE-001 findings.
     On UPDATE, `previous` judges the old object as if it were created, so that `judge` can ratchet denials
     the stored object already had: re-applying a stored object never fails on what was already there.
-    entries: decoded list entries kept across requests (`Memo.entries`), or None.
+    memo: what the server keeps across requests (`Memo`: parsed and decoded objects, decoded list entries), or None.
     Raises BadReview when the request's objects are not valid JSON (`Review.objects`).
     """
     envelope = review.envelope
     operation = Operation(envelope.operation)
     if not entry.judges(operation) or review.sub_resource:
         return _Judged(Verdict())
-    raw_object, raw_old = review.objects()
+    raw_object, raw_old = review.objects(memo.recent if memo is not None else None)
     # The RequestInfo fields every typed request carries besides its objects.
     info: dict[str, Any] = {
         "uid": envelope.uid,
@@ -432,7 +443,7 @@ def run_validator(
     }
     create = entry.create
     try:
-        new, new_errors, old, old_errors = _decode_pair(entry, raw_object, raw_old, entries)
+        new, new_errors, old, old_errors = _decode_pair(entry, raw_object, raw_old, memo)
         if new_errors:
             return _Judged(
                 Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None
@@ -500,7 +511,7 @@ def judge(
     if memo is not None and entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
         judged = memo.judge_reapplied(entry, review, view, settings, now)
     else:
-        judged = run_validator(entry, review, view, settings, now, memo.entries if memo is not None else None)
+        judged = run_validator(entry, review, view, settings, now, memo)
     verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
@@ -517,11 +528,58 @@ def judge(
 _DAY: Final = timedelta(days=1)
 
 
+_Decoded = tuple[Any, Any, list[Finding]]  # (defaulted, decoded, findings) of `_decode_one`
+
+
+class RecentObjects:
+    """The last `kept` objects parsed for a request, by the BLAKE2b digest of their JSON, with what each kind
+    decoded them into. Parsing and decoding are pure functions of the bytes, so an object sent again (the oldObject
+    of a GitOps stream's next UPDATE) is taken from here. Objects over `max_bytes` of JSON are not kept (bytes).
+    The parsed dicts and models are shared between requests; nothing changes them after parsing.
+    """
+
+    def __init__(self, kept: int = 4, max_bytes: int = 1 << 20) -> None:
+        self.kept = kept
+        self.max_bytes = max_bytes
+        self._objects: OrderedDict[bytes, tuple[object, dict[tuple[str, str], _Decoded]]] = OrderedDict()
+
+    def parse(self, raw_json: bytes | None) -> object:
+        """`_parse_object(raw_json)`, or the object parsed from the same bytes before; raises BadReview likewise."""
+        if raw_json is None or len(raw_json) > self.max_bytes:
+            return _parse_object(raw_json)
+        digest = hashlib.blake2b(raw_json, digest_size=16).digest()
+        found = self._objects.get(digest)
+        if found is not None:
+            self._objects.move_to_end(digest)
+            return found[0]
+        parsed = _parse_object(raw_json)
+        self._objects[digest] = (parsed, {})
+        while len(self._objects) > self.kept:
+            self._objects.popitem(last=False)
+        return parsed
+
+    def decoded(self, raw: object, entry: KindValidator[Any]) -> _Decoded | None:
+        """What `entry` decoded `raw` into, if `raw` is one of the kept objects (by identity) and was decoded."""
+        for parsed, by_kind in self._objects.values():
+            if parsed is raw and raw is not None:
+                return by_kind.get((entry.group, entry.kind))
+        return None
+
+    def remember(self, raw: object, entry: KindValidator[Any], result: _Decoded) -> None:
+        """Keep what `entry` decoded `raw` into, if `raw` is one of the kept objects."""
+        for parsed, by_kind in self._objects.values():
+            if parsed is raw and raw is not None:
+                by_kind[(entry.group, entry.kind)] = result
+                return
+
+
 class Memo:
     """What one server worker keeps across requests so that a GitOps stream costs in proportion to its changes.
 
     entries: decoded list entries by content (`kinds.DecodedEntries`): an UPDATE decodes only the entries that no
     earlier request had (a CloudProfile stream adding one version decodes one version, not 300 entries).
+    recent: the last objects parsed and decoded, by the digest of their JSON (`RecentObjects`): in a stream, each
+    UPDATE's oldObject is the object of the UPDATE before, so it is neither parsed nor decoded again.
     Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (GitOps re-apply).
     Such an UPDATE is judged once; the same object re-applied later gets the remembered verdict (and the remembered
     judgement of the stored object, for ratcheting) while nothing it depends on has changed:
@@ -541,6 +599,7 @@ class Memo:
     def __init__(self, capacity: int = 128, entries: int = 20_000) -> None:
         self.capacity = capacity
         self.entries = DecodedEntries(capacity=entries)
+        self.recent = RecentObjects()
         self.hits = 0
         self.misses = 0
         self._entries: OrderedDict[tuple[str, ...] | tuple[Any, ...], _Remembered] = OrderedDict()
@@ -561,7 +620,7 @@ class Memo:
             self.hits += 1
             return found.judged
         self.misses += 1
-        judged = run_validator(entry, review, view, settings, now, self.entries)
+        judged = run_validator(entry, review, view, settings, now, self)
         until = _stable_until(review.objects()[0], now)
         if judged.crashed_rule is None and until is not None:
             # Remember findings, never models: the stored object's judgement (for ratcheting) is made now when the
