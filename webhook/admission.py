@@ -259,8 +259,10 @@ def parse_review(body: bytes) -> Review:
     the pydantic models, whose acceptance and messages are the contract (DESIGN.md §2).
     """
     try:
+        if not body.isascii():
+            body.decode("utf-8")  # msgspec does not check the text of fields it skips; JSON must be UTF-8 throughout
         fast = _FAST_DECODER.decode(body)
-    except (msgspec.DecodeError, RecursionError):
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
         return _parse_review_slowly(body)
     request = fast.request
     raw_object = bytes(request.object) or None
