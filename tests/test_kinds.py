@@ -53,6 +53,25 @@ def test_unchanged_entries_are_the_new_objects_models_and_the_input_is_untouched
     assert decoded_old.spec.machine_types[1] is not decoded_new.spec.machine_types[1]
 
 
+def test_equal_json_in_another_list_or_of_another_kind_is_another_model() -> None:
+    """A Kubernetes version and an image version can be the same JSON; each list decodes its own model, and so does
+    a NamespacedCloudProfile's list of the same path (found by `make fuzz`: a shared store keyed by JSON alone)."""
+    same = {"version": "1.33.2"}
+    profile = BASES["CloudProfile"]()
+    profile["spec"]["kubernetes"]["versions"].append(dict(same))
+    profile["spec"]["machineImages"][1]["versions"].append(dict(same))
+    entry = _entry("CloudProfile")
+    decoded = decode(entry.model, profile)
+    shared = share_entries(copy.deepcopy(profile), profile, decoded, entry.shared_lists)
+    assert decode(entry.model, shared) == decoded
+    memo = webhook.admission.Memo()
+    cloud_profile = _update_review("CloudProfile", BASES["CloudProfile"](), profile, profile)
+    namespaced = BASES["NamespacedCloudProfile"]()
+    namespaced["spec"]["kubernetes"] = {"versions": [dict(same)]}
+    for body in (cloud_profile, _update_review("NamespacedCloudProfile", namespaced, namespaced, namespaced)):
+        assert _answer(body, memo) == _answer(body)
+
+
 @pytest.mark.parametrize(
     ("new_value", "old_value"),
     [
@@ -111,7 +130,7 @@ def test_judge_answers_the_same_with_and_without_sharing(
     _answer(_update_review(kind, base, old, base), memo)  # entries of an earlier request kept across requests
     with_earlier_entries = _answer(body, memo)
     with monkeypatch.context() as patch:
-        patch.setattr(webhook.kinds.DecodedEntries, "reuse", lambda self, raw, lists: raw)
+        patch.setattr(webhook.kinds.DecodedEntries, "reuse", lambda self, raw, model, lists: raw)
         without = _answer(body)
     assert with_sharing == without == with_earlier_entries
 

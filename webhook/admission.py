@@ -269,7 +269,12 @@ def parse_review(body: bytes) -> Review:
     raw_old = bytes(request.old_object) or None
     raw_object = None if raw_object == _NULL else raw_object
     raw_old = None if raw_old == _NULL else raw_old
-    _check_review(fast.api_version, fast.kind, request.uid, request.operation, raw_object, raw_old)
+    try:
+        _check_review(fast.api_version, fast.kind, request.uid, request.operation, raw_object, raw_old)
+    except BadReview:
+        # The error the body gets is the pydantic parse's: it parses everything first (an object nested too deep is
+        # "not valid JSON" before it is "not a JSON object" or the uid is missing).
+        return _parse_review_slowly(body)
     envelope = _envelope(request, request.user_info.username, request.user_info.groups)
     reapplied = None
     if request.operation == "UPDATE" and raw_object == raw_old:
@@ -374,7 +379,7 @@ def _decode_pair(
     lists = entry.shared_lists
     if new_result is None:
         if lists and memo is not None:
-            reused = memo.entries.reuse(raw_new, lists)
+            reused = memo.entries.reuse(raw_new, entry.model, lists)
             new_result = _decode_one(entry, reused)
             if new_result[1] is not None:
                 memo.entries.learn(raw_new, reused, new_result[1], lists)
@@ -386,7 +391,7 @@ def _decode_pair(
         known = memo.entries if memo is not None else DecodedEntries(capacity=None)
         if lists and memo is None and new_result[1] is not None and raw_old is not None:
             known.learn(raw_new, raw_new, new_result[1], lists)
-        old_result = _decode_one(entry, known.reuse(raw_old, lists) if lists and len(known) else raw_old)
+        old_result = _decode_one(entry, known.reuse(raw_old, entry.model, lists) if lists and len(known) else raw_old)
         if recent is not None:
             recent.remember(raw_old, entry, old_result)
     return new_result[0], new_result[2], old_result[0], old_result[2]

@@ -230,7 +230,7 @@ def share_entries(
     """
     known = DecodedEntries(capacity=None)
     known.learn(raw_new, raw_new, decoded_new, lists)
-    return known.reuse(raw_old, lists)
+    return known.reuse(raw_old, type(decoded_new), lists)
 
 
 class DecodedEntries:
@@ -238,45 +238,50 @@ class DecodedEntries:
 
     The store behind `share_entries`, and the server's across requests (`admission.Memo`): a GitOps stream of
     CloudProfile UPDATEs changes a few entries of long lists, so most entries of each new object were decoded for an
-    earlier request. Keys are `_json_key` (equal exactly when the parsed JSON values are), values the models, valid
-    for the `KindValidator.shared_lists` contract (an entry's model depends on nothing but the entry). capacity:
+    earlier request. Keys are the object's model, the list's path and `_json_key` (equal exactly when the parsed JSON
+    values are): equal JSON in another list, or of another kind, is another model (a Kubernetes version and an image
+    version can be the same JSON). Values are the models, valid for the `KindValidator.shared_lists` contract (an
+    entry's model depends on nothing but the entry and its list). capacity:
     entries kept (None: unbounded); beyond it the older half is dropped, and an object with more entries than
     capacity is not learned. Not thread-safe.
     """
 
     def __init__(self, capacity: int | None = 20_000) -> None:
         self.capacity = capacity
-        self._models: dict[bytes, Any] = {}
+        self._models: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
 
     def __len__(self) -> int:
         return len(self._models)
 
-    def get(self, key: bytes, default: Any = None) -> Any:
-        return self._models.get(key, default)
-
-    def reuse(self, raw: object, lists: tuple[tuple[str, ...], ...]) -> object:
-        """`raw` with every list entry at `lists` that is known replaced by its model (a copy along the paths)."""
+    def reuse(self, raw: object, model: type, lists: tuple[tuple[str, ...], ...]) -> object:
+        """`raw` (an object of `model`) with every list entry at `lists` that is known replaced by its model (a copy
+        along the paths)."""
+        models = self._models
         for path in lists:
-            raw = _replace_at(raw, path, self)
+
+            def known(key: bytes, entry: Any, path: tuple[str, ...] = path) -> Any:
+                return models.get((model, path, key), entry)
+
+            raw = _replace_at(raw, path, known)
         return raw
 
     def learn(self, raw: object, reused: object, decoded: BaseModel, lists: tuple[tuple[str, ...], ...]) -> None:
         """Remember the models of `raw`'s list entries at `lists`; decoded: `reused` (`raw` after `reuse`) decoded
         without errors. Entries that `reuse` replaced are known already and not keyed again."""
         pairs = [
-            (raw_list, reused_list, model_list)
+            (path, raw_list, reused_list, model_list)
             for path in lists
             for (raw_list, model_list), (reused_list, _) in zip(
                 _lists_at(raw, decoded, path), _lists_at(reused, decoded, path), strict=False
             )
         ]
-        if self.capacity is not None and sum(len(p[0]) for p in pairs) > self.capacity:
+        if self.capacity is not None and sum(len(p[1]) for p in pairs) > self.capacity:
             return  # an object with more entries than the store keeps would only push every other entry out
-        models = self._models
-        for raw_list, reused_list, model_list in pairs:
+        models, scope = self._models, type(decoded)
+        for path, raw_list, reused_list, model_list in pairs:
             for raw_entry, reused_entry, model in zip(raw_list, reused_list, model_list, strict=True):
                 if isinstance(raw_entry, dict) and isinstance(reused_entry, dict):
-                    models.setdefault(_json_key(raw_entry), model)
+                    models.setdefault((scope, path, _json_key(raw_entry)), model)
         if self.capacity is not None and len(models) > self.capacity:
             # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
             # the front of a dict is quadratic).
@@ -311,12 +316,12 @@ def _field(model: BaseModel, alias: str) -> object:
     return None
 
 
-def _replace_at(raw: object, path: tuple[str, ...], known: DecodedEntries) -> object:
+def _replace_at(raw: object, path: tuple[str, ...], known: Callable[[bytes, Any], Any]) -> object:
     """A copy of raw in which the dict entries of the lists at `path` found in `known` are its models."""
     if not path:
         if not isinstance(raw, list):
             return raw
-        return [known.get(_json_key(item), item) if isinstance(item, dict) else item for item in raw]
+        return [known(_json_key(item), item) if isinstance(item, dict) else item for item in raw]
     key, rest = path[0], path[1:]
     if key == "*":
         if not isinstance(raw, list):
