@@ -816,6 +816,11 @@ def test_cp_exp_001_message_names_version_and_date() -> None:
             [("CP-WARN-002", "spec.machineImages[0].versions[1].expirationDate", FOR)],
             id="CP-WARN-002-image-expires-soon",
         ),
+        pytest.param(  # found by make fuzz: the name went into a str.format template and crashed the rule
+            {"machineImages": [image("gl}{", "2.0.0", {"version": "1.0.0", "classification": "deprecated"})]},
+            [("CP-WARN-001", "spec.machineImages[0].versions[1].expirationDate", REQ)],
+            id="CP-WARN-001-image-name-with-braces",
+        ),
         pytest.param(
             {"kubernetes": versions("1.35.0", "1.33.3")},
             [("CP-WARN-003", "spec.kubernetes.versions", FOR)],

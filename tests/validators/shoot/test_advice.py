@@ -216,3 +216,13 @@ def test_every_warning_fits_into_120_characters(index: int) -> None:
 
 def test_create_is_clean_for_the_base_shoot() -> None:
     assert create(shoot_dict()) == []
+
+
+def test_a_force_update_target_with_braces_is_shown_as_it_is() -> None:
+    """Profile values are filled into the advice templates as text, never as format strings."""
+    from webhook.field import SPEC
+    from webhook.validators.shoot.advice import _fit
+
+    to = "1.{0}.2}"
+    text = _fit(SPEC.child("kubernetes", "version"), ['"1.30.1"'], f'{{label}} is expired: force update to "{to}"')
+    assert text == '"1.30.1" is expired: force update to "1.{0}.2}"'

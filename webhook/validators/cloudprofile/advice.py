@@ -68,11 +68,14 @@ def warn_versions(
     expiring within `expiry_warning_days` days (CP-WARN-002). path points at the versions list.
     """
     findings: list[Finding] = []
-    what = f'version "{{v}}" of machine image "{image}"' if image else 'Kubernetes version "{v}"'
+
+    def label_of(version: str) -> str:  # not str.format: an image name may hold braces
+        return f'version "{version}" of machine image "{image}"' if image else f'Kubernetes version "{version}"'
+
     horizon = ctx.now.timestamp() + expiry_warning_days * 86400
     for i, entry in enumerate(versions):
         if entry.classification == Classification.DEPRECATED and entry.expiration_date is None and not entry.lifecycle:
-            label = what.format(v=entry.version)
+            label = label_of(entry.version)
             findings.append(
                 CP_WARN_001.required(
                     path.index(i).child("expirationDate"), f"deprecated {label} should set an expiration date"
@@ -80,7 +83,7 @@ def warn_versions(
             )
         date = entry.expiration_date
         if date is not None and ctx.now < date and date.timestamp() <= horizon:
-            label = what.format(v=entry.version)
+            label = label_of(entry.version)
             days = int((date - ctx.now).total_seconds() // 86400)
             findings.append(
                 CP_WARN_002.forbidden(

@@ -229,7 +229,10 @@ def _fit(path: FieldPath, labels: Sequence[str], *templates: str) -> str:
     templates: longest first; `{label}` is filled with each of `labels` (longest first) before the next template.
     """
     room = _MAX_WARNING_CHARS - len(str(path)) - 2
-    candidates = [t.format(label=label) for t in templates for label in (labels if "{label}" in t else labels[:1])]
+    # replace, not str.format: the templates carry profile values (versions), which may hold braces
+    candidates = [
+        t.replace("{label}", label) for t in templates for label in (labels if "{label}" in t else labels[:1])
+    ]
     return next((c for c in candidates if len(c) <= room), candidates[-1])
 
 
