@@ -41,6 +41,7 @@ from webhook.kinds import (
     UpdateRequest,
     UserInfo,
     decode,
+    share_entries,
 )
 from webhook.models.base import parse_rfc3339
 from webhook.policy import apply_policy
@@ -388,10 +389,13 @@ def _decode_pair(
         if recent is not None:
             recent.remember(raw_new, entry, new_result)
     if old_result is None:
-        known = memo.entries if memo is not None else DecodedEntries(capacity=None)
-        if lists and memo is None and new_result[1] is not None and raw_old is not None:
-            known.learn(raw_new, raw_new, new_result[1], lists)
-        old_result = _decode_one(entry, known.reuse(raw_old, entry.model, lists) if lists and len(known) else raw_old)
+        shared_old = raw_old
+        if lists and raw_old is not None:
+            if memo is not None:  # the new object's entries are in the store already
+                shared_old = memo.entries.reuse(raw_old, entry.model, lists)
+            elif new_result[1] is not None:
+                shared_old = share_entries(raw_old, raw_new, new_result[1], lists)
+        old_result = _decode_one(entry, shared_old)
         if recent is not None:
             recent.remember(raw_old, entry, old_result)
     return new_result[0], new_result[2], old_result[0], old_result[2]

@@ -12,8 +12,8 @@ reconciler.go (MergeCloudProfiles), pkg/utils/gardener/cloudprofile.go (GetCloud
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from typing import Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, Generic, TypeVar
 
 from webhook.models.core import (
     CapabilityDefinition,
@@ -28,7 +28,7 @@ from webhook.models.core import (
     Region,
     VolumeType,
 )
-from webhook.models.defaults import DEFAULT_ARCHITECTURE
+from webhook.models.defaults import DEFAULT_ARCHITECTURE, default_cloud_profile
 
 CRI_NAMES: Final = ("containerd",)
 ARCHITECTURES: Final = ("amd64", "arm64")
@@ -276,6 +276,27 @@ def merged_spec(parent: CloudProfile, ncp: NamespacedCloudProfile) -> CloudProfi
     return merge_spec(parent.spec, uniform)[0]
 
 
+def judged_spec(ncp: NamespacedCloudProfile, parent: CloudProfile | None) -> CloudProfileSpec:
+    """`merged_spec` with the CloudProfile defaults applied (usable, updateStrategy, cri, architectures): what a Shoot
+    on `ncp` is judged against. parent may be None when `ncp` has status.cloudProfileSpec (ValueError otherwise).
+
+    Built once per pair of objects (the view's, which are replaced, never changed) and then one long-lived object,
+    so that `index_of` indexes it once too.
+    """
+    status = ncp.status.cloud_profile_spec
+
+    def build() -> CloudProfileSpec:
+        if status is not None:
+            spec = status  # what merged_spec reads first too, without needing the parent
+        elif parent is not None:
+            spec = merged_spec(parent, ncp)
+        else:
+            raise ValueError("a NamespacedCloudProfile without status.cloudProfileSpec needs its parent")
+        return default_cloud_profile(CloudProfile(spec=spec)).spec
+
+    return _JUDGED_SPECS.get((ncp, parent), build)
+
+
 # ------------------------------------------------------------------------------------------------ index
 
 
@@ -321,22 +342,40 @@ class ProfileIndex:
         return self._regions.get(name)
 
 
-_INDEXES: Final[OrderedDict[int, ProfileIndex]] = OrderedDict()
-_INDEXES_KEPT: Final = 64
+V = TypeVar("V")
+
+
+class _ByIdentity(Generic[V]):
+    """Values built from model objects, remembered per tuple of those objects (by identity), the last `kept`.
+
+    Models are not changed after decoding (the view replaces an object, never edits it), so the same objects give
+    the same value. An entry holds its objects, so their ids are not reused while it is kept.
+    """
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self._entries: OrderedDict[tuple[int, ...], tuple[tuple[object, ...], V]] = OrderedDict()
+
+    def get(self, objects: tuple[object, ...], build: Callable[[], V]) -> V:
+        key = tuple(map(id, objects))
+        found = self._entries.get(key)
+        if found is not None and all(a is b for a, b in zip(found[0], objects, strict=True)):
+            self._entries.move_to_end(key)
+            return found[1]
+        value = build()
+        self._entries[key] = (objects, value)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.kept:
+            self._entries.popitem(last=False)
+        return value
+
+
+_INDEXES: Final[_ByIdentity[ProfileIndex]] = _ByIdentity(kept=64)
+_JUDGED_SPECS: Final[_ByIdentity[CloudProfileSpec]] = _ByIdentity(kept=256)
 
 
 def index_of(spec: CloudProfileSpec) -> ProfileIndex:
-    """The ProfileIndex of `spec`, built on first use and remembered for this very object (models are not changed
-    after decoding; the index holds the spec, so its id is not reused while remembered). The last 64 specs are kept:
-    the view's profiles are long-lived objects, so every Shoot request on one profile shares one index.
+    """The ProfileIndex of `spec`, built on first use and remembered for this very object (`_ByIdentity`; the last
+    64): the view's profiles are long-lived objects, so every Shoot request on one profile shares one index.
     """
-    key = id(spec)
-    found = _INDEXES.get(key)
-    if found is not None and found.spec is spec:
-        _INDEXES.move_to_end(key)
-        return found
-    index = _INDEXES[key] = ProfileIndex(spec)
-    _INDEXES.move_to_end(key)
-    while len(_INDEXES) > _INDEXES_KEPT:
-        _INDEXES.popitem(last=False)
-    return index
+    return _INDEXES.get((spec,), lambda: ProfileIndex(spec))

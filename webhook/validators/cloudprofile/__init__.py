@@ -125,7 +125,7 @@ KIND: Final = KindValidator(
     delete=validate_delete,
     prepare=prepare,
     shared_lists=SHARED_LISTS,
-    reuse_unchanged=True,  # its clock rules read only its own dates (ReapplyMemo)
+    reuse_unchanged=True,  # its clock rules read only its own dates (admission.Memo)
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_delete", "validate_update"]

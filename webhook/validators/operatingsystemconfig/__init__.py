@@ -121,7 +121,7 @@ KIND: Final = KindValidator(
     create=validate_create,
     update=validate_update,
     delete=None,
-    reuse_unchanged=True,  # no clock rules (ReapplyMemo)
+    reuse_unchanged=True,  # no clock rules (admission.Memo)
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_operating_system_config", "validate_update"]

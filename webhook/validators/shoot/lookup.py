@@ -13,8 +13,7 @@ getRootCloudProfile; plugin/pkg/shoot/validator/admission.go Validate ("could no
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -23,15 +22,12 @@ from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.gourl import go_quote
 from webhook.kinds import cluster_state_unknown
 from webhook.models.core import (
-    CloudProfile,
     CloudProfileReference,
     CloudProfileSpec,
-    NamespacedCloudProfile,
     Shoot,
     Worker,
 )
-from webhook.models.defaults import default_cloud_profile
-from webhook.profiles import merged_spec
+from webhook.profiles import judged_spec
 
 PROFILE_KINDS: Final = (CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE)  # sorted
 
@@ -98,8 +94,7 @@ def find_profile_spec(shoot: Shoot, namespace: str, view: ClusterView) -> Lookup
         detail = f'{missing}NamespacedCloudProfile "{namespace}/{ref.name}" not found'
         return Lookup(None, True, [SH_ADM_REF_001.forbidden(path, detail)])
     if ncp.status.cloud_profile_spec is not None:
-        status_spec = ncp.status.cloud_profile_spec
-        return Lookup(_effective_spec(ncp, None, lambda: _defaulted(status_spec)), True)
+        return Lookup(judged_spec(ncp, None), True)
     parent = view.cloud_profile(ncp.spec.parent.name)
     if parent is None:
         detail = (
@@ -107,37 +102,7 @@ def find_profile_spec(shoot: Shoot, namespace: str, view: ClusterView) -> Lookup
             f'"{namespace}/{ref.name}" not found'
         )
         return Lookup(None, True, [SH_ADM_REF_001.forbidden(path, detail)])
-    return Lookup(_effective_spec(ncp, parent, lambda: _defaulted(merged_spec(parent, ncp))), True)
-
-
-def _defaulted(spec: CloudProfileSpec) -> CloudProfileSpec:
-    """A merged spec with CloudProfile defaults applied (usable, updateStrategy, cri, architectures)."""
-    return default_cloud_profile(CloudProfile(spec=spec)).spec
-
-
-# The spec a NamespacedCloudProfile stands for, per (NamespacedCloudProfile, parent) model objects of the view: the
-# merge and its defaults are built once, not per Shoot request, and the result is one long-lived object, so that
-# `profiles.index_of` indexes it once too. Entries hold their keys' objects, so ids are not reused while kept.
-_Remembered = tuple[NamespacedCloudProfile, CloudProfile | None, CloudProfileSpec]
-_EFFECTIVE: Final[OrderedDict[tuple[int, int], _Remembered]] = OrderedDict()
-_EFFECTIVE_KEPT: Final = 256
-
-
-def _effective_spec(
-    ncp: NamespacedCloudProfile, parent: CloudProfile | None, build: Callable[[], CloudProfileSpec]
-) -> CloudProfileSpec:
-    """What `build` returns for status.cloudProfileSpec (parent None) or the merge with `parent`, defaulted;
-    remembered per object pair."""
-    key = (id(ncp), id(parent))
-    found = _EFFECTIVE.get(key)
-    if found is not None and found[0] is ncp and found[1] is parent:
-        _EFFECTIVE.move_to_end(key)
-        return found[2]
-    spec = build()
-    _EFFECTIVE[key] = (ncp, parent, spec)
-    while len(_EFFECTIVE) > _EFFECTIVE_KEPT:
-        _EFFECTIVE.popitem(last=False)
-    return spec
+    return Lookup(judged_spec(ncp, parent), True)
 
 
 # ------------------------------------------------------------------------------------------- profile change
