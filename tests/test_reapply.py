@@ -5,6 +5,9 @@
 2. `Memo` answers a re-applied object (UPDATE, object byte for byte its oldObject) from a remembered verdict;
    over generated objects, clock shifts (across expiration dates, "expires in N days" and lifecycle boundaries) and
    cluster view changes, every response equals the one judged afresh.
+3. `field.CLEAN_ENTRIES` skips entry checks that found nothing in the same decoded entry before; over generated
+   UPDATE streams and both settings of the gate those checks read, every response equals the one judged afresh
+   (no memo, no clean entries).
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from tests.strategies import BASES, mutated, reviews, to_json
 from webhook import admission
 from webhook.admission import BadReview, Memo, Outcome, _parse_review_slowly, judge, parse_review
 from webhook.cluster.static import StaticView
+from webhook.field import CLEAN_ENTRIES
 from webhook.models.base import parse_rfc3339
-from webhook.settings import Settings
+from webhook.settings import FeatureGates, Settings
 
 SETTINGS: Final = Settings()
+LIFECYCLE_ON: Final = Settings(feature_gates=FeatureGates(VersionClassificationLifecycle=True))
 START: Final = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
 
 
@@ -263,11 +268,17 @@ def test_remembered_verdicts_equal_fresh_ones_across_clock_and_view_changes(data
         assert remembered == _judged(body, view, now, None), (move, now)
 
 
-def _judged(body: bytes, view: StaticView, now: datetime, memo: Memo | None) -> tuple[Any, ...]:
+def _judged(
+    body: bytes, view: StaticView, now: datetime, memo: Memo | None, settings: Settings = SETTINGS
+) -> tuple[Any, ...]:
+    """The answer with `memo` and the process's clean entries; with memo None, the plain path (neither)."""
+    CLEAN_ENTRIES.enabled = memo is not None
     try:
-        return _answer(judge(body, view=view, settings=SETTINGS, now=now, memo=memo))
+        return _answer(judge(body, view=view, settings=settings, now=now, memo=memo))
     except BadReview as exc:  # an object nested too deep
         return ("bad review", str(exc))
+    finally:
+        CLEAN_ENTRIES.enabled = True
 
 
 def _update(new: dict[str, Any], old: dict[str, Any], kind: str) -> bytes:
@@ -282,14 +293,18 @@ def test_a_stream_of_changing_updates_gets_the_answers_each_gets_alone(data: st.
     revision a small mutation of the one before, entries added, changed, dropped or repeated) is judged as alone."""
     kind = data.draw(st.sampled_from(("CloudProfile", "NamespacedCloudProfile")), label="kind")
     view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
-    memo = Memo(entries=data.draw(st.sampled_from((3, 20_000)), label="entries kept"))
+    kept = data.draw(st.sampled_from((3, 20_000)), label="entries kept")
+    memos = {id(SETTINGS): Memo(entries=kept), id(LIFECYCLE_ON): Memo(entries=kept)}  # a Memo keeps its settings
     revision = BASES[kind]()
     for step in range(data.draw(st.integers(min_value=1, max_value=5), label="updates")):
         following = data.draw(mutated(revision, max_mutations=2), label=f"revision {step}")
         body = _update(following, revision, kind)
-        assert _judged(body, view, START, memo) == _judged(body, view, START, None), step
+        # Both gate settings judge the same decoded entries: what one found clean is not taken for the other.
+        for settings in data.draw(st.permutations((SETTINGS, LIFECYCLE_ON)), label=f"settings {step}"):
+            memo = memos[id(settings)]
+            assert _judged(body, view, START, memo, settings) == _judged(body, view, START, None, settings), step
         revision = following
-    assert len(memo.entries) <= memo.entries.capacity
+    assert all(len(memo.entries) <= memo.entries.capacity for memo in memos.values())
 
 
 def test_a_reapplied_cloud_profile_is_judged_once_until_a_date_moves_it() -> None:
@@ -369,3 +384,40 @@ def test_the_old_object_of_the_next_update_in_a_stream_is_neither_parsed_nor_dec
     remembered = judge(second, view=view, settings=SETTINGS, now=START, memo=memo)
     assert (len(parsed), len(decoded)) == (3, 3)  # only revision 2, the new object
     assert _answer(remembered) == _answer(judge(second, view=view, settings=SETTINGS, now=START))
+
+
+def test_a_stream_runs_the_version_checks_only_on_versions_no_request_had(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a GitOps stream each UPDATE adds one image version at the front: the per-version checks run on that one
+    version, and a version with a finding is still reported on every request, at its new index."""
+    from webhook.validators.cloudprofile import machine_images
+
+    runs: list[str] = []
+    own = machine_images._version_own_findings
+
+    def counted(version: Any, capabilities: Any, path: Any) -> Any:
+        runs.append(version.version)
+        return own(version, capabilities, path)
+
+    monkeypatch.setattr(machine_images, "_version_own_findings", counted)
+    CLEAN_ENTRIES.clear()
+    view, memo = StaticView.empty(), Memo()
+    revision = BASES["CloudProfile"]()
+    bad = {"version": "1589.0.0", "kubeletVersionConstraint": "not a constraint", "architectures": ["amd64"]}
+    revision["spec"]["machineImages"][0]["versions"].append(bad)
+    for step in range(3):
+        following = copy.deepcopy(revision)
+        following["spec"]["machineImages"][0]["versions"].insert(
+            0, {"version": f"1600.{step}.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]}
+        )
+        runs.clear()
+        answer = judge(_update(following, revision, "CloudProfile"), view=view, settings=SETTINGS, now=START, memo=memo)
+        checked = sorted(runs)
+        assert answer == judge(_update(following, revision, "CloudProfile"), view=view, settings=SETTINGS, now=START)
+        # Reported at the index the version has now (a new path, so not ratcheted).
+        path = f"spec.machineImages[0].versions[{step + 3}].kubeletVersionConstraint: Invalid value"
+        assert [e for e in answer.entries if e[:2] == ("CP-MI-009", "deny") and e[2].startswith(path)], answer.entries
+        # The first request checks every version; later ones only the new version and the one with a finding, which
+        # the stored object's judgement (for ratcheting) checks again.
+        first = ["1600.0.0", "1592.1.0", "1591.0.0", "22.4.0"]
+        assert checked == sorted([*(first if step == 0 else [f"1600.{step}.0"]), "1589.0.0", "1589.0.0"])
+        revision = following

@@ -9,7 +9,7 @@ k8s.io/apimachinery/pkg/util/validation/field (Path, Error, ErrorType).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from types import CodeType, MappingProxyType
@@ -229,3 +229,50 @@ def rules_table(*groups: Iterable[Rule]) -> MappingProxyType[str, Rule]:
                 raise ValueError(f"rule id {r.id} defined twice")
             table[r.id] = r
     return MappingProxyType(table)
+
+
+class CleanEntries:
+    """List entries known to pass a check that reads nothing but the entry and a hashable context key.
+
+    A CloudProfile UPDATE repeats hundreds of machine image versions that an earlier request already judged, and
+    the server shares one decoded model per unchanged entry across requests (`kinds.DecodedEntries`). A check whose
+    findings are a pure function of (entry, context) need not run again on a model it found nothing in: `check`
+    is skipped for such an entry. Only clean results are kept, so every finding is computed as
+    before and its path and message stay what they were; an entry with findings is judged every time.
+
+    Entries are remembered by identity with a strong reference, so an identity cannot be reused while it is
+    remembered; models are never changed after decoding (defaulting copies). context: a hashable value that, with
+    the entry, fixes the check's result (the check function itself is part of the key). capacity: (entry, context)
+    pairs kept; beyond it the older half is dropped. A caller asks `known` and, when not, runs the check and
+    `learn`s its result. Not thread-safe: validators run on one event loop per process.
+    Source of the contract: issue 15 ("findings that depend only on entries whose content did not change are known").
+    """
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self.enabled = True
+        self._clean: dict[tuple[int, object], object] = {}
+
+    def __len__(self) -> int:
+        return len(self._clean)
+
+    def known(self, entry: object, context: Hashable) -> bool:
+        """Whether the check of `context` found nothing in `entry` before (then it need not run)."""
+        return self.enabled and self._clean.get((id(entry), context)) is entry
+
+    def learn(self, entry: object, context: Hashable, found: Sequence[Finding]) -> None:
+        """Record what the check of `context` found in `entry`: only an empty result is kept."""
+        if found or not self.enabled:
+            return
+        clean = self._clean
+        clean[(id(entry), context)] = entry
+        if len(clean) > self.capacity:
+            self._clean = dict(list(clean.items())[-(self.capacity // 2) :])
+
+    def clear(self) -> None:
+        """Forget every entry (tests compare with and without the memo)."""
+        self._clean.clear()
+
+
+# One per process: the validators' entry checks are pure, so sharing what they found clean changes no answer.
+CLEAN_ENTRIES: Final = CleanEntries()

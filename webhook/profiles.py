@@ -46,6 +46,11 @@ def capabilities_of(definitions: Sequence[CapabilityDefinition]) -> dict[str, li
     return {d.name: list(d.values) for d in definitions}
 
 
+def capabilities_key(capabilities: Capabilities) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Capability definitions as a hashable value, equal exactly when the definitions are (names in order)."""
+    return tuple((name, tuple(values)) for name, values in capabilities.items())
+
+
 def flavors_with_defaults(
     flavors: Sequence[Mapping[str, Sequence[str]]], capabilities: Capabilities
 ) -> list[dict[str, Sequence[str]]]:

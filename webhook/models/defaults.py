@@ -49,12 +49,30 @@ _EMPTY_KCM: Final = KubeControllerManagerConfig()
 
 
 def _default_version(version: MachineImageVersion, *, architectures: bool) -> MachineImageVersion:
+    key = (id(version), architectures)
+    found = _DEFAULTED_VERSIONS.get(key)
+    if found is not None and found[0] is version:
+        return found[1]
     update: dict[str, object] = {}
     if not version.cri:
         update["cri"] = list(DEFAULT_CRI)
     if architectures and not version.architectures:
         update["architectures"] = [DEFAULT_ARCHITECTURE]
-    return version.model_copy(update=update) if update else version
+    if not update:
+        return version
+    defaulted = version.model_copy(update=update)
+    _DEFAULTED_VERSIONS[key] = (version, defaulted)
+    if len(_DEFAULTED_VERSIONS) > _DEFAULTED_VERSIONS_KEPT:
+        for stale in list(_DEFAULTED_VERSIONS)[: _DEFAULTED_VERSIONS_KEPT // 2]:
+            del _DEFAULTED_VERSIONS[stale]
+    return defaulted
+
+
+# A version decoded once and shared across requests (kinds.DecodedEntries) gets one defaulted copy, by identity:
+# per-entry memos downstream (field.CLEAN_ENTRIES) then see the same object on every request. The entry holds the
+# source version, so its id is not reused while kept; the older half goes beyond the bound.
+_DEFAULTED_VERSIONS: dict[tuple[int, bool], tuple[MachineImageVersion, MachineImageVersion]] = {}
+_DEFAULTED_VERSIONS_KEPT: Final = 20_000
 
 
 def _default_image(image: MachineImage, *, architectures: bool) -> MachineImage:

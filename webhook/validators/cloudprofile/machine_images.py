@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.field import CLEAN_ENTRIES, FieldPath, Finding, Rule
 from webhook.models.core import CRI, MachineImage, MachineImageVersion
-from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities
+from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_key
 from webhook.validators.cloudprofile.capabilities import (
     validate_flavors_need_definitions,
     validate_image_version_capabilities,
@@ -115,10 +115,16 @@ def validate_machine_image(
     if image.update_strategy is not None and image.update_strategy not in UPDATE_STRATEGIES:
         findings.append(CP_MI_005.unsupported(path.child("updateStrategy"), image.update_strategy, UPDATE_STRATEGIES))
     versions_path = path.child("versions")
+    context = (_version_own_findings, capabilities_key(capabilities))
     for j, version in enumerate(image.versions):
-        findings.extend(
-            validate_machine_image_version(image, version, capabilities, seen_versions, versions_path.index(j))
-        )
+        key = f"{image.name}-{version.version}"
+        if key in seen_versions:
+            findings.append(CP_MI_006.duplicate(versions_path.index(j), key))
+        seen_versions.add(key)
+        if not CLEAN_ENTRIES.known(version, context):
+            found = _version_own_findings(version, capabilities, versions_path.index(j))
+            CLEAN_ENTRIES.learn(version, context, found)
+            findings.extend(found)
     return findings
 
 
@@ -135,6 +141,14 @@ def validate_machine_image_version(
     if key in seen_versions:
         findings.append(CP_MI_006.duplicate(path, key))
     seen_versions.add(key)
+    findings.extend(_version_own_findings(version, capabilities, path))
+    return findings
+
+
+def _version_own_findings(version: MachineImageVersion, capabilities: Capabilities, path: FieldPath) -> list[Finding]:
+    """The checks of `validate_machine_image_version` that read nothing but the version and the capability
+    definitions (CLEAN_ENTRIES may skip them): syntax, minVersionForInPlaceUpdate, architectures, constraint."""
+    findings: list[Finding] = []
     if not version.version:
         findings.append(CP_MI_007.required(path.child("version"), "must provide a version"))
     try:
@@ -218,18 +232,35 @@ def validate_image_additional_config(
     findings: list[Finding] = []
     versions_path = path.child("versions")
     supported = {f.path: f for f in validate_supported_versions(image.versions, ctx, versions_path)}
+    rest = (_version_rest_findings, ctx.lifecycle_gate, not capabilities)
     for j, version in enumerate(image.versions):
-        version_path = versions_path.index(j)
-        findings.extend(validate_cri(version.cri, version_path.child("cri")))
-        if supported and version_path in supported:
-            findings.append(supported[version_path])
-        findings.extend(validate_expirable_version(version, ctx, version_path))
-        if not capabilities:
-            if not version.architectures:
-                findings.append(
-                    CP_MI_010.required(version_path.child("architectures"), "must provide at least one architecture")
-                )
-            findings.extend(validate_flavors_need_definitions(version, version_path))
+        # Gardener's order: the version's CRI, its minor's CP-K8S-008, then the rest of the version.
+        if not CLEAN_ENTRIES.known(version, validate_cri):
+            found = validate_cri(version.cri, versions_path.index(j).child("cri"))
+            CLEAN_ENTRIES.learn(version, validate_cri, found)
+            findings.extend(found)
+        if supported:
+            overlap = supported.get(versions_path.index(j))
+            if overlap is not None:
+                findings.append(overlap)
+        if not CLEAN_ENTRIES.known(version, rest):
+            found = _version_rest_findings(version, capabilities, ctx, versions_path.index(j))
+            CLEAN_ENTRIES.learn(version, rest, found)
+            findings.extend(found)
+    return findings
+
+
+def _version_rest_findings(
+    version: MachineImageVersion, capabilities: Capabilities, ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
+    """The checks of `validate_image_additional_config` after CRI that read nothing but the version, the lifecycle
+    gate and whether capabilities are defined (CLEAN_ENTRIES may skip them): classification, lifecycle,
+    architectures. path: versions[j]."""
+    findings = validate_expirable_version(version, ctx, path)
+    if not capabilities:
+        if not version.architectures:
+            findings.append(CP_MI_010.required(path.child("architectures"), "must provide at least one architecture"))
+        findings.extend(validate_flavors_need_definitions(version, path))
     return findings
 
 
