@@ -5,7 +5,9 @@
 2. `Memo` answers a re-applied object (UPDATE, object byte for byte its oldObject) from a remembered verdict;
    over generated objects, clock shifts (across expiration dates, "expires in N days" and lifecycle boundaries) and
    cluster view changes, every response equals the one judged afresh.
-3. `field.CLEAN_ENTRIES` skips entry checks that found nothing in the same decoded entry before; over generated
+3. `ParsedEntries` parses only list entries whose bytes no earlier request had: for any object text (duplicate
+   keys, deep nesting, huge numbers, broken bytes) it gives what `_parse_object` gives, value or error.
+4. `field.CLEAN_ENTRIES` skips entry checks that found nothing in the same decoded entry before; over generated
    UPDATE streams and both settings of the gate those checks read, every response equals the one judged afresh
    (no memo, no clean entries).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import marshal
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -22,13 +25,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.builders import shoot_dict, worker_dict
-from tests.strategies import BASES, mutated, reviews, to_json
+from tests.strategies import BASES, leaves, mutated, paths_of, reviews, to_json
 from webhook import admission
-from webhook.admission import BadReview, Memo, Outcome, _parse_review_slowly, judge, parse_review
+from webhook.admission import (
+    BadReview,
+    Memo,
+    Outcome,
+    ParsedEntries,
+    _parse_object,
+    _parse_review_slowly,
+    judge,
+    parse_review,
+)
 from webhook.cluster.static import StaticView
 from webhook.field import CLEAN_ENTRIES
 from webhook.models.base import parse_rfc3339
 from webhook.settings import FeatureGates, Settings
+from webhook.validators import REGISTRY
 
 SETTINGS: Final = Settings()
 LIFECYCLE_ON: Final = Settings(feature_gates=FeatureGates(VersionClassificationLifecycle=True))
@@ -160,6 +173,61 @@ def test_deep_nesting_in_a_field_the_webhook_ignores_is_no_longer_refused() -> N
         _parse_review_slowly(body(250))
     with pytest.raises(BadReview, match="not valid JSON"):
         parse_review(body(5000))
+
+
+# ----------------------------------------------------------------------------------------------- parsed entries
+
+_LISTS: Final = tuple(entry.shared_lists for entry in REGISTRY.values() if entry.shared_lists)
+
+
+def _parsed_or_error(parse: Any, raw: bytes) -> tuple[str, Any]:
+    try:
+        return ("parsed", marshal.dumps(parse(raw), 2))  # equal bytes: equal values, types and key order included
+    except BadReview as exc:
+        return ("bad review", str(exc))
+
+
+@given(data=st.data())
+def test_parsed_entries_give_what_the_plain_parse_gives(data: st.DataObject) -> None:
+    """A stream of revisions, each a mutation of the one before, written with duplicate keys, indentation or broken
+    bytes: the entry store (small or large) parses each as `_parse_object` does, whatever it kept from the others."""
+    kind = data.draw(st.sampled_from(("CloudProfile", "NamespacedCloudProfile", "Shoot")), label="kind")
+    lists = data.draw(st.sampled_from(_LISTS), label="lists")
+    store = ParsedEntries(capacity=data.draw(st.sampled_from((2, 20_000)), label="capacity"))
+    revision = BASES[kind]()
+    for step in range(data.draw(st.integers(min_value=1, max_value=4), label="revisions")):
+        revision = data.draw(mutated(revision, max_mutations=2), label=f"revision {step}")
+        form = data.draw(st.sampled_from(("plain", "duplicates", "indented", "broken")), label=f"form {step}")
+        if form == "duplicates":
+            where = data.draw(st.lists(st.sampled_from(paths_of(revision)), max_size=3), label="duplicated")
+            text = to_json(revision, frozenset(where), data.draw(leaves, label="decoy"))
+        elif form == "indented":
+            text = json.dumps(revision, indent=data.draw(st.integers(min_value=0, max_value=2)))
+        else:
+            text = json.dumps(revision)
+        raw = text.encode()
+        if form == "broken":
+            at = data.draw(st.integers(min_value=0, max_value=len(raw) - 1), label="at")
+            raw = (
+                raw[:at]
+                + data.draw(st.sampled_from((b"", b"}", b",", b'"', b"\\", b"\xff", b"NaN")), label="byte")
+                + raw[at + 1 :]
+            )
+        assert _parsed_or_error(lambda r: store.parse(r, lists), raw) == _parsed_or_error(_parse_object, raw), step
+
+
+def test_an_entry_seen_before_is_the_same_parsed_object() -> None:
+    store = ParsedEntries()
+    lists = REGISTRY["core.gardener.cloud", "CloudProfile"].shared_lists
+    first = BASES["CloudProfile"]()
+    second = copy.deepcopy(first)
+    second["spec"]["machineImages"][0]["versions"].insert(0, {"version": "1600.0.0"})
+    a = store.parse(json.dumps(first).encode(), lists)
+    b = store.parse(json.dumps(second).encode(), lists)
+    assert isinstance(a, dict) and isinstance(b, dict)
+    old_versions, new_versions = a["spec"]["machineImages"][0]["versions"], b["spec"]["machineImages"][0]["versions"]
+    assert new_versions[1] is old_versions[0] and new_versions[2] is old_versions[1]
+    assert b == second
 
 
 # ----------------------------------------------------------------------------------------------- the memo
@@ -374,8 +442,10 @@ def test_the_old_object_of_the_next_update_in_a_stream_is_neither_parsed_nor_dec
     memo, view = Memo(), StaticView.empty()
     parsed: list[object] = []
     decoded: list[object] = []
-    parse, decode_one = admission._parse_object, admission._decode_one
-    monkeypatch.setattr(admission, "_parse_object", lambda raw: parsed.append(raw) or parse(raw))
+    parse, decode_one = admission.ParsedEntries.parse, admission._decode_one
+    monkeypatch.setattr(
+        admission.ParsedEntries, "parse", lambda self, raw, lists: parsed.append(raw) or parse(self, raw, lists)
+    )
     monkeypatch.setattr(admission, "_decode_one", lambda entry, raw: decoded.append(raw) or decode_one(entry, raw))
     first = _update(revisions[1], revisions[0], "CloudProfile")
     judge(first, view=view, settings=SETTINGS, now=START, memo=memo)

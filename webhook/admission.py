@@ -19,7 +19,7 @@ import logging
 import traceback
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -196,16 +196,28 @@ class Review:
     reapplied: bytes | None = None
     _parsed: tuple[object, object] | None = None
 
-    def objects(self, recent: RecentObjects | None = None) -> tuple[object, object]:
+    def objects(
+        self,
+        recent: RecentObjects | None = None,
+        entries: tuple[ParsedEntries, tuple[tuple[str, ...], ...]] | None = None,
+    ) -> tuple[object, object]:
         """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once. recent: objects parsed for
         earlier requests, taken by the digest of their JSON instead of parsing it again (the server's `Memo`).
+        entries: list entries parsed for earlier requests and the kind's list paths (`ParsedEntries`): an object not
+        in `recent` is parsed but for the entries whose bytes are known. Neither changes the result.
 
         Raises BadReview ("request body is not valid JSON") for what the full parse of the body rejects too: each
         slice is parsed at the depth it has in the body (two levels below the root), so the nesting limit is the same.
         """
         if self._parsed is None:
-            parse = recent.parse if recent is not None else _parse_object
-            self._parsed = (parse(self.object_json), parse(self.old_object_json))
+            parse: Callable[[bytes | None], object] = _parse_object
+            if entries is not None:
+                store, lists = entries
+                parse = lambda raw: store.parse(raw, lists)  # noqa: E731
+            if recent is not None:
+                self._parsed = (recent.parse(self.object_json, parse), recent.parse(self.old_object_json, parse))
+            else:
+                self._parsed = (parse(self.object_json), parse(self.old_object_json))
         return self._parsed
 
 
@@ -216,6 +228,110 @@ def _parse_object(raw: bytes | None) -> object:
         return from_json(b"[[" + raw + b"]]")[0][0]  # the object's own depth in the body: request.object
     except ValueError:
         raise BadReview("request body is not valid JSON") from None
+
+
+_RAW_OBJECT: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_RAW_ARRAY: Final = msgspec.json.Decoder(list[msgspec.Raw])
+_Trie = dict[str, "_Trie | None"]  # list paths as a tree of keys; None marks the list whose entries are kept
+
+
+def _at_depth(raw: bytes, depth: int) -> object:
+    """`raw` parsed as pydantic's from_json parses it `depth` containers deep in the body (same nesting limit)."""
+    value = from_json(b"[" * depth + raw + b"]" * depth)
+    for _ in range(depth):
+        value = value[0]
+    return value
+
+
+class ParsedEntries:
+    """Parsed list entries by their JSON bytes, kept across requests: an unchanged entry is parsed once.
+
+    A GitOps stream of CloudProfile UPDATEs sends the same 100 KiB again and again with one entry changed. `parse`
+    splits an object along its kind's `shared_lists` (msgspec, which skips what it is not asked to build) and parses
+    only the entries whose bytes no earlier request had, and the values off those paths; an entry seen before is the
+    very dict parsed then, so `kinds.DecodedEntries` finds its model by identity instead of keying its content.
+    The result equals `_parse_object(raw)` (every value is parsed by the same function at the depth it has in the
+    body, so the nesting limit is the same); whatever msgspec does not take (a value of another type on a path, a
+    number or text it refuses) is parsed whole by `_parse_object`, so the answer and the error stay the same.
+    capacity: entries kept; beyond it the older half is dropped. Not thread-safe: one per server worker.
+    """
+
+    def __init__(self, capacity: int = 20_000) -> None:
+        self.capacity = capacity
+        self._parsed: dict[tuple[tuple[str, ...], bytes], object] = {}
+        self._tries: dict[tuple[tuple[str, ...], ...], _Trie] = {}
+
+    def __len__(self) -> int:
+        return len(self._parsed)
+
+    def parse(self, raw: bytes | None, lists: tuple[tuple[str, ...], ...]) -> object:
+        """`_parse_object(raw)`, with the dict entries of the lists at `lists` taken from earlier requests when their
+        bytes are the same. Raises BadReview as `_parse_object` does."""
+        if raw is None or not lists:
+            return _parse_object(raw)
+        trie = self._tries.get(lists)
+        if trie is None:
+            trie = self._tries[lists] = _trie(lists)
+        try:
+            parsed = self._split(raw, trie, 2, ())
+        except (msgspec.DecodeError, ValueError, RecursionError):
+            return _parse_object(raw)
+        if len(self._parsed) > self.capacity:
+            self._parsed = dict(list(self._parsed.items())[-(self.capacity // 2) :])
+        return parsed
+
+    def _split(self, raw: bytes, trie: _Trie | None, depth: int, path: tuple[str, ...]) -> object:
+        """The value `raw` at `depth` (containers around it in the body) and `path` (keys, "*" for list items)."""
+        if trie is None:  # a kept list: its dict entries by bytes
+            entries = []
+            for item in _RAW_ARRAY.decode(raw):
+                data = bytes(item)
+                if data[:1] != b"{":
+                    entries.append(_at_depth(data, depth + 1))
+                    continue
+                entry = self._parsed.get((path, data))
+                if entry is None:
+                    entry = self._parsed[(path, data)] = _at_depth(data, depth + 1)
+                entries.append(entry)
+            return entries
+        items = trie.get("*", _NOT_A_LIST)
+        if items is not _NOT_A_LIST:
+            return [self._split(bytes(item), items, depth + 1, (*path, "*")) for item in _RAW_ARRAY.decode(raw)]
+        return {
+            key: (
+                self._split(bytes(value), trie[key], depth + 1, (*path, key))
+                if key in trie
+                else _at_depth(bytes(value), depth + 1)
+            )
+            for key, value in _RAW_OBJECT.decode(raw).items()
+        }
+
+
+_NOT_A_LIST: Final[Any] = object()
+
+
+def _trie(lists: tuple[tuple[str, ...], ...]) -> _Trie:
+    """The list paths as a tree; a path with "*" holds nothing else at that level (raises ValueError otherwise)."""
+    root: _Trie = {}
+    for path in lists:
+        node = root
+        for key in path[:-1]:
+            child = node.setdefault(key, {})
+            if child is None:
+                raise ValueError(f"list path {path} runs through another kept list")
+            node = child
+        node[path[-1]] = None
+    for node in _nodes(root):
+        if "*" in node and len(node) > 1:
+            raise ValueError(f"'*' beside other keys in {lists}")
+    return root
+
+
+def _nodes(trie: _Trie) -> Iterator[_Trie]:
+    yield trie
+    for child in trie.values():
+        if child is not None:
+            yield from _nodes(child)
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,7 +557,10 @@ def run_validator(
     operation = Operation(envelope.operation)
     if not entry.judges(operation) or review.sub_resource:
         return _Judged(Verdict())
-    raw_object, raw_old = review.objects(memo.recent if memo is not None else None)
+    if memo is not None:
+        raw_object, raw_old = review.objects(memo.recent, (memo.parsed, entry.shared_lists))
+    else:
+        raw_object, raw_old = review.objects()
     # The RequestInfo fields every typed request carries besides its objects.
     info: dict[str, Any] = {
         "uid": envelope.uid,
@@ -554,16 +673,17 @@ class RecentObjects:
         self.max_bytes = max_bytes
         self._objects: OrderedDict[bytes, tuple[object, dict[tuple[str, str], _Decoded]]] = OrderedDict()
 
-    def parse(self, raw_json: bytes | None) -> object:
-        """`_parse_object(raw_json)`, or the object parsed from the same bytes before; raises BadReview likewise."""
+    def parse(self, raw_json: bytes | None, parse: Callable[[bytes | None], object] = _parse_object) -> object:
+        """`parse(raw_json)` (`_parse_object` or an equal parse), or the object parsed from the same bytes before;
+        raises BadReview likewise."""
         if raw_json is None or len(raw_json) > self.max_bytes:
-            return _parse_object(raw_json)
+            return parse(raw_json)
         digest = hashlib.blake2b(raw_json, digest_size=16).digest()
         found = self._objects.get(digest)
         if found is not None:
             self._objects.move_to_end(digest)
             return found[0]
-        parsed = _parse_object(raw_json)
+        parsed = parse(raw_json)
         self._objects[digest] = (parsed, {})
         while len(self._objects) > self.kept:
             self._objects.popitem(last=False)
@@ -589,6 +709,8 @@ class Memo:
 
     entries: decoded list entries by content (`kinds.DecodedEntries`): an UPDATE decodes only the entries that no
     earlier request had (a CloudProfile stream adding one version decodes one version, not 300 entries).
+    parsed: parsed list entries by their bytes (`ParsedEntries`): an UPDATE parses only the entries no earlier request
+    had, and the same parsed entry finds its decoded model by identity.
     recent: the last objects parsed and decoded, by the digest of their JSON (`RecentObjects`): in a stream, each
     UPDATE's oldObject is the object of the UPDATE before, so it is neither parsed nor decoded again.
     Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (GitOps re-apply).
@@ -610,6 +732,7 @@ class Memo:
     def __init__(self, capacity: int = 128, entries: int = 20_000) -> None:
         self.capacity = capacity
         self.entries = DecodedEntries(capacity=entries)
+        self.parsed = ParsedEntries(capacity=entries)
         self.recent = RecentObjects()
         self.hits = 0
         self.misses = 0

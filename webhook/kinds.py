@@ -249,6 +249,9 @@ class DecodedEntries:
     def __init__(self, capacity: int | None = 20_000) -> None:
         self.capacity = capacity
         self._models: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
+        # The same parsed entry object seen again (the server parses unchanged entries once, `admission.ParsedEntries`):
+        # found by identity without keying its content. Holds the entry, so its id is not reused while kept.
+        self._same: dict[tuple[type, tuple[str, ...], int], tuple[dict[str, Any], Any]] = {}
 
     def __len__(self) -> int:
         return len(self._models)
@@ -256,11 +259,18 @@ class DecodedEntries:
     def reuse(self, raw: object, model: type, lists: tuple[tuple[str, ...], ...]) -> object:
         """`raw` (an object of `model`) with every list entry at `lists` that is known replaced by its model (a copy
         along the paths)."""
-        models = self._models
+        models, same = self._models, self._same
         for path in lists:
 
-            def known(key: bytes, entry: Any, path: tuple[str, ...] = path) -> Any:
-                return models.get((model, path, key), entry)
+            def known(entry: dict[str, Any], path: tuple[str, ...] = path) -> Any:
+                found = same.get((model, path, id(entry)))
+                if found is not None and found[0] is entry:
+                    return found[1]
+                decoded = models.get((model, path, _json_key(entry)))
+                if decoded is None:
+                    return entry
+                same[(model, path, id(entry))] = (entry, decoded)
+                return decoded
 
             raw = _replace_at(raw, path, known)
         return raw
@@ -277,15 +287,18 @@ class DecodedEntries:
         ]
         if self.capacity is not None and sum(len(p[1]) for p in pairs) > self.capacity:
             return  # an object with more entries than the store keeps would only push every other entry out
-        models, scope = self._models, type(decoded)
+        models, same, scope = self._models, self._same, type(decoded)
         for path, raw_list, reused_list, model_list in pairs:
             for raw_entry, reused_entry, model in zip(raw_list, reused_list, model_list, strict=True):
                 if isinstance(raw_entry, dict) and isinstance(reused_entry, dict):
-                    models.setdefault((scope, path, _json_key(raw_entry)), model)
+                    known = models.setdefault((scope, path, _json_key(raw_entry)), model)
+                    same[(scope, path, id(raw_entry))] = (raw_entry, known)
         if self.capacity is not None and len(models) > self.capacity:
             # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
             # the front of a dict is quadratic).
             self._models = dict(list(models.items())[-(self.capacity // 2) :])
+        if self.capacity is not None and len(same) > self.capacity:
+            self._same = dict(list(same.items())[-(self.capacity // 2) :])
 
 
 def _json_key(value: dict[str, Any]) -> bytes:
@@ -316,12 +329,12 @@ def _field(model: BaseModel, alias: str) -> object:
     return None
 
 
-def _replace_at(raw: object, path: tuple[str, ...], known: Callable[[bytes, Any], Any]) -> object:
-    """A copy of raw in which the dict entries of the lists at `path` found in `known` are its models."""
+def _replace_at(raw: object, path: tuple[str, ...], known: Callable[[dict[str, Any]], Any]) -> object:
+    """A copy of raw in which each dict entry of the lists at `path` is `known(entry)` (its model, or itself)."""
     if not path:
         if not isinstance(raw, list):
             return raw
-        return [known(_json_key(item), item) if isinstance(item, dict) else item for item in raw]
+        return [known(item) if isinstance(item, dict) else item for item in raw]
     key, rest = path[0], path[1:]
     if key == "*":
         if not isinstance(raw, list):
