@@ -253,12 +253,18 @@ class ParsedEntries:
     The result equals `_parse_object(raw)` (every value is parsed by the same function at the depth it has in the
     body, so the nesting limit is the same); whatever msgspec does not take (a value of another type on a path, a
     number or text it refuses) is parsed whole by `_parse_object`, so the answer and the error stay the same.
-    capacity: entries kept; beyond it the older half is dropped. Not thread-safe: one per server worker.
+    Each node on those paths is also kept with its bytes, per position in the object: a stream changes one branch
+    (one image's versions), so the other branches are compared with the last object's and taken whole.
+    capacity: entries kept (beyond it the older half is dropped) and positions kept (beyond it all are dropped);
+    objects over max_bytes (bytes of JSON) are parsed whole and keep nothing. Not thread-safe: one per server
+    worker; the parsed values are shared between requests and nothing changes them.
     """
 
-    def __init__(self, capacity: int = 20_000) -> None:
+    def __init__(self, capacity: int = 20_000, max_bytes: int = 1 << 20) -> None:
         self.capacity = capacity
+        self.max_bytes = max_bytes
         self._parsed: dict[tuple[tuple[str, ...], bytes], object] = {}
+        self._last: dict[tuple[str | int, ...], tuple[bytes, object]] = {}
         self._tries: dict[tuple[tuple[str, ...], ...], _Trie] = {}
 
     def __len__(self) -> int:
@@ -272,16 +278,34 @@ class ParsedEntries:
         trie = self._tries.get(lists)
         if trie is None:
             trie = self._tries[lists] = _trie(lists)
+        if len(raw) > self.max_bytes:
+            return _parse_object(raw)
         try:
-            parsed = self._split(raw, trie, 2, ())
+            parsed = self._build(raw, trie, 2, (), ())
         except (msgspec.DecodeError, ValueError, RecursionError):
             return _parse_object(raw)
         if len(self._parsed) > self.capacity:
             self._parsed = dict(list(self._parsed.items())[-(self.capacity // 2) :])
+        if len(self._last) > self.capacity:
+            self._last.clear()
         return parsed
 
-    def _split(self, raw: bytes, trie: _Trie | None, depth: int, path: tuple[str, ...]) -> object:
-        """The value `raw` at `depth` (containers around it in the body) and `path` (keys, "*" for list items)."""
+    def _split(
+        self, raw: bytes, trie: _Trie | None, depth: int, path: tuple[str, ...], where: tuple[str | int, ...]
+    ) -> object:
+        """The value `raw` at `depth` (containers around it in the body) and `path` (keys, "*" for list items);
+        where: the same path with list indexes. A node with the bytes the last object had at `where` is the value
+        parsed then (a stream changes one branch: the others are compared, not split again)."""
+        last = self._last.get(where)
+        if last is not None and last[0] == raw:
+            return last[1]
+        value = self._build(raw, trie, depth, path, where)
+        self._last[where] = (raw, value)
+        return value
+
+    def _build(
+        self, raw: bytes, trie: _Trie | None, depth: int, path: tuple[str, ...], where: tuple[str | int, ...]
+    ) -> object:
         if trie is None:  # a kept list: its dict entries by bytes
             entries = []
             for item in _RAW_ARRAY.decode(raw):
@@ -296,10 +320,13 @@ class ParsedEntries:
             return entries
         items = trie.get("*", _NOT_A_LIST)
         if items is not _NOT_A_LIST:
-            return [self._split(bytes(item), items, depth + 1, (*path, "*")) for item in _RAW_ARRAY.decode(raw)]
+            return [
+                self._split(bytes(item), items, depth + 1, (*path, "*"), (*where, i))
+                for i, item in enumerate(_RAW_ARRAY.decode(raw))
+            ]
         return {
             key: (
-                self._split(bytes(value), trie[key], depth + 1, (*path, key))
+                self._split(bytes(value), trie[key], depth + 1, (*path, key), (*where, key))
                 if key in trie
                 else _at_depth(bytes(value), depth + 1)
             )
