@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
@@ -13,15 +13,18 @@ from webhook.field import (
     NO_VALUE,
     ROOT,
     SPEC,
+    CleanEntries,
     ErrorType,
     FieldPath,
     Finding,
+    ListFindings,
     Mode,
     Rule,
     Verdict,
     render_value,
     rule_of_code,
     rules_table,
+    stable_until,
 )
 
 RULE = Rule("TEST-001", source="tests/test_field.py")
@@ -248,3 +251,58 @@ def test_rules_table_tells_equal_rules_apart() -> None:
     assert twin == RULE and twin is not RULE
     with pytest.raises(ValueError, match="defined twice"):
         rules_table([RULE, twin])
+
+
+# ---------------------------------------------------------------------------------------- entry memos
+
+NOW = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
+
+
+def test_stable_until_is_the_next_whole_day_offset_of_any_stamp() -> None:
+    stamp = datetime(2026, 12, 1, 0, 0, tzinfo=UTC)
+    assert stable_until(NOW, []) == NOW + timedelta(days=1)
+    assert stable_until(NOW, [stamp]) == datetime(2026, 11, 25, 0, 0, tzinfo=UTC)  # stamp - 6 days
+    assert stable_until(NOW, [stamp, NOW + timedelta(hours=3, days=40)]) == NOW + timedelta(hours=3)
+    assert stable_until(stamp - timedelta(days=6), [stamp]) is None  # a comparison flips at this very instant
+
+
+def test_clean_entries_skip_only_the_same_object_under_the_same_context() -> None:
+    memo = CleanEntries(capacity=4)
+    entry, twin = {"a": 1}, {"a": 1}
+    assert not memo.known(entry, "ctx")
+    memo.learn(entry, "ctx", [])
+    assert memo.known(entry, "ctx") and not memo.known(twin, "ctx") and not memo.known(entry, "other")
+    memo.learn(twin, "ctx", [Finding(RULE, SPEC, ErrorType.INVALID, "bad")])
+    assert not memo.known(twin, "ctx")  # an entry with findings is judged every time
+    for i in range(10):
+        memo.learn(object(), i, [])
+    assert len(memo) <= 4
+    memo.enabled = False
+    memo.learn(twin, "ctx", [])
+    assert not memo.known(twin, "ctx")
+
+
+def test_list_findings_are_taken_for_the_same_entries_within_the_window_only() -> None:
+    memo = ListFindings(capacity=2)
+    entries = [object(), object()]
+    runs: list[datetime] = []
+    stamp = datetime(2026, 12, 1, tzinfo=UTC)
+
+    def check(now: datetime) -> list[Finding]:
+        runs.append(now)
+        return [Finding(RULE, SPEC.child("x"), ErrorType.INVALID, f"at {now}")]
+
+    def found(now: datetime, items: list[object] = entries, context: str = "ctx") -> list[Finding]:
+        return memo.findings(check, items, context, lambda: check(now), now=now, stamps=lambda: [stamp])
+
+    first = found(NOW)
+    assert found(NOW + timedelta(hours=14)) == first and len(runs) == 1  # before 2026-11-25T00:00: remembered
+    found(datetime(2026, 11, 25, tzinfo=UTC))  # the window's end: judged again
+    found(NOW - timedelta(seconds=1))  # before the window: judged again
+    assert len(runs) == 3
+    found(NOW, [entries[0], object()])  # another entry
+    found(NOW, context="other")
+    assert len(runs) == 5 and len(memo) <= 2
+    static = memo.findings(check, entries, "static", lambda: check(NOW))
+    assert memo.findings(check, entries, "static", lambda: check(NOW + timedelta(days=9))) == static  # no clock
+    assert len(runs) == 6

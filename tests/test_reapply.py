@@ -7,9 +7,11 @@
    cluster view changes, every response equals the one judged afresh.
 3. `ParsedEntries` parses only list entries whose bytes no earlier request had: for any object text (duplicate
    keys, deep nesting, huge numbers, broken bytes) it gives what `_parse_object` gives, value or error.
-4. `field.CLEAN_ENTRIES` skips entry checks that found nothing in the same decoded entry before; over generated
-   UPDATE streams and both settings of the gate those checks read, every response equals the one judged afresh
-   (no memo, no clean entries).
+4. `field.CLEAN_ENTRIES` skips entry checks that found nothing in the same decoded entry before, and
+   `field.LIST_FINDINGS` takes a list check's findings on the same entries within the same clock window; over
+   generated UPDATE streams, clock moves (across expiration dates, "expires in N days" and lifecycle boundaries,
+   forwards and back) and both settings of the gate those checks read, every response equals the one judged afresh
+   (no memo, neither of them).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from webhook.admission import (
     parse_review,
 )
 from webhook.cluster.static import StaticView
-from webhook.field import CLEAN_ENTRIES
+from webhook.field import CLEAN_ENTRIES, remember_entry_findings
 from webhook.models.base import parse_rfc3339
 from webhook.settings import FeatureGates, Settings
 from webhook.validators import REGISTRY
@@ -291,20 +293,25 @@ _NEAR: Final = st.sampled_from([timedelta(microseconds=-1), timedelta(0), timede
 def _base(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     kind = draw(st.sampled_from(("CloudProfile", "CloudProfile", "OperatingSystemConfig")))
     obj = draw(mutated(BASES[kind](), max_mutations=2))
-    if kind == "CloudProfile" and isinstance(obj.get("spec"), dict) and draw(st.booleans()):
-        # Dates at an odd time of day, days and hours from the start: boundaries fall between the steps.
-        images = obj["spec"].get("machineImages")
-        if isinstance(images, list) and images and isinstance(images[0], dict):
-            offset = draw(st.integers(min_value=-40 * 24, max_value=40 * 24))
-            date = (START + timedelta(hours=offset, minutes=17, seconds=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
-            images[0]["versions"] = [
-                {"version": "1592.1.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]},
-                {"version": "1591.0.0", "classification": "deprecated", "expirationDate": date,
-                 "architectures": ["amd64"]},
-                {"version": "1590.0.0", "architectures": ["amd64"],
-                 "lifecycle": [{"classification": "preview"}, {"classification": "supported", "startTime": date}]},
-            ]  # fmt: skip
+    if kind == "CloudProfile" and draw(st.booleans()):
+        _with_dates(draw, obj)
     return kind, obj
+
+
+def _with_dates(draw: st.DrawFn, obj: dict[str, Any]) -> None:
+    """Dates at an odd time of day, days and hours from the start, in the first image's versions: boundaries fall
+    between the steps."""
+    images = obj["spec"].get("machineImages") if isinstance(obj.get("spec"), dict) else None
+    if isinstance(images, list) and images and isinstance(images[0], dict):
+        offset = draw(st.integers(min_value=-40 * 24, max_value=40 * 24))
+        date = (START + timedelta(hours=offset, minutes=17, seconds=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        images[0]["versions"] = [
+            {"version": "1592.1.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]},
+            {"version": "1591.0.0", "classification": "deprecated", "expirationDate": date,
+             "architectures": ["amd64"]},
+            {"version": "1590.0.0", "architectures": ["amd64"],
+             "lifecycle": [{"classification": "preview"}, {"classification": "supported", "startTime": date}]},
+        ]  # fmt: skip
 
 
 @given(data=st.data())
@@ -340,19 +347,32 @@ def _judged(
     body: bytes, view: StaticView, now: datetime, memo: Memo | None, settings: Settings = SETTINGS
 ) -> tuple[Any, ...]:
     """The answer with `memo` and the process's clean entries; with memo None, the plain path (neither)."""
-    CLEAN_ENTRIES.enabled = memo is not None
+    remember_entry_findings(memo is not None)
     try:
         return _answer(judge(body, view=view, settings=settings, now=now, memo=memo))
     except BadReview as exc:  # an object nested too deep
         return ("bad review", str(exc))
     finally:
-        CLEAN_ENTRIES.enabled = True
+        remember_entry_findings(True)
 
 
 def _update(new: dict[str, Any], old: dict[str, Any], kind: str) -> bytes:
     review = json.loads(_reapplied(new, kind))
     review["request"]["oldObject"] = old
     return json.dumps(review).encode()
+
+
+@st.composite
+def _moved(draw: st.DrawFn, now: datetime, stamps: list[datetime]) -> datetime:
+    """The clock kept, shifted forwards, or put at (or a microsecond around) a whole number of days before a stamp."""
+    move = draw(st.sampled_from(("same", "shift", "boundary")))
+    if move == "shift":
+        return now + draw(_SHIFTS)
+    usable = [s for s in stamps if datetime(100, 1, 1, tzinfo=UTC) < s < datetime(9900, 1, 1, tzinfo=UTC)]
+    if move == "boundary" and usable:
+        days = draw(st.integers(min_value=-3, max_value=35))
+        return draw(st.sampled_from(usable)) - timedelta(days=days) + draw(_NEAR)
+    return now
 
 
 @given(data=st.data())
@@ -364,13 +384,17 @@ def test_a_stream_of_changing_updates_gets_the_answers_each_gets_alone(data: st.
     kept = data.draw(st.sampled_from((3, 20_000)), label="entries kept")
     memos = {id(SETTINGS): Memo(entries=kept), id(LIFECYCLE_ON): Memo(entries=kept)}  # a Memo keeps its settings
     revision = BASES[kind]()
+    if data.draw(st.booleans(), label="dated versions"):
+        _with_dates(data.draw, revision)
+    now = START
     for step in range(data.draw(st.integers(min_value=1, max_value=5), label="updates")):
         following = data.draw(mutated(revision, max_mutations=2), label=f"revision {step}")
         body = _update(following, revision, kind)
+        now = data.draw(_moved(now, _stamps(following)), label=f"now {step}")
         # Both gate settings judge the same decoded entries: what one found clean is not taken for the other.
         for settings in data.draw(st.permutations((SETTINGS, LIFECYCLE_ON)), label=f"settings {step}"):
             memo = memos[id(settings)]
-            assert _judged(body, view, START, memo, settings) == _judged(body, view, START, None, settings), step
+            assert _judged(body, view, now, memo, settings) == _judged(body, view, now, None, settings), (step, now)
         revision = following
     assert all(len(memo.entries) <= memo.entries.capacity for memo in memos.values())
 

@@ -21,7 +21,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Final, Literal
 
@@ -31,7 +31,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import from_json
 
 from webhook.cluster.view import KINDS, ClusterView
-from webhook.field import Finding, Verdict, rule_of_code
+from webhook.field import Finding, Verdict, rule_of_code, stable_until
 from webhook.kinds import (
     CreateRequest,
     DecodedEntries,
@@ -682,7 +682,6 @@ def judge(
 
 # ----------------------------------------------------------------------------------------------- re-applies
 
-_DAY: Final = timedelta(days=1)
 
 
 _Decoded = tuple[Any, Any, list[Finding]]  # (defaulted, decoded, findings) of `_decode_one`
@@ -811,15 +810,8 @@ class _Remembered:
 
 
 def _stable_until(raw: object, now: datetime) -> datetime | None:
-    """The first instant after `now` a whole number of days from a timestamp in `raw` (at most a day ahead);
-    None when `now` itself is such an instant (a comparison may change at once)."""
-    until = now + _DAY
-    for stamp in _timestamps(raw):
-        ahead = (stamp - now) % _DAY
-        if not ahead:
-            return None
-        until = min(until, now + ahead)
-    return until
+    """`field.stable_until` of every timestamp in `raw`: None when `now` is a whole number of days from one."""
+    return stable_until(now, _timestamps(raw))
 
 
 def _timestamps(raw: object) -> list[datetime]:

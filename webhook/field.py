@@ -9,8 +9,10 @@ k8s.io/apimachinery/pkg/util/validation/field (Path, Error, ErrorType).
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from enum import Enum, StrEnum
 from types import CodeType, MappingProxyType
 from typing import Any, Final, TypeVar
@@ -276,3 +278,117 @@ class CleanEntries:
 
 # One per process: the validators' entry checks are pure, so sharing what they found clean changes no answer.
 CLEAN_ENTRIES: Final = CleanEntries()
+
+
+_DAY: Final = timedelta(days=1)
+FOREVER: Final = datetime.max.replace(tzinfo=UTC)
+_EPOCH: Final = datetime.min.replace(tzinfo=UTC)
+
+
+def stable_until(now: datetime, stamps: Iterable[datetime]) -> datetime | None:
+    """The first instant after `now` (aware UTC) that lies a whole number of days from one of `stamps`, at most a day
+    ahead; None when `now` is such an instant. Until then, every comparison of `now` with a stamp shifted by whole
+    days (expirationDate, lifecycle startTime, "expires within N days", "in N days") comes out as it does at `now`.
+    """
+    until = now + _DAY
+    for stamp in stamps:
+        ahead = (stamp - now) % _DAY
+        if not ahead:
+            return None
+        until = min(until, now + ahead)
+    return until
+
+
+class ListFindings:
+    """Findings of a check over a list of entries, remembered by the entries' identities, a context and a clock window.
+
+    The companion of `CleanEntries` for checks across entries (duplicates, one supported version per minor,
+    expiry warnings): when every entry is the same object as before (the server shares one decoded model per
+    unchanged entry, `kinds.DecodedEntries`), the same context (every other input of the check, the field path
+    included: findings carry it) and `now` lies in [then, until), the findings are those found then. A caller asks
+    `known` and, when it returns None, runs the check and `learn`s its findings with `until`: `stable_until` of the
+    entries' timestamps for a check that reads the clock, FOREVER for one that does not, None to keep nothing
+    (`findings` does both).
+    Holds the entries, so their ids are not reused while kept; capacity: results kept, least recently used dropped
+    first. Not thread-safe: validators run on one event loop per process. Source of the contract: issue 15.
+    """
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self.enabled = True
+        self._found: OrderedDict[tuple[Any, ...], tuple[tuple[object, ...], datetime, datetime, list[Finding]]] = (
+            OrderedDict()
+        )
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    def known(
+        self, check: Callable[..., Any], entries: Sequence[object], context: Hashable, now: datetime
+    ) -> list[Finding] | None:
+        """The findings `check` had on these very entries under `context` with a clock in the same window, or None."""
+        if not self.enabled:
+            return None
+        key = (check, context, *map(id, entries))
+        found = self._found.get(key)
+        # The key holds the entries' ids and the value holds the entries: ids of live objects are unique, so equal
+        # keys mean the very same objects.
+        if found is None or not found[1] <= now < found[2]:
+            return None
+        self._found.move_to_end(key)
+        return list(found[3])
+
+    def learn(
+        self,
+        check: Callable[..., Any],
+        entries: Sequence[object],
+        context: Hashable,
+        since: datetime,
+        until: datetime | None,
+        found: Sequence[Finding],
+    ) -> None:
+        """Remember what `check` found on `entries` under `context`, valid for a clock in [since, until) (None:
+        nothing is kept)."""
+        if until is None or not self.enabled:
+            return
+        key = (check, context, *map(id, entries))
+        self._found[key] = (tuple(entries), since, until, list(found))
+        self._found.move_to_end(key)
+        while len(self._found) > self.capacity:
+            self._found.popitem(last=False)
+
+    def findings(
+        self,
+        check: Callable[..., Any],
+        entries: Sequence[object],
+        context: Hashable,
+        run: Callable[[], list[Finding]],
+        *,
+        now: datetime | None = None,
+        stamps: Callable[[], Iterable[datetime]] | None = None,
+    ) -> list[Finding]:
+        """`known`, else `run()` learned. now, stamps: for a check that reads the clock, the request's clock and every
+        timestamp of the entries it compares with it (kept until `stable_until(now, stamps())`); both None for a
+        check that does not (kept for ever)."""
+        at = _EPOCH if now is None else now
+        found = self.known(check, entries, context, at)
+        if found is not None:
+            return found
+        found = run()
+        if now is None:
+            self.learn(check, entries, context, _EPOCH, FOREVER, found)
+        else:
+            self.learn(check, entries, context, now, stable_until(now, stamps() if stamps is not None else ()), found)
+        return found
+
+    def clear(self) -> None:
+        self._found.clear()
+
+
+# One per process, like CLEAN_ENTRIES.
+LIST_FINDINGS: Final = ListFindings()
+
+
+def remember_entry_findings(enabled: bool) -> None:
+    """Switch CLEAN_ENTRIES and LIST_FINDINGS on or off (tests compare both paths); what they hold is kept."""
+    CLEAN_ENTRIES.enabled = LIST_FINDINGS.enabled = enabled

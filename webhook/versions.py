@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -382,6 +382,16 @@ def current_classification(version: ExpirableVersionLike, now: datetime) -> str:
         if stage.start_time is None or stage.start_time < now:
             current = stage.classification
     return current
+
+
+def version_stamps(versions: Iterable[ExpirableVersionLike]) -> Iterator[datetime]:
+    """Every timestamp `current_classification` compares with the clock: expirationDate and lifecycle startTimes."""
+    for version in versions:
+        if version.expiration_date is not None:
+            yield version.expiration_date
+        for stage in version.lifecycle:
+            if stage.start_time is not None:
+                yield stage.start_time
 
 
 def is_active(classification: str) -> bool:

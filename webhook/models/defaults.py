@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, TypeVar
+
+from pydantic import BaseModel
 
 from webhook.models.core import (
     CRI,
@@ -49,30 +51,40 @@ _EMPTY_KCM: Final = KubeControllerManagerConfig()
 
 
 def _default_version(version: MachineImageVersion, *, architectures: bool) -> MachineImageVersion:
-    key = (id(version), architectures)
-    found = _DEFAULTED_VERSIONS.get(key)
-    if found is not None and found[0] is version:
-        return found[1]
     update: dict[str, object] = {}
     if not version.cri:
         update["cri"] = list(DEFAULT_CRI)
     if architectures and not version.architectures:
         update["architectures"] = [DEFAULT_ARCHITECTURE]
+    return _defaulted(version, architectures, update)
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _defaulted(entry: _M, flag: bool, update: dict[str, object]) -> _M:
+    """`entry` with `update` applied: the same copy for the same entry object (by identity) and flag.
+
+    A list entry decoded once is shared across requests (kinds.DecodedEntries); one defaulted copy per entry lets the
+    per-entry memos downstream (field.CLEAN_ENTRIES, field.LIST_FINDINGS) see the same object on every request. An
+    entry holds its source object, so its id is not reused while kept; beyond the bound the older half is dropped.
+    """
     if not update:
-        return version
-    defaulted = version.model_copy(update=update)
-    _DEFAULTED_VERSIONS[key] = (version, defaulted)
-    if len(_DEFAULTED_VERSIONS) > _DEFAULTED_VERSIONS_KEPT:
-        for stale in list(_DEFAULTED_VERSIONS)[: _DEFAULTED_VERSIONS_KEPT // 2]:
-            del _DEFAULTED_VERSIONS[stale]
+        return entry
+    key = (id(entry), flag)
+    found = _DEFAULTED.get(key)
+    if found is not None and found[0] is entry:
+        return found[1]  # type: ignore[return-value]
+    defaulted = entry.model_copy(update=update)
+    _DEFAULTED[key] = (entry, defaulted)
+    if len(_DEFAULTED) > _DEFAULTED_KEPT:
+        for stale in list(_DEFAULTED)[: _DEFAULTED_KEPT // 2]:
+            del _DEFAULTED[stale]
     return defaulted
 
 
-# A version decoded once and shared across requests (kinds.DecodedEntries) gets one defaulted copy, by identity:
-# per-entry memos downstream (field.CLEAN_ENTRIES) then see the same object on every request. The entry holds the
-# source version, so its id is not reused while kept; the older half goes beyond the bound.
-_DEFAULTED_VERSIONS: dict[tuple[int, bool], tuple[MachineImageVersion, MachineImageVersion]] = {}
-_DEFAULTED_VERSIONS_KEPT: Final = 20_000
+_DEFAULTED: dict[tuple[int, bool], tuple[BaseModel, BaseModel]] = {}
+_DEFAULTED_KEPT: Final = 20_000
 
 
 def _default_image(image: MachineImage, *, architectures: bool) -> MachineImage:
@@ -90,11 +102,11 @@ def _default_machine_type(machine_type: MachineType, *, architecture: bool) -> M
         update["usable"] = True
     if architecture and machine_type.architecture is None:
         update["architecture"] = DEFAULT_ARCHITECTURE
-    return machine_type.model_copy(update=update) if update else machine_type
+    return _defaulted(machine_type, architecture, update)
 
 
 def _default_volume_type(volume_type: VolumeType) -> VolumeType:
-    return volume_type if volume_type.usable is not None else volume_type.model_copy(update={"usable": True})
+    return _defaulted(volume_type, False, {"usable": True} if volume_type.usable is None else {})
 
 
 def _changed_fields(**pairs: tuple[Sequence[object], Sequence[object]]) -> dict[str, object]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Mode, Rule
+from webhook.field import LIST_FINDINGS, FieldPath, Finding, Mode, Rule
 from webhook.models.base import format_date
 from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage
 from webhook.skew import (
@@ -26,7 +26,7 @@ from webhook.skew import (
     supported_kubernetes_range,
 )
 from webhook.validators.cloudprofile.context import ProfileContext
-from webhook.versions import Classification, Version, current_classification, find_version
+from webhook.versions import Classification, Version, current_classification, find_version, version_stamps
 
 _SEED: Final = "seed 000 (shoot_versions.md)"
 
@@ -65,8 +65,26 @@ def warn_versions(
     image: str | None = None,
 ) -> list[Finding]:
     """Seed 000 warnings for one version list: deprecated without expirationDate (CP-WARN-001), and
-    expiring within `expiry_warning_days` days (CP-WARN-002). path points at the versions list.
+    expiring within `expiry_warning_days` days (CP-WARN-002). path points at the versions list. Remembered for the
+    same version models until the clock could change them (`field.LIST_FINDINGS`).
     """
+    return LIST_FINDINGS.findings(
+        warn_versions,
+        versions,
+        (path, expiry_warning_days, image),
+        lambda: _warn_versions(versions, ctx, expiry_warning_days, path, image),
+        now=ctx.now,
+        stamps=lambda: version_stamps(versions),
+    )
+
+
+def _warn_versions(
+    versions: Sequence[ExpirableVersion],
+    ctx: ProfileContext,
+    expiry_warning_days: int,
+    path: FieldPath,
+    image: str | None,
+) -> list[Finding]:
     findings: list[Finding] = []
 
     def label_of(version: str) -> str:  # not str.format: an image name may hold braces
@@ -153,7 +171,19 @@ def _warn_force_update_impossible(image: MachineImage, ctx: ProfileContext, path
 
     major: force updates go to the overall latest version, so an expired latest (non-preview) version strands
     every expired version. patch: target = a higher version of the same major; minor: any higher version.
+    Remembered like `warn_versions`.
     """
+    return LIST_FINDINGS.findings(
+        _warn_force_update_impossible,
+        image.versions,
+        (path, image.name, image.update_strategy),
+        lambda: _force_update_impossible(image, ctx, path),
+        now=ctx.now,
+        stamps=lambda: version_stamps(image.versions),
+    )
+
+
+def _force_update_impossible(image: MachineImage, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
     candidates = _parsed_non_preview(image, ctx)
     if not candidates:
         return []

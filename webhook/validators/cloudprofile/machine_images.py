@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import CLEAN_ENTRIES, FieldPath, Finding, Rule
+from webhook.field import CLEAN_ENTRIES, LIST_FINDINGS, FieldPath, Finding, Rule
 from webhook.models.core import CRI, MachineImage, MachineImageVersion
 from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_key
 from webhook.validators.cloudprofile.capabilities import (
@@ -24,7 +24,14 @@ from webhook.validators.cloudprofile.capabilities import (
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.kubernetes import validate_expirable_version, validate_supported_versions
 from webhook.validators.meta import unprefixed_qualified_name_errors, validate_qualified_name
-from webhook.versions import InvalidConstraint, InvalidVersion, find_version, parse_constraint, parse_version
+from webhook.versions import (
+    InvalidConstraint,
+    InvalidVersion,
+    find_version,
+    parse_constraint,
+    parse_version,
+    version_stamps,
+)
 
 _UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"
 _CP: Final = "gardener/gardener pkg/api/core/validation/cloudprofile.go"
@@ -227,8 +234,23 @@ def validate_image_additional_config(
 ) -> list[Finding]:
     """CRI, supported-per-minor, classification/lifecycle and architecture presence of every version of an image.
 
-    Source: gardener cloudprofile.go ValidateMachineImageAdditionalConfig. path: machineImages[i].
+    Source: gardener cloudprofile.go ValidateMachineImageAdditionalConfig. path: machineImages[i]. The findings
+    of the same version models under the same definitions and gate are remembered until the clock could change
+    them (`field.LIST_FINDINGS`): a stream's unchanged images are not judged again.
     """
+    return LIST_FINDINGS.findings(
+        validate_image_additional_config,
+        image.versions,
+        (path, capabilities_key(capabilities), ctx.lifecycle_gate),
+        lambda: _image_additional_config(image, capabilities, ctx, path),
+        now=ctx.now,
+        stamps=lambda: version_stamps(image.versions),
+    )
+
+
+def _image_additional_config(
+    image: MachineImage, capabilities: Capabilities, ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
     findings: list[Finding] = []
     versions_path = path.child("versions")
     supported = {f.path: f for f in validate_supported_versions(image.versions, ctx, versions_path)}

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.field import LIST_FINDINGS, FieldPath, Finding, Rule
 from webhook.kinds import OBJ_DECODE_001
 from webhook.models.core import MachineType, VolumeType
-from webhook.profiles import ARCHITECTURES, Capabilities
+from webhook.profiles import ARCHITECTURES, Capabilities, capabilities_key
 from webhook.quantity import InvalidQuantity, parse_quantity
 from webhook.validators.cloudprofile.capabilities import (
     validate_machine_type_architecture,
@@ -91,7 +91,19 @@ def validate_machine_types(types: Sequence[MachineType], capabilities: Capabilit
 def validate_cloud_profile_machine_types(
     types: Sequence[MachineType], capabilities: Capabilities, path: FieldPath
 ) -> list[Finding]:
-    """All machine type rules of a CloudProfile spec (CP-MT-*); path: spec.machineTypes."""
+    """All machine type rules of a CloudProfile spec (CP-MT-*); path: spec.machineTypes. They do not read the
+    clock: remembered for the same machine type models and definitions (`field.LIST_FINDINGS`)."""
+    return LIST_FINDINGS.findings(
+        validate_cloud_profile_machine_types,
+        types,
+        (path, capabilities_key(capabilities)),
+        lambda: _cloud_profile_machine_types(types, capabilities, path),
+    )
+
+
+def _cloud_profile_machine_types(
+    types: Sequence[MachineType], capabilities: Capabilities, path: FieldPath
+) -> list[Finding]:
     findings: list[Finding] = []
     if not types:
         findings.append(CP_MT_001.required(path, "must provide at least one machine type"))
