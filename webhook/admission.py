@@ -683,7 +683,6 @@ def judge(
 # ----------------------------------------------------------------------------------------------- re-applies
 
 
-
 _Decoded = tuple[Any, Any, list[Finding]]  # (defaulted, decoded, findings) of `_decode_one`
 
 
