@@ -202,7 +202,7 @@ class Review:
         entries: tuple[ParsedEntries, tuple[tuple[str, ...], ...]] | None = None,
     ) -> tuple[object, object]:
         """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once. recent: objects parsed for
-        earlier requests, taken by the digest of their JSON instead of parsing it again (the server's `Memo`).
+        earlier requests, taken by their JSON bytes instead of parsing them again (the server's `Memo`).
         entries: list entries parsed for earlier requests and the kind's list paths (`ParsedEntries`): an object not
         in `recent` is parsed but for the entries whose bytes are known. Neither changes the result.
 
@@ -687,15 +687,18 @@ _Decoded = tuple[Any, Any, list[Finding]]  # (defaulted, decoded, findings) of `
 
 
 class RecentObjects:
-    """The last `kept` objects parsed for a request, by the BLAKE2b digest of their JSON, with what each kind
+    """The last `kept` objects parsed for a request, by their JSON bytes (compared, not hashed), with what each kind
     decoded them into. Parsing and decoding are pure functions of the bytes, so an object sent again (the oldObject
-    of a GitOps stream's next UPDATE) is taken from here. Objects over `max_bytes` of JSON are not kept (bytes).
+    of a GitOps stream's next UPDATE) is taken from here. Objects over `max_bytes` of JSON are not kept, and the
+    oldest go beyond `kept` objects or `total_bytes` of JSON in all (bytes): 16 keep the interleaved streams of a
+    few concurrent clients.
     The parsed dicts and models are shared between requests; nothing changes them after parsing.
     """
 
-    def __init__(self, kept: int = 4, max_bytes: int = 1 << 20) -> None:
+    def __init__(self, kept: int = 16, max_bytes: int = 1 << 20, total_bytes: int = 4 << 20) -> None:
         self.kept = kept
         self.max_bytes = max_bytes
+        self.total_bytes = total_bytes
         self._objects: OrderedDict[bytes, tuple[object, dict[tuple[str, str], _Decoded]]] = OrderedDict()
 
     def parse(self, raw_json: bytes | None, parse: Callable[[bytes | None], object] = _parse_object) -> object:
@@ -703,14 +706,14 @@ class RecentObjects:
         raises BadReview likewise."""
         if raw_json is None or len(raw_json) > self.max_bytes:
             return parse(raw_json)
-        digest = hashlib.blake2b(raw_json, digest_size=16).digest()
-        found = self._objects.get(digest)
-        if found is not None:
-            self._objects.move_to_end(digest)
-            return found[0]
+        # A scan of a few kept objects: bytes compare by length, then memcmp, far cheaper than hashing 100 KiB.
+        for kept, found in self._objects.items():
+            if kept == raw_json:
+                self._objects.move_to_end(kept)
+                return found[0]
         parsed = parse(raw_json)
-        self._objects[digest] = (parsed, {})
-        while len(self._objects) > self.kept:
+        self._objects[raw_json] = (parsed, {})
+        while len(self._objects) > self.kept or sum(map(len, self._objects)) > self.total_bytes:
             self._objects.popitem(last=False)
         return parsed
 
@@ -736,7 +739,7 @@ class Memo:
     earlier request had (a CloudProfile stream adding one version decodes one version, not 300 entries).
     parsed: parsed list entries by their bytes (`ParsedEntries`): an UPDATE parses only the entries no earlier request
     had, and the same parsed entry finds its decoded model by identity.
-    recent: the last objects parsed and decoded, by the digest of their JSON (`RecentObjects`): in a stream, each
+    recent: the last objects parsed and decoded, by their JSON bytes (`RecentObjects`): in a stream, each
     UPDATE's oldObject is the object of the UPDATE before, so it is neither parsed nor decoded again.
     Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (GitOps re-apply).
     Such an UPDATE is judged once; the same object re-applied later gets the remembered verdict (and the remembered

@@ -252,6 +252,9 @@ class DecodedEntries:
         # The same parsed entry object seen again (the server parses unchanged entries once, `admission.ParsedEntries`):
         # found by identity without keying its content. Holds the entry, so its id is not reused while kept.
         self._same: dict[tuple[type, tuple[str, ...], int], tuple[dict[str, Any], Any]] = {}
+        # The same parsed list seen again with every entry known (an unchanged branch of a stream): its models.
+        self._whole: dict[tuple[type, tuple[str, ...], int], tuple[list[Any], list[Any]]] = {}
+        self._replaced: set[int] = set()  # ids of the model lists in _whole (held there, so not reused)
 
     def __len__(self) -> int:
         return len(self._models)
@@ -259,7 +262,7 @@ class DecodedEntries:
     def reuse(self, raw: object, model: type, lists: tuple[tuple[str, ...], ...]) -> object:
         """`raw` (an object of `model`) with every list entry at `lists` that is known replaced by its model (a copy
         along the paths)."""
-        models, same = self._models, self._same
+        models, same, whole, replaced_ids = self._models, self._same, self._whole, self._replaced
         for path in lists:
 
             def known(entry: dict[str, Any], path: tuple[str, ...] = path) -> Any:
@@ -272,7 +275,19 @@ class DecodedEntries:
                 same[(model, path, id(entry))] = (entry, decoded)
                 return decoded
 
-            raw = _replace_at(raw, path, known)
+            def known_list(entries: list[Any], path: tuple[str, ...] = path) -> list[Any]:
+                found = whole.get((model, path, id(entries)))
+                if found is not None and found[0] is entries:
+                    return found[1]
+                replaced = [known(item) if isinstance(item, dict) else item for item in entries]
+                if not any(isinstance(item, dict) for item in replaced):  # every entry known: the same list next time
+                    whole[(model, path, id(entries))] = (entries, replaced)
+                    replaced_ids.add(id(replaced))
+                return replaced
+
+            raw = _replace_at(raw, path, known_list)
+        if self.capacity is not None and len(whole) > self.capacity // 16:
+            self._whole, self._replaced = {}, set()
         return raw
 
     def learn(self, raw: object, reused: object, decoded: BaseModel, lists: tuple[tuple[str, ...], ...]) -> None:
@@ -288,7 +303,10 @@ class DecodedEntries:
         if self.capacity is not None and sum(len(p[1]) for p in pairs) > self.capacity:
             return  # an object with more entries than the store keeps would only push every other entry out
         models, same, scope = self._models, self._same, type(decoded)
+        whole = self._replaced
         for path, raw_list, reused_list, model_list in pairs:
+            if id(reused_list) in whole:
+                continue  # every entry was known
             for raw_entry, reused_entry, model in zip(raw_list, reused_list, model_list, strict=True):
                 if isinstance(raw_entry, dict) and isinstance(reused_entry, dict):
                     known = models.setdefault((scope, path, _json_key(raw_entry)), model)
@@ -329,12 +347,12 @@ def _field(model: BaseModel, alias: str) -> object:
     return None
 
 
-def _replace_at(raw: object, path: tuple[str, ...], known: Callable[[dict[str, Any]], Any]) -> object:
-    """A copy of raw in which each dict entry of the lists at `path` is `known(entry)` (its model, or itself)."""
+def _replace_at(raw: object, path: tuple[str, ...], known: Callable[[list[Any]], list[Any]]) -> object:
+    """A copy of raw in which each list at `path` is `known(list)` (its dict entries replaced by their models)."""
     if not path:
         if not isinstance(raw, list):
             return raw
-        return [known(item) if isinstance(item, dict) else item for item in raw]
+        return known(raw)
     key, rest = path[0], path[1:]
     if key == "*":
         if not isinstance(raw, list):
