@@ -364,7 +364,7 @@ class _ByIdentity(Generic[V]):
     def get(self, objects: tuple[object, ...], build: Callable[[], V]) -> V:
         key = tuple(map(id, objects))
         found = self._entries.get(key)
-        if found is not None and all(a is b for a, b in zip(found[0], objects, strict=True)):
+        if found is not None:  # the entry holds its objects: equal ids of live objects are the same objects
             self._entries.move_to_end(key)
             return found[1]
         value = build()
@@ -383,4 +383,12 @@ def index_of(spec: CloudProfileSpec) -> ProfileIndex:
     """The ProfileIndex of `spec`, built on first use and remembered for this very object (`_ByIdentity`; the last
     64): the view's profiles are long-lived objects, so every Shoot request on one profile shares one index.
     """
-    return _INDEXES.get((spec,), lambda: ProfileIndex(spec))
+    last = _LAST_INDEX[0]
+    if last is not None and last.spec is spec:  # a Shoot request asks for its profile's index some 50 times
+        return last
+    index = _INDEXES.get((spec,), lambda: ProfileIndex(spec))
+    _LAST_INDEX[0] = index
+    return index
+
+
+_LAST_INDEX: list[ProfileIndex | None] = [None]
