@@ -41,7 +41,9 @@ from webhook.admission import (
 )
 from webhook.cluster.static import StaticView
 from webhook.field import CLEAN_ENTRIES, remember_entry_findings
+from webhook.field import SPEC as SPEC_PATH
 from webhook.models.base import parse_rfc3339
+from webhook.models.core import MachineImage, MachineImageVersion
 from webhook.settings import FeatureGates, Settings
 from webhook.validators import REGISTRY
 
@@ -510,8 +512,48 @@ def test_a_stream_runs_the_version_checks_only_on_versions_no_request_had(monkey
         # Reported at the index the version has now (a new path, so not ratcheted).
         path = f"spec.machineImages[0].versions[{step + 3}].kubeletVersionConstraint: Invalid value"
         assert [e for e in answer.entries if e[:2] == ("CP-MI-009", "deny") and e[2].startswith(path)], answer.entries
-        # The first request checks every version; later ones only the new version and the one with a finding, which
-        # the stored object's judgement (for ratcheting) checks again.
-        first = ["1600.0.0", "1592.1.0", "1591.0.0", "22.4.0"]
-        assert checked == sorted([*(first if step == 0 else [f"1600.{step}.0"]), "1589.0.0", "1589.0.0"])
+        # The first request checks every version, and its stored object's judgement (for ratcheting) the one with a
+        # finding again; later ones only the new version and the one with a finding: the stored object's image is
+        # the image the request before judged, whose findings are remembered (LIST_FINDINGS).
+        first = ["1600.0.0", "1592.1.0", "1591.0.0", "22.4.0", "1589.0.0"]
+        assert checked == sorted([*(first if step == 0 else [f"1600.{step}.0"]), "1589.0.0"])
         revision = following
+
+
+_IMAGE_VERSIONS: Final = [MachineImageVersion(version=v) for v in ("1", "b-1", "1.0.0", "2.0.0", "")]
+
+
+@given(
+    images=st.lists(
+        st.builds(
+            lambda name, picks, strategy: MachineImage(
+                name=name, versions=[_IMAGE_VERSIONS[k] for k in picks], update_strategy=strategy
+            ),
+            st.sampled_from(("a", "a-b", "b", "")),
+            st.lists(st.integers(min_value=0, max_value=len(_IMAGE_VERSIONS) - 1), max_size=3),
+            st.sampled_from((None, "major", "bogus")),
+        ),
+        max_size=4,
+    ),
+    remembered=st.booleans(),
+)
+def test_images_judged_one_by_one_give_what_the_shared_seen_sets_give(images: list[Any], remembered: bool) -> None:
+    """validate_machine_images judges images that share no name or `name-version` key one by one (remembered per
+    image); names and versions from a small alphabet make "a" + "b-1" and "a-b" + "1" collide."""
+    from webhook.validators.cloudprofile.machine_images import validate_machine_image, validate_machine_images
+
+    path = SPEC_PATH.child("machineImages")
+    seen_names: set[str] = set()
+    seen_versions: set[str] = set()
+    expected = []
+    for i, image in enumerate(images):  # Gardener's loop: one pair of seen sets across all images
+        expected.extend(
+            validate_machine_image(image, {}, seen_names, seen_versions, path.index(i), allow_empty_versions=False)
+        )
+    remember_entry_findings(remembered)
+    try:
+        for _ in range(2):  # the second time from LIST_FINDINGS when remembered
+            found = [f for f in validate_machine_images(images, {}, path, allow_empty_versions=False)]
+            assert [f for f in found if f.path != path] == expected  # not the first loop's CP-MI-007 on the list
+    finally:
+        remember_entry_findings(True)

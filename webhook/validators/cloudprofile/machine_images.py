@@ -84,6 +84,10 @@ def validate_machine_images(
                 )
             )
             break
+    if _independent(images):
+        for i, image in enumerate(images):
+            findings.extend(_image_alone(image, capabilities, path.index(i), allow_empty_versions=allow_empty_versions))
+        return findings
     seen_names: set[str] = set()
     seen_versions: set[str] = set()
     for i, image in enumerate(images):
@@ -93,6 +97,30 @@ def validate_machine_images(
             )
         )
     return findings
+
+
+def _independent(images: Sequence[MachineImage]) -> bool:
+    """No image shares its name or a `name-version` key with another: then each image's findings do not depend on
+    the images before it (the seen sets of `validate_machine_image` never hold one of its own keys)."""
+    names = {image.name for image in images}
+    keys = [{f"{image.name}-{v.version}" for v in image.versions} for image in images]
+    return len(names) == len(images) and sum(map(len, keys)) == len(set().union(*keys))
+
+
+def _image_alone(
+    image: MachineImage, capabilities: Capabilities, path: FieldPath, *, allow_empty_versions: bool
+) -> list[Finding]:
+    """`validate_machine_image` of an image that shares no name or key with the others (`_independent`), remembered
+    for the same version models, name, updateStrategy, definitions and path (`field.LIST_FINDINGS`: they read no
+    clock); path: machineImages[i]."""
+    return LIST_FINDINGS.findings(
+        validate_machine_image,
+        image.versions,
+        (path, image.name, image.update_strategy, capabilities_key(capabilities), allow_empty_versions),
+        lambda: validate_machine_image(
+            image, capabilities, set(), set(), path, allow_empty_versions=allow_empty_versions
+        ),
+    )
 
 
 def validate_machine_image(
