@@ -306,3 +306,15 @@ def test_list_findings_are_taken_for_the_same_entries_within_the_window_only() -
     static = memo.findings(check, entries, "static", lambda: check(NOW))
     assert memo.findings(check, entries, "static", lambda: check(NOW + timedelta(days=9))) == static  # no clock
     assert len(runs) == 6
+
+
+def test_list_findings_hold_at_most_max_entries() -> None:
+    memo = ListFindings(capacity=100, max_entries=3)
+    kept = [object(), object()]
+    memo.findings(rules_table, kept, "a", list)
+    memo.findings(rules_table, [object(), object()], "b", list)  # 4 entries held: the older result goes
+    memo.findings(rules_table, [object()] * 4, "c", list)  # more than max_entries alone: not kept
+    assert len(memo) == 1
+    runs: list[int] = []
+    memo.findings(rules_table, kept, "a", lambda: runs.append(1) or [])
+    assert runs == [1]

@@ -557,3 +557,22 @@ def test_images_judged_one_by_one_give_what_the_shared_seen_sets_give(images: li
             assert [f for f in found if f.path != path] == expected  # not the first loop's CP-MI-007 on the list
     finally:
         remember_entry_findings(True)
+
+
+def test_parsed_entries_keep_no_entry_larger_than_entry_bytes_and_stay_within_kept_bytes() -> None:
+    lists = REGISTRY["core.gardener.cloud", "CloudProfile"].shared_lists
+    profile = BASES["CloudProfile"]()
+    profile["spec"]["machineImages"][0]["versions"][0]["kubeletVersionConstraint"] = ">= 1.30" + " " * 300
+    raw = json.dumps(profile).encode()
+    small = ParsedEntries(entry_bytes=200)
+    assert small.parse(raw, lists) == _parse_object(raw)
+    kept = {(path, data) for path, data in small._parsed}
+    assert kept and all(len(data) <= 200 for _, data in kept)
+    tight, loose = ParsedEntries(kept_bytes=400), ParsedEntries()
+    for k in range(5):  # every entry new each time
+        for image in profile["spec"]["machineImages"]:
+            for version in image["versions"]:
+                version["kubeletVersionConstraint"] = f">= 1.{k}"
+        raw = json.dumps(profile).encode()
+        assert tight.parse(raw, lists) == loose.parse(raw, lists) == _parse_object(raw)
+    assert tight._parsed_bytes < loose._parsed_bytes / 2  # the older half dropped whenever over kept_bytes

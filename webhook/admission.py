@@ -255,16 +255,23 @@ class ParsedEntries:
     number or text it refuses) is parsed whole by `_parse_object`, so the answer and the error stay the same.
     Each node on those paths is also kept with its bytes, per position in the object: a stream changes one branch
     (one image's versions), so the other branches are compared with the last object's and taken whole.
-    capacity: entries kept (beyond it the older half is dropped) and positions kept (beyond it all are dropped);
-    objects over max_bytes (bytes of JSON) are parsed whole and keep nothing. Not thread-safe: one per server
+    capacity: entries kept (beyond it, or beyond kept_bytes of their JSON, the older half is dropped) and positions
+    kept (beyond it, or beyond kept_bytes of their JSON, all are dropped); entries over entry_bytes are not kept;
+    objects over max_bytes are parsed whole and keep nothing (bytes of JSON). Not thread-safe: one per server
     worker; the parsed values are shared between requests and nothing changes them.
     """
 
-    def __init__(self, capacity: int = 20_000, max_bytes: int = 1 << 20) -> None:
+    def __init__(
+        self, capacity: int = 20_000, max_bytes: int = 1 << 20, kept_bytes: int = 16 << 20, entry_bytes: int = 16 << 10
+    ) -> None:
         self.capacity = capacity
         self.max_bytes = max_bytes
+        self.kept_bytes = kept_bytes
+        self.entry_bytes = entry_bytes
         self._parsed: dict[tuple[tuple[str, ...], bytes], object] = {}
+        self._parsed_bytes = 0
         self._last: dict[tuple[str | int, ...], tuple[bytes, object]] = {}
+        self._last_bytes = 0
         self._tries: dict[tuple[tuple[str, ...], ...], _Trie] = {}
 
     def __len__(self) -> int:
@@ -284,10 +291,12 @@ class ParsedEntries:
             parsed = self._build(raw, trie, 2, (), ())
         except (msgspec.DecodeError, ValueError, RecursionError):
             return _parse_object(raw)
-        if len(self._parsed) > self.capacity:
-            self._parsed = dict(list(self._parsed.items())[-(self.capacity // 2) :])
-        if len(self._last) > self.capacity:
+        if len(self._parsed) > self.capacity or self._parsed_bytes > self.kept_bytes:
+            self._parsed = dict(list(self._parsed.items())[-(len(self._parsed) // 2) :])
+            self._parsed_bytes = sum(len(key[1]) for key in self._parsed)
+        if len(self._last) > self.capacity or self._last_bytes > self.kept_bytes:
             self._last.clear()
+            self._last_bytes = 0
         return parsed
 
     def _split(
@@ -300,6 +309,7 @@ class ParsedEntries:
         if last is not None and last[0] == raw:
             return last[1]
         value = self._build(raw, trie, depth, path, where)
+        self._last_bytes += len(raw) - (len(last[0]) if last is not None else 0)
         self._last[where] = (raw, value)
         return value
 
@@ -315,7 +325,10 @@ class ParsedEntries:
                     continue
                 entry = self._parsed.get((path, data))
                 if entry is None:
-                    entry = self._parsed[(path, data)] = _at_depth(data, depth + 1)
+                    entry = _at_depth(data, depth + 1)
+                    if len(data) <= self.entry_bytes:
+                        self._parsed[(path, data)] = entry
+                        self._parsed_bytes += len(data)
                 entries.append(entry)
             return entries
         items = trie.get("*", _NOT_A_LIST)

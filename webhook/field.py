@@ -245,13 +245,13 @@ class CleanEntries:
     Entries are remembered by identity with a strong reference, so an identity cannot be reused while it is
     remembered; models are never changed after decoding (defaulting copies). context: a hashable value that, with
     the entry, fixes the check's result (the check function itself is part of the key). capacity: (entry, context)
-    pairs kept (30 000: each entry is held, so about the 20 000 entries `DecodedEntries` keeps, in two or three
-    contexts); beyond it the older half is dropped. A caller asks `known` and, when not, runs the check and
+    pairs kept (each pair holds its entry: as many as the entries `DecodedEntries` keeps); beyond it the older half
+    is dropped. A caller asks `known` and, when not, runs the check and
     `learn`s its result. Not thread-safe: validators run on one event loop per process.
     Source of the contract: issue 15 ("findings that depend only on entries whose content did not change are known").
     """
 
-    def __init__(self, capacity: int = 30_000) -> None:
+    def __init__(self, capacity: int = 20_000) -> None:
         self.capacity = capacity
         self.enabled = True
         self._clean: dict[tuple[int, object], object] = {}
@@ -310,13 +310,16 @@ class ListFindings:
     `known` and, when it returns None, runs the check and `learn`s its findings with `until`: `stable_until` of the
     entries' timestamps for a check that reads the clock, FOREVER for one that does not, None to keep nothing
     (`findings` does both).
-    Holds the entries, so their ids are not reused while kept; capacity: results kept, least recently used dropped
-    first. Not thread-safe: validators run on one event loop per process. Source of the contract: issue 15.
+    Holds the entries, so their ids are not reused while kept; capacity: results kept, max_entries: entries they
+    hold in all (each holds a model, so this bounds the memory a stream of distinct objects can pin); least
+    recently used dropped first. Not thread-safe: validators run on one event loop per process. Source of the contract: issue 15.
     """
 
-    def __init__(self, capacity: int = 4096) -> None:
+    def __init__(self, capacity: int = 4096, max_entries: int = 20_000) -> None:
         self.capacity = capacity
+        self.max_entries = max_entries
         self.enabled = True
+        self._held = 0  # entries held by the kept results
         self._found: OrderedDict[tuple[Any, ...], tuple[tuple[object, ...], datetime, datetime, list[Finding]]] = (
             OrderedDict()
         )
@@ -352,11 +355,16 @@ class ListFindings:
         nothing is kept)."""
         if until is None or not self.enabled:
             return
+        if len(entries) > self.max_entries:
+            return
         key = (check, context, *map(id, entries))
+        previous = self._found.pop(key, None)
+        if previous is not None:
+            self._held -= len(previous[0])
         self._found[key] = (tuple(entries), since, until, list(found))
-        self._found.move_to_end(key)
-        while len(self._found) > self.capacity:
-            self._found.popitem(last=False)
+        self._held += len(entries)
+        while len(self._found) > self.capacity or self._held > self.max_entries:
+            self._held -= len(self._found.popitem(last=False)[1][0])
 
     def findings(
         self,
@@ -384,6 +392,7 @@ class ListFindings:
 
     def clear(self) -> None:
         self._found.clear()
+        self._held = 0
 
 
 # One per process, like CLEAN_ENTRIES.

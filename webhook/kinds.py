@@ -255,6 +255,7 @@ class DecodedEntries:
         # The same parsed list seen again with every entry known (an unchanged branch of a stream): its models.
         self._whole: dict[tuple[type, tuple[str, ...], int], tuple[list[Any], list[Any]]] = {}
         self._replaced: set[int] = set()  # ids of the model lists in _whole (held there, so not reused)
+        self._whole_entries = 0  # entries of the lists in _whole
 
     def __len__(self) -> int:
         return len(self._models)
@@ -283,11 +284,13 @@ class DecodedEntries:
                 if not any(isinstance(item, dict) for item in replaced):  # every entry known: the same list next time
                     whole[(model, path, id(entries))] = (entries, replaced)
                     replaced_ids.add(id(replaced))
+                    self._whole_entries += len(entries)
                 return replaced
 
             raw = _replace_at(raw, path, known_list)
-        if self.capacity is not None and len(whole) > self.capacity // 16:
-            self._whole, self._replaced = {}, set()
+        if self.capacity is not None and self._whole_entries > self.capacity // 4:
+            # The lists pin their parsed entries: at most a quarter of the entries the store keeps.
+            self._whole, self._replaced, self._whole_entries = {}, set(), 0
         return raw
 
     def learn(self, raw: object, reused: object, decoded: BaseModel, lists: tuple[tuple[str, ...], ...]) -> None:
@@ -309,7 +312,10 @@ class DecodedEntries:
                 continue  # every entry was known
             for raw_entry, reused_entry, model in zip(raw_list, reused_list, model_list, strict=True):
                 if isinstance(raw_entry, dict) and isinstance(reused_entry, dict):
-                    known = models.setdefault((scope, path, _json_key(raw_entry)), model)
+                    key = _json_key(raw_entry)
+                    if len(key) > _ENTRY_BYTES:
+                        continue  # no real list entry is this large: not worth the memory it would pin
+                    known = models.setdefault((scope, path, key), model)
                     same[(scope, path, id(raw_entry))] = (raw_entry, known)
         if self.capacity is not None and len(models) > self.capacity:
             # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
@@ -317,6 +323,9 @@ class DecodedEntries:
             self._models = dict(list(models.items())[-(self.capacity // 2) :])
         if self.capacity is not None and len(same) > self.capacity:
             self._same = dict(list(same.items())[-(self.capacity // 2) :])
+
+
+_ENTRY_BYTES: Final = 16 << 10  # entries whose key is larger are decoded every time, never kept
 
 
 def _json_key(value: dict[str, Any]) -> bytes:
