@@ -712,7 +712,8 @@ class RecentObjects:
         self.kept = kept
         self.max_bytes = max_bytes
         self.total_bytes = total_bytes
-        self._objects: OrderedDict[bytes, tuple[object, dict[tuple[str, str], _Decoded]]] = OrderedDict()
+        # (JSON, parsed object, what each kind decoded it into), oldest first
+        self._objects: list[tuple[bytes, object, dict[tuple[str, str], _Decoded]]] = []
 
     def parse(self, raw_json: bytes | None, parse: Callable[[bytes | None], object] = _parse_object) -> object:
         """`parse(raw_json)` (`_parse_object` or an equal parse), or the object parsed from the same bytes before;
@@ -720,29 +721,31 @@ class RecentObjects:
         if raw_json is None or len(raw_json) > self.max_bytes:
             return parse(raw_json)
         # A scan of a few kept objects: bytes compare by length, then memcmp, far cheaper than hashing 100 KiB.
-        for kept, found in self._objects.items():
-            if kept == raw_json:
-                self._objects.move_to_end(kept)
-                return found[0]
+        for i, kept in enumerate(self._objects):
+            if kept[0] == raw_json:
+                self._objects.append(self._objects.pop(i))
+                return kept[1]
         parsed = parse(raw_json)
-        self._objects[raw_json] = (parsed, {})
-        while len(self._objects) > self.kept or sum(map(len, self._objects)) > self.total_bytes:
-            self._objects.popitem(last=False)
+        self._objects.append((raw_json, parsed, {}))
+        while len(self._objects) > self.kept or sum(len(kept[0]) for kept in self._objects) > self.total_bytes:
+            del self._objects[0]
         return parsed
 
     def decoded(self, raw: object, entry: KindValidator[Any]) -> _Decoded | None:
         """What `entry` decoded `raw` into, if `raw` is one of the kept objects (by identity) and was decoded."""
-        for parsed, by_kind in self._objects.values():
-            if parsed is raw and raw is not None:
-                return by_kind.get((entry.group, entry.kind))
-        return None
+        by_kind = self._by_kind(raw)
+        return by_kind.get((entry.group, entry.kind)) if by_kind is not None else None
 
     def remember(self, raw: object, entry: KindValidator[Any], result: _Decoded) -> None:
         """Keep what `entry` decoded `raw` into, if `raw` is one of the kept objects."""
-        for parsed, by_kind in self._objects.values():
-            if parsed is raw and raw is not None:
-                by_kind[(entry.group, entry.kind)] = result
-                return
+        by_kind = self._by_kind(raw)
+        if by_kind is not None:
+            by_kind[(entry.group, entry.kind)] = result
+
+    def _by_kind(self, raw: object) -> dict[tuple[str, str], _Decoded] | None:
+        if raw is None:
+            return None
+        return next((by_kind for _, parsed, by_kind in self._objects if parsed is raw), None)
 
 
 class Memo:

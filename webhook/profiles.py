@@ -11,10 +11,10 @@ reconciler.go (MergeCloudProfiles), pkg/utils/gardener/cloudprofile.go (GetCloud
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from typing import Final, Generic, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Final
 
+from webhook.identity import ByIdentity
 from webhook.models.core import (
     CapabilityDefinition,
     CloudProfile,
@@ -347,40 +347,12 @@ class ProfileIndex:
         return self._regions.get(name)
 
 
-V = TypeVar("V")
-
-
-class _ByIdentity(Generic[V]):
-    """Values built from model objects, remembered per tuple of those objects (by identity), the last `kept`.
-
-    Models are not changed after decoding (the view replaces an object, never edits it), so the same objects give
-    the same value. An entry holds its objects, so their ids are not reused while it is kept.
-    """
-
-    def __init__(self, kept: int) -> None:
-        self.kept = kept
-        self._entries: OrderedDict[tuple[int, ...], tuple[tuple[object, ...], V]] = OrderedDict()
-
-    def get(self, objects: tuple[object, ...], build: Callable[[], V]) -> V:
-        key = tuple(map(id, objects))
-        found = self._entries.get(key)
-        if found is not None:  # the entry holds its objects: equal ids of live objects are the same objects
-            self._entries.move_to_end(key)
-            return found[1]
-        value = build()
-        self._entries[key] = (objects, value)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.kept:
-            self._entries.popitem(last=False)
-        return value
-
-
-_INDEXES: Final[_ByIdentity[ProfileIndex]] = _ByIdentity(kept=64)
-_JUDGED_SPECS: Final[_ByIdentity[CloudProfileSpec]] = _ByIdentity(kept=256)
+_INDEXES: Final[ByIdentity[ProfileIndex]] = ByIdentity(kept=64)
+_JUDGED_SPECS: Final[ByIdentity[CloudProfileSpec]] = ByIdentity(kept=256)
 
 
 def index_of(spec: CloudProfileSpec) -> ProfileIndex:
-    """The ProfileIndex of `spec`, built on first use and remembered for this very object (`_ByIdentity`; the last
+    """The ProfileIndex of `spec`, built on first use and remembered for this very object (`identity.ByIdentity`; the last
     64): the view's profiles are long-lived objects, so every Shoot request on one profile shares one index.
     """
     last = _LAST_INDEX[0]

@@ -14,6 +14,7 @@ from typing import Final, TypeVar
 
 from pydantic import BaseModel
 
+from webhook.identity import ByIdentity
 from webhook.models.core import (
     CRI,
     CloudProfile,
@@ -66,25 +67,14 @@ def _defaulted(entry: _M, flag: bool, update: dict[str, object]) -> _M:
     """`entry` with `update` applied: the same copy for the same entry object (by identity) and flag.
 
     A list entry decoded once is shared across requests (kinds.DecodedEntries); one defaulted copy per entry lets the
-    per-entry memos downstream (field.CLEAN_ENTRIES, field.LIST_FINDINGS) see the same object on every request. An
-    entry holds its source object, so its id is not reused while kept; beyond the bound the older half is dropped.
+    per-entry memos downstream (field.CLEAN_ENTRIES, field.LIST_FINDINGS) see the same object on every request.
     """
     if not update:
         return entry
-    key = (id(entry), flag)
-    found = _DEFAULTED.get(key)
-    if found is not None and found[0] is entry:
-        return found[1]  # type: ignore[return-value]
-    defaulted = entry.model_copy(update=update)
-    _DEFAULTED[key] = (entry, defaulted)
-    if len(_DEFAULTED) > _DEFAULTED_KEPT:
-        for stale in list(_DEFAULTED)[: _DEFAULTED_KEPT // 2]:
-            del _DEFAULTED[stale]
-    return defaulted
+    return _DEFAULTED.get((entry, flag), lambda: entry.model_copy(update=update))  # type: ignore[return-value]
 
 
-_DEFAULTED: dict[tuple[int, bool], tuple[BaseModel, BaseModel]] = {}
-_DEFAULTED_KEPT: Final = 20_000
+_DEFAULTED: Final[ByIdentity[BaseModel]] = ByIdentity(kept=20_000)
 
 
 def _default_image(image: MachineImage, *, architectures: bool) -> MachineImage:

@@ -99,7 +99,7 @@ class InFlight:
 
 
 IN_FLIGHT = web.AppKey("in_flight", InFlight)
-MEMO = web.AppKey("memo", Memo)  # verdicts on re-applied objects, per worker
+MEMO = web.AppKey("memo", Memo)  # per worker: parsed and decoded entries, recent objects, re-applied verdicts
 
 
 def create_app(
