@@ -199,11 +199,14 @@ class FakeApiServer:
         """The kinds this server was asked to list or watch (requests for unserved kinds aside)."""
         return {KINDS[s.plural] for s in self.requests}
 
-    async def serve(self, aiohttp_server: Any) -> Any:
+    async def serve(self, aiohttp_server: Any, *, ssl: Any = None) -> Any:
         """Serve on 127.0.0.1 (random port) with pytest-aiohttp's `aiohttp_server` fixture and set `url`; returns the
-        test server (`await server.close()` takes the API server away: connections are refused from then on)."""
-        server = await aiohttp_server(self.app())
+        test server (`await server.close()` takes the API server away: connections are refused from then on).
+        ssl: an `ssl.SSLContext` to serve HTTPS with (the url is then https://)."""
+        server = await aiohttp_server(self.app(), ssl=ssl)
         self.url = str(server.make_url("")).rstrip("/")
+        if ssl is not None:
+            self.url = self.url.replace("http://", "https://", 1)
         return server
 
     # ----------------------------------------------------------------------------------------- serving

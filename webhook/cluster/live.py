@@ -50,11 +50,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-import yaml
 from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
-from kubernetes.config import ConfigException, load_incluster_config, load_kube_config
+from kubernetes.config import ConfigException, load_incluster_config
 
 from webhook.cluster.index import ClusterIndex
+from webhook.cluster.kubeconfig import InMemoryFiles, KubeconfigError, load_kubeconfig
 from webhook.cluster.reflector import (
     DEFAULT_BACKOFF,
     LIST_PAGE_SIZE,
@@ -121,23 +121,23 @@ def client_from_kubeconfig(
     `reload_seconds` (seconds) while requests are made, so a token that is rotated in place — a kubeconfig mounted
     from a Secret that Gardener's token-requestor renews, or a `tokenFile` on a projected volume — is used once it
     changes, without a restart; while the file cannot be read or used, the token in use is kept (logged).
-    Raises LiveViewError naming the file when it cannot be read or used at start.
+    Inline certificate data is held in memory (`kubeconfig.load_kubeconfig`), released when the client is closed:
+    nothing is written to the filesystem. Raises LiveViewError naming the file when it cannot be read or used at
+    start.
     """
-    configuration = _load_kubeconfig(path, context)
+    configuration, files = _load_kubeconfig(path, context)
     # The client declares the hook as None-typed; it calls it before every request.
     configuration.refresh_api_key_hook = _TokenReloader(path, context, reload_seconds)  # type: ignore[assignment]
-    return _client(configuration)
+    return _client(configuration, files)
 
 
-def _load_kubeconfig(path: Path, context: str | None) -> Configuration:
+def _load_kubeconfig(path: Path, context: str | None) -> tuple[Configuration, InMemoryFiles]:
     configuration = Configuration()
     try:
-        load_kube_config(
-            config_file=str(path), context=context, client_configuration=configuration, persist_config=False
-        )
-    except (ConfigException, OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
+        files = load_kubeconfig(path, context, configuration)
+    except KubeconfigError as exc:
         raise LiveViewError(f"{path}: cannot use kubeconfig: {exc}") from None
-    return configuration
+    return configuration, files
 
 
 class _TokenReloader:
@@ -159,10 +159,11 @@ class _TokenReloader:
                 return
             self._checked = now
         try:
-            fresh = _load_kubeconfig(self._path, self._context)
+            fresh, files = _load_kubeconfig(self._path, self._context)
         except LiveViewError as exc:
             logger.warning("kubeconfig not re-read; the token in use is kept", extra={"error": str(exc)})
             return
+        files.close()  # only the token is taken from the fresh read
         token = fresh.api_key.get("BearerToken")
         if token and token != configuration.api_key.get("BearerToken"):
             configuration.api_key["BearerToken"] = token
@@ -182,10 +183,22 @@ def client_in_cluster() -> ApiClient:
     return _client(configuration)
 
 
-def _client(configuration: Configuration) -> ApiClient:
+def _client(configuration: Configuration, files: InMemoryFiles | None = None) -> ApiClient:
     configuration.retries = False  # the reflectors retry with their own backoff
     configuration.keep_alive = True  # TCP keep-alive finds dead watch connections
-    return ApiClient(configuration)
+    return ApiClient(configuration) if files is None else _ClientWithFiles(configuration, files)
+
+
+class _ClientWithFiles(ApiClient):
+    """An ApiClient that owns the memory files its configuration's certificate paths name; closed with it."""
+
+    def __init__(self, configuration: Configuration, files: InMemoryFiles) -> None:
+        super().__init__(configuration)
+        self._files = files
+
+    def close(self) -> None:
+        super().close()  # type: ignore[no-untyped-call]
+        self._files.close()
 
 
 @dataclass(frozen=True, slots=True)
