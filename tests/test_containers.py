@@ -1,0 +1,293 @@
+"""Every container of every overlay (and of the seed chart) runs as its manifest runs it.
+
+For each Deployment and CronJob that `kubectl kustomize` renders from `manifests/overlays/*/*` and that the seed
+chart renders, each container is started in a sandbox (`tests/pods.py`): its command, args and env over the
+Dockerfile's runtime stage, as uid 65532 with a read-only root filesystem, with only the volumes it declares, made
+from the rendered objects or from test material (certificates, the virtual garden's kubeconfig with inline
+`certificate-authority-data` as `kubectl config view --raw --flatten` writes it, the ServiceAccount token). Where
+the container reads a cluster, a fake API server (TLS, 127.0.0.1:6443 of the sandbox's own network namespace) is
+the cluster, for the in-cluster configuration and the kubeconfig alike.
+A server container must become ready on its readiness probe, answer an AdmissionReview over its port with the
+client certificate the API servers present, and exit 0 within its terminationGracePeriodSeconds of SIGTERM. The
+audit CronJob's container must finish its run with a defined exit status (0 nothing denied, 1 findings).
+Budgets are generous upper bounds for a busy machine: every wait ends as soon as its event happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import http.client
+import json
+import signal
+import socket
+import ssl
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+import trustme
+import yaml
+from aiohttp import web
+
+from tests.builders import review
+from tests.cluster.fake_apiserver import (
+    FakeApiServer,
+    cloud_profile_obj,
+    gardener_deployment_obj,
+    gardener_info_obj,
+    seed_obj,
+    shoot_obj,
+)
+from tests.manifest_tree import KUBECTL, NO_KUBECTL, SEED_CERTS, SERVICE_DNS, STATIC_CERTS, kustomize, prepared_tree
+from tests.pods import Image, Material, Sandbox, pod_template, poll, resolve, unavailable
+from tests.seed_chart import CHART, TEMPLATE, VALUES, render_chart
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+OVERLAYS: Final = sorted(
+    str(p.parent.relative_to(ROOT / "manifests" / "overlays")) for p in (ROOT / "manifests" / "overlays").glob("*/*/kustomization.yaml")
+)  # fmt: skip
+SEED_CHART: Final = "chart/gardener-webhook-seed"
+API_PORT: Final = 6443
+START_SECONDS: Final = 180.0  # upper bound for start-up to readiness on a loaded machine; ends at readiness
+CLIENT_CN: Final = "gardener-webhook-client"
+VIRTUAL_GARDEN_KUBECONFIG: Final = "gardener-webhook-virtual-garden"
+
+
+@dataclass(frozen=True)
+class Certificates:
+    server_ca: trustme.CA  # signs the serving certificate where cert-manager would
+    client_ca: trustme.CA  # the API servers' client certificates
+    api_ca: trustme.CA  # the fake API server's
+
+
+@dataclass(frozen=True)
+class Case:
+    overlay: str
+    kind: str
+    name: str
+    container: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.overlay}:{self.kind}/{self.name}:{self.container}"
+
+
+@pytest.fixture(scope="module")
+def certificates() -> Certificates:
+    return Certificates(trustme.CA(), trustme.CA(), trustme.CA())
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory, certificates: Certificates) -> dict[str, list[dict[str, Any]]]:
+    """overlay -> its rendered objects, and the seed chart rendered with the static certificates."""
+    if KUBECTL is None:
+        pytest.skip(NO_KUBECTL)
+    tree = prepared_tree(tmp_path_factory.mktemp("manifests"))
+    for certs in (STATIC_CERTS, SEED_CERTS):  # the operator's client CA: the one our client certificate is from
+        certificates.client_ca.cert_pem.write_to_path(str(tree / certs / "client-ca.crt"))
+    objects = {overlay: kustomize(KUBECTL, tree / "overlays" / overlay) for overlay in OVERLAYS}
+    static = tree / STATIC_CERTS
+    values = yaml.safe_load((CHART / VALUES).read_text(encoding="utf-8"))
+    values["tls"] = {"crt": (static / "tls.crt").read_text(), "key": (static / "tls.key").read_text(),
+                     "ca": (static / "ca.crt").read_text()}  # fmt: skip
+    values["clientCA"] = certificates.client_ca.cert_pem.bytes().decode()
+    objects[SEED_CHART] = render_chart((CHART / TEMPLATE).read_text(encoding="utf-8"), values)
+    return objects
+
+
+def _cases() -> list[Case]:
+    """Every container of every workload, listed for readable test ids before anything is rendered;
+    test_every_rendered_container_is_a_case checks that the render gives exactly these."""
+    return [
+        Case("garden/cert-manager", "CronJob", "gardener-webhook-audit", "audit"),
+        Case("garden/cert-manager", "Deployment", "gardener-webhook", "gardener-webhook"),
+        Case("garden/static", "CronJob", "gardener-webhook-audit", "audit"),
+        Case("garden/static", "Deployment", "gardener-webhook", "gardener-webhook"),
+        Case("seed/cert-manager", "Deployment", "gardener-webhook", "gardener-webhook"),
+        Case("seed/static", "Deployment", "gardener-webhook", "gardener-webhook"),
+        Case("virtual-garden/runtime", "Deployment", "gardener-webhook", "gardener-webhook"),
+        Case(SEED_CHART, "Deployment", "gardener-webhook", "gardener-webhook"),
+    ]
+
+
+CASES: Final = _cases()
+
+
+def _workloads(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [o for o in objects if o.get("kind") in ("Deployment", "CronJob", "Job", "StatefulSet", "DaemonSet")]
+
+
+def test_every_rendered_container_is_a_case(rendered: dict[str, list[dict[str, Any]]]) -> None:
+    found = {
+        Case(overlay, w["kind"], w["metadata"]["name"], c["name"])
+        for overlay, objects in rendered.items()
+        for w in _workloads(objects)
+        for c in [*pod_template(w)["spec"].get("initContainers", []), *pod_template(w)["spec"]["containers"]]
+    }
+    assert found == set(CASES)
+
+
+@pytest.fixture(scope="module")
+def sandboxing() -> None:
+    reason = unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def _material(certificates: Certificates) -> Material:
+    serving = certificates.server_ca.issue_cert(SERVICE_DNS)
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "virtual-garden", "cluster": {
+            "server": f"https://127.0.0.1:{API_PORT}",
+            "certificate-authority-data": _b64(certificates.api_ca.cert_pem.bytes()),  # --embed-certs
+        }}],
+        "users": [{"name": "gardener-webhook", "user": {"token": "virtual-garden-token"}}],
+        "contexts": [{"name": "virtual-garden", "context": {"cluster": "virtual-garden", "user": "gardener-webhook"}}],
+        "current-context": "virtual-garden",
+    }  # fmt: skip
+    return Material(
+        secrets={
+            "gardener-webhook-tls": {
+                "tls.crt": serving.cert_chain_pems[0].bytes(),
+                "tls.key": serving.private_key_pem.bytes(),
+                "ca.crt": certificates.server_ca.cert_pem.bytes(),
+            },
+            "gardener-webhook-client-ca": {"ca.crt": certificates.client_ca.cert_pem.bytes()},
+            VIRTUAL_GARDEN_KUBECONFIG: {"kubeconfig": yaml.safe_dump(kubeconfig).encode()},
+        },
+        api_port=API_PORT,
+        ca_crt=certificates.api_ca.cert_pem.bytes(),
+    )
+
+
+def _b64(data: bytes) -> str:
+    return base64.standard_b64encode(data).decode()
+
+
+def _cluster() -> FakeApiServer:
+    cluster = FakeApiServer()
+    cluster.put(cloud_profile_obj("aws", "1.33.4", "1.34.2"))
+    cluster.put(shoot_obj("garden-team", "dev", profile="aws"))
+    cluster.put(seed_obj("aws-eu1", "1.120.0"))
+    cluster.put(gardener_deployment_obj("apiserver", "v1.120.0"))
+    cluster.put(gardener_info_obj("v1.120.0"))
+    return cluster
+
+
+@pytest.fixture
+async def api_server_in(certificates: Certificates) -> AsyncIterator[Any]:
+    """serve(sandbox): a fake API server on 127.0.0.1:6443 of the sandbox's network namespace (TLS, the api CA)."""
+    runners: list[web.AppRunner] = []
+
+    async def serve(sandbox: Sandbox) -> FakeApiServer:
+        cluster = _cluster()
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        certificates.api_ca.issue_cert("127.0.0.1").configure_cert(context)
+        listener = await asyncio.wrap_future(sandbox.in_netns(lambda: _listener(API_PORT)))
+        runner = web.AppRunner(cluster.app())
+        await runner.setup()
+        runners.append(runner)
+        await web.SockSite(runner, listener, ssl_context=context).start()
+        cluster.url = f"https://127.0.0.1:{API_PORT}"
+        return cluster
+
+    yield serve
+    for runner in runners:
+        await runner.cleanup()
+
+
+def _listener(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(64)
+    sock.setblocking(False)
+    return sock
+
+
+def _ready(port: int, path: str) -> bool | None:
+    """True once GET path on the health port answers 200 (None before: not listening yet, or 503)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path)
+        return True if connection.getresponse().status == 200 else None
+    except OSError:
+        return None
+    finally:
+        connection.close()
+
+
+def _admission_review(port: int, trust: ssl.SSLContext) -> dict[str, Any]:
+    """POST an AdmissionReview to /validate as the API server does (Service DNS name, client certificate)."""
+    obj = yaml.safe_load((ROOT / "examples" / "landscape" / "cloudprofile.yaml").read_text(encoding="utf-8"))
+    body = json.dumps(review(obj, uid="conformance-1")).encode()
+    raw = socket.create_connection(("127.0.0.1", port), timeout=60)
+    connection = http.client.HTTPSConnection(SERVICE_DNS, port, timeout=60)
+    connection.sock = trust.wrap_socket(raw, server_hostname=SERVICE_DNS)
+    try:
+        connection.request("POST", "/validate?timeout=30s", body, {"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        assert answer.status == 200, answer.read()
+        return json.loads(answer.read())  # type: ignore[no-any-return]
+    finally:
+        connection.close()
+
+
+def _client_context(rendered: dict[str, list[dict[str, Any]]], certificates: Certificates) -> ssl.SSLContext:
+    """Trust every CA a serving certificate may come from; present the API servers' client certificate."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+    certificates.server_ca.configure_trust(context)
+    for objects in rendered.values():
+        for obj in objects:
+            if obj.get("kind") == "Secret" and "ca.crt" in obj.get("data", {}):
+                context.load_verify_locations(cadata=_unb64(obj["data"]["ca.crt"]))
+    certificates.client_ca.issue_cert(common_name=CLIENT_CN).configure_cert(context)
+    return context
+
+
+def _unb64(text: str) -> str:
+    return base64.b64decode("".join(text.split())).decode()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+async def test_the_container_runs_as_its_manifest_runs_it(
+    case: Case, sandboxing: None, rendered: dict[str, list[dict[str, Any]]], certificates: Certificates,
+    api_server_in: Any, tmp_path: Path,
+) -> None:  # fmt: skip
+    objects = rendered[case.overlay]
+    (workload,) = [w for w in _workloads(objects) if (w["kind"], w["metadata"]["name"]) == (case.kind, case.name)]
+    (container,) = [c for c in pod_template(workload)["spec"]["containers"] if c["name"] == case.container]
+    run = resolve(workload, container, objects, Image.from_dockerfile(), _material(certificates), tmp_path)
+    assert run.uid == 65532 and run.read_only_root
+    with Sandbox(run, tmp_path) as sandbox:
+        sandbox.start()
+        cluster = await api_server_in(sandbox)
+        sandbox.release()
+        if case.kind == "CronJob":
+            deadline = float(workload["spec"]["jobTemplate"]["spec"].get("activeDeadlineSeconds", 900))
+            status = await asyncio.to_thread(sandbox.wait, deadline)
+            assert status in (0, 1), f"audit exited {status}:\n{sandbox.stderr()[-3000:]}"
+            assert cluster.writes, "the audit wrote no PolicyReport"
+            return
+        probe = container["readinessProbe"]["httpGet"]
+        health = probe["port"] if isinstance(probe["port"], int) else run.ports[probe["port"]]
+        until = time.monotonic() + START_SECONDS
+        await asyncio.wrap_future(
+            sandbox.in_netns(lambda: poll(lambda: _ready(health, probe["path"]), until=until, alive=sandbox))
+        )
+        answer = await asyncio.wrap_future(
+            sandbox.in_netns(lambda: _admission_review(run.ports["https"], _client_context(rendered, certificates)))
+        )
+        assert answer["response"]["uid"] == "conformance-1"
+        assert isinstance(answer["response"]["allowed"], bool)
+        sandbox.signal(signal.SIGTERM)
+        status = await asyncio.to_thread(sandbox.wait, run.grace_seconds)
+        assert status == 0, (
+            f"not stopped within {run.grace_seconds} s of SIGTERM ({status}):\n{sandbox.stderr()[-3000:]}"
+        )
