@@ -409,12 +409,18 @@ async def test_a_quiet_healthy_watch_keeps_its_kind_fresh(cluster: FakeApiServer
 async def test_a_relist_of_10000_changed_shoots_keeps_the_loop_responsive_and_the_denial(
     cluster: FakeApiServer, start_view: StartView
 ) -> None:
-    """The relist is applied in slices while requests are judged: the loop answers, no Shoot ever goes missing."""
+    """The relist is applied in slices while requests are judged: the loop answers, no Shoot ever goes missing.
+
+    The loop's stretches are measured in the loop thread's CPU time (`time.thread_time`), which a busy machine does
+    not stretch: a probe that waits for its turn while the process is preempted is not a blocked loop. The kind's
+    staleness bound is set far beyond the run, so that a slow relist on a loaded machine cannot turn the answers into
+    CLUSTER-001: this test is about slicing, not staleness.
+    """
     for i in range(10_000):
         other = shoot_obj(f"garden-{i % 100:02}", f"shoot-{i:05}", profile="local")
         other["spec"]["kubernetes"]["version"] = "1.32.5"
         cluster.put(other, notify=False)
-    view = await start_view()
+    view = await start_view(max_staleness_seconds=3600.0)
     await eventually(lambda: view.synced and view.counts()["Shoot"] == 10_002, "the first list", timeout=120)
     await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
     for obj in list(cluster.objects["shoots"].values()):
@@ -427,9 +433,9 @@ async def test_a_relist_of_10000_changed_shoots_keeps_the_loop_responsive_and_th
 
     async def probe() -> None:
         while True:
-            started = time.perf_counter()
+            started = time.thread_time()
             await asyncio.sleep(0.001)
-            lags.append(time.perf_counter() - started - 0.001)
+            lags.append(time.thread_time() - started)
 
     async def requests() -> None:
         while True:
@@ -444,8 +450,8 @@ async def test_a_relist_of_10000_changed_shoots_keeps_the_loop_responsive_and_th
         for task in tasks:
             task.cancel()
     worst_ms = 1000 * max(lags)
-    print(f"relist of 10 002 changed Shoots: {len(lags)} probes, worst event-loop lag {worst_ms:.1f} ms")
-    assert worst_ms < 250, worst_ms  # applied as one callback it blocked the loop for 0.5-1.3 s
+    print(f"relist of 10 002 changed Shoots: {len(lags)} probes, longest loop stretch {worst_ms:.1f} ms of CPU")
+    assert worst_ms < 250, worst_ms  # applied as one callback it held the loop for 0.5-1.3 s
     assert len(answers) > 10 and set(answers) == {("REF-CP-001",)}
     assert len([s for s in cluster.lists("Shoot") if "continue" not in s.params]) == 2  # the first list, the relist
     assert view.counts()["Shoot"] == 10_002

@@ -13,6 +13,7 @@ import signal
 import socket
 import statistics
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ import pytest
 
 from tests.builders import cloud_profile_dict, review_bytes
 from tests.server.processes import ServeProcess, wait_for
+from webhook.server.limits import MAX_BODIES_IN_MEMORY
 
 READ_TIMEOUT = 0.5
 HANDSHAKE_TIMEOUT = 0.5
@@ -135,7 +137,7 @@ PROBE = """
 import sys, time, urllib.request
 for _ in range(30):
     started = time.monotonic()
-    with urllib.request.urlopen(sys.argv[1], timeout=5) as resp:
+    with urllib.request.urlopen(sys.argv[1], timeout=30) as resp:
         assert resp.status == 200
     print(time.monotonic() - started)
     time.sleep(0.05)
@@ -147,33 +149,52 @@ def _large_review(versions: int) -> bytes:
     return review_bytes(cloud_profile_dict(kubernetes={"versions": entries}), uid="large")
 
 
+async def _probe_latencies(url: str) -> list[float]:
+    # The probe runs in a process of its own: in this one it would wait for the GIL behind the posting threads.
+    probe = await asyncio.create_subprocess_exec(sys.executable, "-c", PROBE, url, stdout=asyncio.subprocess.PIPE)
+    out, _ = await probe.communicate()
+    assert probe.returncode == 0
+    return [float(line) for line in out.decode().split()]
+
+
 async def test_health_answers_while_large_reviews_are_judged(tmp_path: Path) -> None:
+    """/healthz is answered from its own thread while the loop judges large reviews back to back.
+
+    As many posters as the body gate admits (so no review waits for a slot, whatever the machine's speed) keep the
+    loop busy until the probe has its 30 answers. The bound is measured, not guessed: the worst latency under load
+    is held to 10 times the worst of the same probe against the idle server (at least 0.5 s), since a busy
+    machine delays both alike; a /healthz served on the loop would wait a whole judgement (seconds) instead.
+    """
     process = ServeProcess(tmp_path, [])
     try:
         wait_for(process.health_url + "/readyz", (200, "ok"))
+        idle = await _probe_latencies(process.health_url + "/healthz")
         body = _large_review(100_000)
         context = process.client_context()
+        done = threading.Event()
+        statuses: list[int] = []
 
-        def post() -> None:
-            request = urllib.request.Request(
-                process.url + "/validate?timeout=30s", data=body, headers={"Content-Type": "application/json"}
-            )
-            with urllib.request.urlopen(request, context=context, timeout=60) as resp:
-                assert resp.status == 200
+        def post_until_done() -> None:
+            while not done.is_set():
+                request = urllib.request.Request(
+                    process.url + "/validate?timeout=30s", data=body, headers={"Content-Type": "application/json"}
+                )
+                with urllib.request.urlopen(request, context=context, timeout=120) as resp:
+                    statuses.append(resp.status)
 
-        posts = [asyncio.to_thread(post) for _ in range(6)]
-        # The probe runs in a process of its own: in this one it would wait for the GIL behind the posting threads.
-        probe = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", PROBE, process.health_url + "/healthz", stdout=asyncio.subprocess.PIPE
-        )
-        await asyncio.sleep(0.3)  # the reviews are on their way
-        out, _ = (await asyncio.gather(probe.communicate(), *posts))[0]
-        latencies = [float(line) for line in out.decode().split()]
-        assert len(latencies) == 30
-        worst = max(latencies)
-        print(f"\n/healthz under 6 concurrent {len(body) / 2**20:.1f} MiB reviews: median "
-              f"{statistics.median(latencies) * 1000:.1f} ms, worst {worst * 1000:.1f} ms")  # fmt: skip
-        assert worst < 0.5  # the target is 100 ms; half a second leaves room for a loaded CI machine
+        posters = [asyncio.create_task(asyncio.to_thread(post_until_done)) for _ in range(MAX_BODIES_IN_MEMORY)]
+        try:
+            await asyncio.sleep(0.3)  # the reviews are on their way
+            latencies = await _probe_latencies(process.health_url + "/healthz")
+        finally:
+            done.set()
+            await asyncio.gather(*posters)
+        assert len(latencies) == 30 and statuses and set(statuses) == {200}
+        worst, bound = max(latencies), max(0.5, 10 * max(idle))
+        print(f"\n/healthz under {MAX_BODIES_IN_MEMORY} posters of {len(body) / 2**20:.1f} MiB reviews "
+              f"({len(statuses)} judged): median {statistics.median(latencies) * 1000:.1f} ms, worst "
+              f"{worst * 1000:.1f} ms; idle worst {max(idle) * 1000:.1f} ms, bound {bound * 1000:.0f} ms")  # fmt: skip
+        assert worst < bound
     finally:
         process.stop()
 
