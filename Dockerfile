@@ -2,8 +2,10 @@
 # Two stages: the build stage installs the pinned, hash-checked dependencies of requirements.lock and the
 # package into a virtualenv; the runtime stage copies only that virtualenv onto the same slim base.
 # The image never writes to its own filesystem at run time (the Deployment mounts it read-only): byte code
-# is compiled at build time and PYTHONDONTWRITEBYTECODE stops any later attempt, logs go to stderr, and
-# the serving certificate is read from --cert-dir (a Secret volume), never generated under certs/.
+# is compiled at build time and PYTHONDONTWRITEBYTECODE stops any later attempt, logs go to stderr, the
+# serving certificate is read from --cert-dir (a Secret volume), never generated under certs/, and a kubeconfig's
+# inline certificate data is held in memory, not in /tmp. tests/test_containers.py runs every manifest's containers
+# that way (read-only root, no /tmp, uid 65532).
 ARG PYTHON_IMAGE=python:3.11.13-slim-bookworm
 
 FROM ${PYTHON_IMAGE} AS build
