@@ -6,6 +6,8 @@ import asyncio
 import copy
 import io
 import json
+import re
+import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -122,6 +124,40 @@ async def test_cli_audits_a_live_cluster(aiohttp_server: Any, tmp_path: Path) ->
     assert code == 1
     assert data["objects"] == {"CloudProfile": 1}
     assert [(g["rule"], [e["name"] for e in g["entries"]]) for g in data["rules"]] == [("VS-GL-001", ["old-seed"])]
+
+
+# ------------------------------------------------------------------------------- a cluster that cannot be read
+
+RETRYING: Final = re.compile(
+    r"^gardener-webhook audit: warning: cluster list/watch failed; retrying: kind=(\w+) source=--kubeconfig "
+    r'error=("(?:[^"\\]|\\.)*") retry_in_s=[0-9.]+ failures=(\d+)$'
+)  # the error is a JSON string
+ALL_KINDS: Final = "CloudProfile, NamespacedCloudProfile, Shoot, Seed, Deployment, ConfigMap"
+
+
+def _closed_port() -> int:
+    """A 127.0.0.1 port nothing listens on (the kernel picked it free; it is closed again at once)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_cluster_is_named_by_kind_source_and_cause_once_per_retry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kubeconfig = write_kubeconfig(tmp_path, f"http://127.0.0.1:{_closed_port()}")
+    argv = ["audit", "--kubeconfig", str(kubeconfig), "--now", NOW_TEXT, "--sync-timeout", "1"]
+    assert main(argv, out=io.StringIO()) == 2
+    *retries, last = capsys.readouterr().err.splitlines()
+    steps: dict[str, list[int]] = {}
+    for line in retries:
+        match = RETRYING.match(line)
+        assert match, line
+        assert "Connection refused" in json.loads(match[2])
+        steps.setdefault(match[1], []).append(int(match[3]))
+    assert set(steps) <= set(ALL_KINDS.split(", ")) and steps
+    assert all(numbers == list(range(1, len(numbers) + 1)) for numbers in steps.values())  # one line per backoff step
+    assert last == "gardener-webhook audit: the cluster view did not sync within 1 s"
 
 
 # ------------------------------------------------------------------------------------------------- AUD-CLS-001

@@ -286,6 +286,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     With --apply, the PolicyReports are then written into the audited cluster (after the report is printed).
     Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input, 3 the reports could
     not be written (--apply; one line on stderr).
+    While the live view runs, its warnings go to stderr as text lines naming kind, source and cause.
     """
     from webhook.audit import audit_objects, audit_view
     from webhook.policyreport import policy_reports, render_yaml
@@ -298,7 +299,10 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         )
     now = _parse_now(args.now)
     if live:
-        report = asyncio.run(_audit_live(args, settings, now, audit_view))
+        from webhook.server.logs import text_logging
+
+        with text_logging("gardener-webhook audit"):
+            report = asyncio.run(_audit_live(args, settings, now, audit_view))
     else:
         if not args.context:
             raise UsageError(

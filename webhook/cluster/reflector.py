@@ -76,6 +76,7 @@ CONNECT_TIMEOUT_SECONDS: Final = 10.0
 LIST_READ_TIMEOUT_SECONDS: Final = 60.0  # longest silence while a list page arrives
 WATCH_READ_GRACE_SECONDS: Final = 30.0  # silence beyond timeoutSeconds means the connection is dead
 EMPTY_WATCH_SECONDS: Final = 1.0  # a watch that ends this soon without any event counts as a failure
+MAX_STATUS_MESSAGE_CHARS: Final = 300  # of an error answer's Status message in logs
 
 Tracked = CloudProfile | NamespacedCloudProfile | Shoot | ShootSummary | Deployment | Seed | ConfigMap
 Key = tuple[str, str]  # (namespace or "", name)
@@ -561,6 +562,19 @@ def _lines(response: urllib3.HTTPResponse) -> Iterator[bytes]:
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, ApiException):
-        return f"HTTP {exc.status} {exc.reason}".strip() if exc.status else f"{exc.reason}"
-    return f"{type(exc).__name__}: {exc}"
+    """The cause of a failed list or watch in one line: `HTTP 403 Forbidden: <the Status message>` (the API server's
+    own words: who may not do what), or the transport error (`NewConnectionError: …`)."""
+    if not isinstance(exc, ApiException):
+        return " ".join(f"{type(exc).__name__}: {exc}".split())
+    if not exc.status:
+        return " ".join(str(exc.reason).split())
+    text = f"HTTP {exc.status} {exc.reason or ''}".strip()
+    try:
+        status = json.loads(exc.body or "")
+    except (TypeError, ValueError):
+        status = None
+    message = status.get("message") if isinstance(status, dict) else None
+    if isinstance(message, str) and message.strip():
+        # The server chose these bytes: one line, bounded.
+        text += ": " + " ".join(message.split())[:MAX_STATUS_MESSAGE_CHARS]
+    return text
