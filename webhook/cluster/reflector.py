@@ -76,7 +76,7 @@ CONNECT_TIMEOUT_SECONDS: Final = 10.0
 LIST_READ_TIMEOUT_SECONDS: Final = 60.0  # longest silence while a list page arrives
 WATCH_READ_GRACE_SECONDS: Final = 30.0  # silence beyond timeoutSeconds means the connection is dead
 EMPTY_WATCH_SECONDS: Final = 1.0  # a watch that ends this soon without any event counts as a failure
-MAX_STATUS_MESSAGE_CHARS: Final = 300  # of an error answer's Status message in logs
+MAX_STATUS_MESSAGE_CHARS: Final = 300  # of an error answer's Status message in logs and the audit's error line
 
 Tracked = CloudProfile | NamespacedCloudProfile | Shoot | ShootSummary | Deployment | Seed | ConfigMap
 Key = tuple[str, str]  # (namespace or "", name)
@@ -237,6 +237,11 @@ class Reflector:
         self._held: dict[Key, str] = {}  # what the index holds (once posts are applied): key -> resourceVersion
         self._served = False  # a list of the kind succeeded: from now on a 404 keeps the last state
         self._not_found_streak = 0  # consecutive 404 answers (the first one of a streak is logged as a warning)
+        self.last_error: str | None = None  # the latest failed list or watch (`_describe`); set in the thread only
+
+    @property
+    def kind(self) -> str:
+        return self._resource.kind
 
     # ------------------------------------------------------------------------------ thread interface
 
@@ -292,14 +297,16 @@ class Reflector:
                     self._resource_version = None
                 failures = 1 if self._delivered else failures + 1
                 delay = self._backoff.delay(failures)
-                fields = {"error": _describe(exc), "retry_in_s": round(delay, 3), "failures": failures}
+                self.last_error = _describe(exc)
+                fields = {"error": self.last_error, "retry_in_s": round(delay, 3), "failures": failures}
                 logger.warning("cluster list/watch failed; retrying", extra={**self._fields, **fields})
-            except Exception:  # broad: a dead reflector would freeze a view that still claims to be synced
+            except Exception as exc:  # broad: a dead reflector would freeze a view that still claims to be synced
                 if self._stop.is_set():
                     break
                 self._resource_version = None
                 failures = 1 if self._delivered else failures + 1
                 delay = self._backoff.delay(failures)
+                self.last_error = f"{type(exc).__name__}: {exc}"
                 logger.exception("cluster reflector failed unexpectedly; relisting", extra=self._fields)
             if delay:
                 self._stop.wait(delay)
