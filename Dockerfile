@@ -1,6 +1,10 @@
 # gardener-webhook container image. Built with: docker build -t gardener-webhook:0.1.0 .
 # Two stages: the build stage installs the pinned, hash-checked dependencies of requirements.lock and the
 # package into a virtualenv; the runtime stage copies only that virtualenv onto the same slim base.
+# The copied virtualenv carries no installer: pip, setuptools and wheel build the package and are uninstalled
+# before the copy (with setuptools go its _distutils_hack and distutils-precedence.pth, which every interpreter start
+# would otherwise run). Nothing the server, the audit or the kubernetes client imports at run time needs them; the
+# build checks that none is importable and that the package's modules import without them.
 # The image never writes to its own filesystem at run time (the Deployment mounts it read-only): byte code
 # is compiled at build time and PYTHONDONTWRITEBYTECODE stops any later attempt, logs go to stderr, the
 # serving certificate is read from --cert-dir (a Secret volume), never generated under certs/, and a kubeconfig's
@@ -19,6 +23,12 @@ RUN /opt/gardener-webhook/bin/pip install --require-hashes --no-deps -r requirem
 COPY pyproject.toml README.md LICENSE ./
 COPY webhook ./webhook
 RUN /opt/gardener-webhook/bin/pip install --no-deps --no-build-isolation . \
+    && /opt/gardener-webhook/bin/python -m pip uninstall --yes --quiet pip setuptools wheel \
+    && /opt/gardener-webhook/bin/python -c "import importlib.util, sys; \
+left = [m for m in ('pip', 'setuptools', 'wheel', 'pkg_resources', '_distutils_hack') if importlib.util.find_spec(m)]; \
+sys.exit(f'left in the runtime virtualenv: {left}' if left else 0)" \
+    && /opt/gardener-webhook/bin/python -c "import webhook.cli, webhook.server, webhook.cluster.live, webhook.report_apply" \
+    && /opt/gardener-webhook/bin/gardener-webhook --version \
     && /opt/gardener-webhook/bin/python -m compileall -q /opt/gardener-webhook/lib
 
 FROM ${PYTHON_IMAGE}

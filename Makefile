@@ -6,16 +6,29 @@ ARGS   ?=
 
 .PHONY: run test lint lock clean bench fuzz soak
 
+# Two targets started together in a fresh clone (`make run` and `make test`) both find the stamp missing and would
+# both create .venv ("[Errno 17] File exists"). The build holds an exclusive lock on .venv.lock (flock(1), util-linux;
+# the kernel releases it when its holder dies, so no lock is ever left stale); whoever waited for it finds the stamp
+# made and builds nothing. The recipe is one shell so that the lock spans every step.
 $(STAMP): requirements-dev.lock pyproject.toml
-	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-dev.lock
-	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
-	rm -f $(VENV)/.installed-*
+	@exec 9>$(VENV).lock; \
+	if command -v flock >/dev/null; then flock 9; else echo "flock not found: building $(VENV) without a lock"; fi; \
+	if [ -e $@ ]; then echo "$(VENV): built meanwhile by another make"; exit 0; fi; \
+	set -ex; \
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV); \
+	$(VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-dev.lock; \
+	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .; \
+	rm -f $(VENV)/.installed-*; \
 	touch $@
 
 # Self-signed material goes to ./certs of the checkout (the README's curl examples read certs/ca.crt).
+# `exec`: the server replaces the recipe's shell, so it is make's one child. GNU make passes a SIGTERM it receives on
+# to its children and exits only once they have, so `kill <pid of make run>` drains and stops the server, and make is
+# gone when the server is; Ctrl-C reaches both (one process group). Without the exec, the shell took the SIGTERM and
+# the server ran on as an orphan. Make itself stays in between (it never execs a recipe): whatever must signal the
+# server's own PID, or may SIGKILL it, runs .venv/bin/gardener-webhook serve without make.
 run: $(STAMP)
-	GARDENER_WEBHOOK_STATE_DIR=$(CURDIR) $(VENV)/bin/gardener-webhook serve $(ARGS)
+	exec env GARDENER_WEBHOOK_STATE_DIR=$(CURDIR) $(VENV)/bin/gardener-webhook serve $(ARGS)
 
 test: lint
 	$(VENV)/bin/python -m pytest $(ARGS)
@@ -47,4 +60,4 @@ lock:
 	$(VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --all-build-deps --extra test -o requirements-dev.lock pyproject.toml
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV).lock .pytest_cache .mypy_cache .ruff_cache

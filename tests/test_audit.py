@@ -6,6 +6,9 @@ import asyncio
 import copy
 import io
 import json
+import re
+import socket
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -27,6 +30,7 @@ from webhook.cluster.static import StaticView
 from webhook.settings import Settings
 
 NOW_TEXT = "2026-11-21T12:00:00Z"
+ROOT: Final = Path(__file__).resolve().parents[1]
 
 
 def landscape() -> list[dict[str, Any]]:
@@ -122,6 +126,117 @@ async def test_cli_audits_a_live_cluster(aiohttp_server: Any, tmp_path: Path) ->
     assert code == 1
     assert data["objects"] == {"CloudProfile": 1}
     assert [(g["rule"], [e["name"] for e in g["entries"]]) for g in data["rules"]] == [("VS-GL-001", ["old-seed"])]
+
+
+# ------------------------------------------------------------------------------- a cluster that cannot be read
+
+RETRYING: Final = re.compile(
+    r"^gardener-webhook audit: warning: cluster list/watch failed; retrying: kind=(\w+) source=--kubeconfig "
+    r'error=("(?:[^"\\]|\\.)*") retry_in_s=[0-9.]+ failures=(\d+)$'
+)  # the error is a JSON string
+ALL_KINDS: Final = "CloudProfile, NamespacedCloudProfile, Shoot, Seed, Deployment, ConfigMap"
+
+
+def _closed_port() -> int:
+    """A 127.0.0.1 port nothing listens on (the kernel picked it free; it is closed again at once)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_cluster_is_named_by_kind_source_and_cause_once_per_retry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kubeconfig = write_kubeconfig(tmp_path, f"http://127.0.0.1:{_closed_port()}")
+    argv = ["audit", "--kubeconfig", str(kubeconfig), "--now", NOW_TEXT, "--sync-timeout", "1"]
+    assert main(argv, out=io.StringIO()) == 3
+    *retries, last = capsys.readouterr().err.splitlines()
+    steps: dict[str, list[int]] = {}
+    for line in retries:
+        match = RETRYING.match(line)
+        assert match, line
+        assert "Connection refused" in json.loads(match[2])
+        steps.setdefault(match[1], []).append(int(match[3]))
+    assert set(steps) <= set(ALL_KINDS.split(", ")) and steps
+    assert all(numbers == list(range(1, len(numbers) + 1)) for numbers in steps.values())  # one line per backoff step
+    assert last.startswith(
+        f"gardener-webhook audit: the cluster view did not sync within 1 s; not listed: {ALL_KINDS} from --kubeconfig "
+        "(last error: NewConnectionError: "
+    )
+    assert last.endswith("Connection refused)")
+
+
+def _cronjob_command(kubeconfig: Path, sync_timeout: str) -> list[str]:
+    """The audit CronJob's container command and args, with what differs outside a Pod: --kubeconfig for --in-cluster
+    (the in-cluster configuration reads the service account's files at fixed paths) and a shorter --sync-timeout."""
+    cronjob = yaml.safe_load((ROOT / "manifests/components/audit-cronjob/cronjob.yaml").read_text())
+    (container,) = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    args = list(container["args"])
+    assert "--in-cluster" in args and "--apply" in args and "--sync-timeout=120" in args
+    args[args.index("--in-cluster")] = f"--kubeconfig={kubeconfig}"
+    args[args.index("--sync-timeout=120")] = f"--sync-timeout={sync_timeout}"
+    [program] = container["command"]
+    installed = Path(sys.executable).parent / program  # the console script of the environment running the tests
+    return [str(installed) if installed.exists() else program, *args]
+
+
+async def _run_cronjob_command(kubeconfig: Path) -> tuple[int, str, list[str]]:
+    """(exit status, stdout, stderr lines) of the CronJob's command against kubeconfig's cluster."""
+    process = await asyncio.create_subprocess_exec(
+        *_cronjob_command(kubeconfig, "2"), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=120)  # a bound only a hang reaches
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode().splitlines()
+
+
+async def test_the_cronjob_command_exits_3_when_the_api_server_is_unreachable(tmp_path: Path) -> None:
+    """Exit 3 is what the CronJob's podFailurePolicy retries; before, this ended the Job with exit 2."""
+    kubeconfig = write_kubeconfig(tmp_path, f"http://127.0.0.1:{_closed_port()}")
+    code, out, err = await _run_cronjob_command(kubeconfig)
+    assert (code, out) == (3, "")  # no report: nothing was judged
+    assert err[-1].startswith(
+        f"gardener-webhook audit: the cluster view did not sync within 2 s; not listed: {ALL_KINDS} from "
+        "--kubeconfig (last error: NewConnectionError: "
+    )
+    assert err[-1].endswith("Connection refused)")
+
+
+@pytest.mark.parametrize(
+    ("refuse", "expected"),
+    [
+        pytest.param(
+            lambda fake: setattr(fake, "bearer_tokens", frozenset({"another-token"})),
+            f"{ALL_KINDS} from --kubeconfig (last error: HTTP 401 Unauthorized: Unauthorized)",
+            id="401-every-kind",
+        ),
+        pytest.param(
+            lambda fake: fake.fail_lists("Shoot", 1_000_000, status=403),
+            'Shoot from --kubeconfig (last error: HTTP 403 Forbidden: shoots is forbidden: cannot list resource "shoots")',
+            id="403-shoots",
+        ),
+        pytest.param(
+            lambda fake: fake.fail_lists("Seed", 1_000_000, status=503),
+            "Seed from --kubeconfig (last error: HTTP 503 Service Unavailable: the server is currently unable to "
+            "handle the request)",
+            id="503-seeds",
+        ),
+    ],
+)
+async def test_the_cronjob_command_exits_3_when_the_api_server_refuses(
+    aiohttp_server: Any, tmp_path: Path, refuse: Any, expected: str
+) -> None:
+    fake = FakeApiServer()
+    fake.put(cloud_profile_obj("local"))
+    await fake.serve(aiohttp_server)
+    refuse(fake)
+    code, out, err = await _run_cronjob_command(write_kubeconfig(tmp_path, fake.url))
+    assert (code, out) == (3, "")
+    assert err[-1] == f"gardener-webhook audit: the cluster view did not sync within 2 s; not listed: {expected}"
+    errors = {json.loads(m[2]) for m in map(RETRYING.match, err[:-1]) if m}
+    assert len(errors) == 1 and len(err) > 1 and all(map(RETRYING.match, err[:-1])), err
+    assert expected.endswith(f"{errors.pop()})")  # each retry named the cause the last line gives
+    assert fake.writes == []  # --apply writes nothing about a cluster it could not read
 
 
 # ------------------------------------------------------------------------------------------------- AUD-CLS-001

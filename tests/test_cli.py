@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from tests.builders import cloud_profile_dict, real_fixtures_of, real_path, requires_real_fixtures, review
+from webhook import __version__
 from webhook.cli import main
 from webhook.documents import read_objects
 
@@ -162,3 +163,8 @@ def test_console_script_and_module_entry_point() -> None:
     assert proc.stdout.startswith(
         'DENIED CloudProfile/aws\n  spec.kubernetes.versions[2].version: Duplicate value: "1.34.2"'
     )
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"gardener-webhook {__version__}\n"

@@ -2,7 +2,8 @@
 
 Base images pinned (a digest or an exact X.Y.Z version tag, never `latest`), multi-stage, dependencies
 from the hash-checked lock, non-root uid 65532, ENTRYPOINT ["gardener-webhook", "serve"], nothing that needs
-a writable root filesystem at run time, and a .dockerignore that keeps the context to what is copied.
+a writable root filesystem at run time, no installer (pip, setuptools, wheel) in the runtime image, and a
+.dockerignore that keeps the context to what is copied.
 """
 
 from __future__ import annotations
@@ -158,6 +159,33 @@ def test_nothing_needs_a_writable_root_filesystem(instructions: list[Instruction
     assert any(arg.startswith("--cert-dir") for arg in cmd)  # never generate certs/ under the working directory
     build = " ".join(i.arguments for i in stages(instructions)[0] if i.keyword == "RUN")
     assert "compileall" in build  # byte code is written at build time, not at start
+
+
+INSTALLERS = ("pip", "setuptools", "wheel")
+# What an installer leaves that an interpreter would still find: setuptools' pkg_resources, and _distutils_hack, which
+# its distutils-precedence.pth imports at every interpreter start.
+INSTALLER_MODULES = (*INSTALLERS, "pkg_resources", "_distutils_hack")
+
+
+def test_the_runtime_virtualenv_carries_no_installer(instructions: list[Instruction]) -> None:
+    """pip, setuptools and wheel build the package, then leave the virtualenv the runtime stage copies: uninstalled
+    after the last install into it and before the byte code is compiled; the build then checks that none of their
+    modules is importable and that the package imports without them."""
+    parts = stages(instructions)
+    build, runtime = parts[0], parts[-1]
+    [copied] = [shlex.split(i.arguments)[1] for i in runtime if i.keyword == "COPY"]
+    commands = [c.strip() for i in build if i.keyword == "RUN" for c in i.arguments.split("&&")]
+    installs = [n for n, c in enumerate(commands) if re.search(r"\bpip install\b", c)]
+    [uninstall] = [n for n, c in enumerate(commands) if re.search(r"\bpip uninstall\b", c)]
+    words = shlex.split(commands[uninstall])
+    assert words[0].startswith(copied + "/bin/"), "uninstalled from the virtualenv that is copied"
+    assert {"--yes", "-y"} & set(words) and set(INSTALLERS) <= set(words)
+    assert installs and max(installs) < uninstall, "nothing is installed after pip is gone"
+    after = commands[uninstall + 1 :]
+    assert any("find_spec" in c and all(f"'{m}'" in c for m in INSTALLER_MODULES) for c in after)
+    assert any(re.search(r"-c \"import webhook\.cli\b", c) for c in after)
+    assert any("compileall" in c for c in after)
+    assert not [i for i in runtime if i.keyword in ("RUN", "ADD")], "the runtime stage brings none back"
 
 
 def test_no_remote_or_unpinned_content(instructions: list[Instruction]) -> None:

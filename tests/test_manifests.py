@@ -41,7 +41,7 @@ from tests.manifest_tree import KUBECTL, NO_KUBECTL, SERVICE_DNS, kustomize, pre
 from webhook import report_apply
 from webhook.admission import RULES_ANNOTATION, judge
 from webhook.certs import WEBHOOK_NAMES
-from webhook.cli import EXIT_APPLY, EXIT_DENIED, EXIT_USAGE, build_parser, cmd_audit
+from webhook.cli import EXIT_CLUSTER, EXIT_DENIED, EXIT_USAGE, build_parser, cmd_audit
 from webhook.cluster.static import StaticView
 from webhook.server.serve import FINAL_CLOSE_SECONDS
 from webhook.settings import Settings, load_settings
@@ -1034,7 +1034,8 @@ def test_the_audit_job_ends_on_a_finding_and_retries_a_failed_write(
     rendered: dict[str, list[Object]], overlay: str
 ) -> None:
     """Exit 1 (something would be denied; the reports are written) and 2 (usage) end the Job at once: a rerun would
-    say the same. Exit 3 (the reports could not be written) counts against backoffLimit: it is retried."""
+    say the same. Exit 3 (the cluster could not be read, or the reports not written) counts against backoffLimit: it is
+    retried."""
     job, pod = _audit_pod(rendered[overlay])
     (container,) = pod["containers"]
     assert pod["restartPolicy"] == "Never"  # what podFailurePolicy requires
@@ -1044,7 +1045,7 @@ def test_the_audit_job_ends_on_a_finding_and_retries_a_failed_write(
             "onExitCodes": {"containerName": container["name"], "operator": "In", "values": [EXIT_DENIED, EXIT_USAGE]},
         }
     ]
-    assert EXIT_APPLY not in (EXIT_DENIED, EXIT_USAGE) and job["backoffLimit"] >= 1
+    assert EXIT_CLUSTER not in (EXIT_DENIED, EXIT_USAGE) and job["backoffLimit"] >= 1
 
 
 @pytest.mark.parametrize("overlay", AUDITED_OVERLAYS)

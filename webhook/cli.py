@@ -11,8 +11,9 @@
 The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
 plain objects into the AdmissionReview the API server would send, and calls the same `admission.judge`
 as the server. Exit status: 0 ok; 1 `review` or `audit` found a denial (or, with --strict, a skipped object), or
-`skew` a violation; 2 usage or unreadable input (message on stderr); 3 `audit --apply` judged everything but could
-not write its reports (one line on stderr).
+`skew` a violation; 2 usage or unreadable input (message on stderr); 3 `audit` could not read its cluster (the live
+view did not sync within --sync-timeout: unreachable, or refusing to list) or `audit --apply` judged everything but
+could not write its reports (one line on stderr).
 """
 
 from __future__ import annotations
@@ -51,13 +52,19 @@ from webhook.versions import InvalidVersion, Version, parse_version
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
 
+    from webhook.cluster.live import NotListed
     from webhook.policyreport import PolicyReport
 
-EXIT_OK, EXIT_DENIED, EXIT_USAGE, EXIT_APPLY = 0, 1, 2, 3
+# EXIT_CLUSTER: the audited cluster could not be read or written; a later run may succeed (the CronJob retries it).
+EXIT_OK, EXIT_DENIED, EXIT_USAGE, EXIT_CLUSTER = 0, 1, 2, 3
 
 
 class UsageError(Exception):
     """Bad command line or unreadable input: message to stderr, exit 2."""
+
+
+class ClusterError(Exception):
+    """The audited cluster could not be read: its live view did not sync in time. Message to stderr, exit 3."""
 
 
 def _parse_now(text: str | None) -> datetime:
@@ -284,8 +291,9 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     """`audit`: judge every stored object as if re-applied and as if created today; report by rule.
 
     With --apply, the PolicyReports are then written into the audited cluster (after the report is printed).
-    Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input, 3 the reports could
-    not be written (--apply; one line on stderr).
+    Exit status: 0 nothing would be denied, 1 something would, 2 usage or unreadable input, 3 the live view did
+    not sync within --sync-timeout (ClusterError) or the reports could not be written (--apply); one line on stderr.
+    While the live view runs, its warnings go to stderr as text lines naming kind, source and cause.
     """
     from webhook.audit import audit_objects, audit_view
     from webhook.policyreport import policy_reports, render_yaml
@@ -298,7 +306,10 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         )
     now = _parse_now(args.now)
     if live:
-        report = asyncio.run(_audit_live(args, settings, now, audit_view))
+        from webhook.server.logs import text_logging
+
+        with text_logging("gardener-webhook audit"):
+            report = asyncio.run(_audit_live(args, settings, now, audit_view))
     else:
         if not args.context:
             raise UsageError(
@@ -319,7 +330,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     if args.apply:
         out.flush()  # the report comes first in the Job's log, whatever happens to the writes
         if not _apply_reports(_report_client(args, settings), policy_reports(report)):
-            return EXIT_APPLY
+            return EXIT_CLUSTER
     return EXIT_DENIED if report.denied or (args.strict and report.skipped) else EXIT_OK
 
 
@@ -357,18 +368,35 @@ def _apply_reports(client: ApiClient, reports: Sequence[PolicyReport]) -> bool:
 
 
 async def _audit_live(args: argparse.Namespace, settings: Settings, now: datetime, audit_view: Any) -> Any:
-    """Start a live view, wait (at most --sync-timeout seconds) until it has listed every kind, audit, stop."""
+    """Start a live view, wait (at most --sync-timeout seconds) until it has listed every kind, audit, stop.
+
+    Raises ClusterError naming the kinds not listed and their last errors when the view does not sync in time: the
+    API server is unreachable or refuses (401, 403, 5xx), and the reflectors retry until then.
+    """
     view: Any = _live_view(args.kubeconfig, args.in_cluster, settings, args.config, full_shoots=True)
     await view.start()
     try:
         deadline = asyncio.get_running_loop().time() + args.sync_timeout
         while not view.synced:
             if asyncio.get_running_loop().time() > deadline:
-                raise UsageError(f"the cluster view did not sync within {args.sync_timeout:g} s")
+                raise ClusterError(_not_synced(view.not_listed(), args.sync_timeout))
             await asyncio.sleep(0.05)
         return audit_view(view, settings=settings, now=now)
     finally:
         await view.stop()
+
+
+def _not_synced(pending: Sequence[NotListed], timeout_seconds: float) -> str:
+    """One line: the kinds not listed, grouped by source and last error, e.g. `the cluster view did not sync within
+    120 s; not listed: Shoot, Seed from --in-cluster (last error: HTTP 403 Forbidden: …)`."""
+    groups: dict[tuple[str, str | None], list[str]] = {}
+    for item in pending:
+        groups.setdefault((item.source, item.error), []).append(item.kind)
+    parts = [
+        f"{', '.join(kinds)} from {source} ({f'last error: {error}' if error else 'no answer yet'})"
+        for (source, error), kinds in groups.items()
+    ]
+    return f"the cluster view did not sync within {timeout_seconds:g} s; not listed: {'; '.join(parts)}"
 
 
 def cmd_certs(args: argparse.Namespace, out: TextIO) -> int:
@@ -624,7 +652,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="also create or replace the PolicyReports in the audited cluster and delete stale ones "
         "(needs --kubeconfig or --in-cluster; exit 3 when that fails)",
     )  # fmt: skip
-    audit.add_argument("--sync-timeout", type=float, default=60.0, help="seconds to wait for a live view (60)")
+    audit.add_argument(
+        "--sync-timeout", type=float, default=60.0,
+        help="seconds to wait until a live view has listed every kind (60); exit 3 when it has not",
+    )  # fmt: skip
     audit.set_defaults(func=cmd_audit)
 
     skew = sub.add_parser(
@@ -647,7 +678,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Console entry point; returns the exit status (0 ok, 1 denied or skew violated, 2 usage or unreadable input,
-    3 `audit --apply` could not write its reports)."""
+    3 `audit` could not read its cluster or `audit --apply` could not write its reports)."""
     parser = build_parser()
     stream = out or sys.stdout
     try:
@@ -659,6 +690,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except UsageError as exc:
         sys.stderr.write(f"gardener-webhook {args.command}: {exc}\n")
         return EXIT_USAGE
+    except ClusterError as exc:
+        sys.stderr.write(f"gardener-webhook {args.command}: {exc}\n")
+        return EXIT_CLUSTER
 
 
 def entry() -> None:

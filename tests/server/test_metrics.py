@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from aiohttp.test_utils import TestClient
 from prometheus_client import CollectorRegistry
 
 from tests.builders import EMPTY_VIEW, cloud_profile_dict, review_bytes
+from webhook import __version__
 from webhook.server import Readiness, create_app, create_health_app
 from webhook.server.metrics import DURATION_BUCKETS_SECONDS
 from webhook.settings import Settings
@@ -43,6 +45,11 @@ async def test_decisions_by_rule_and_mode_warnings_and_codes(tls_client: Client,
     assert value("gardener_webhook_http_requests_total", {"code": "400"}) == 1.0
     assert value("gardener_webhook_requests_in_flight") == 0.0
     assert value("gardener_webhook_request_duration_seconds_count", {"kind": "CloudProfile"}) == 3.0
+
+
+def test_build_info_names_the_version_and_python(registry: CollectorRegistry, app: web.Application) -> None:
+    labels = {"version": __version__, "python": platform.python_version()}
+    assert registry.get_sample_value("gardener_webhook_build_info", labels) == 1.0
 
 
 def test_latency_buckets_are_millisecond_scale() -> None:

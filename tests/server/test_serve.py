@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import platform
 import re
 import signal
 import socket
@@ -17,6 +18,7 @@ import pytest
 
 from tests.builders import DEFAULT_SETTINGS, EMPTY_VIEW, cloud_profile_dict, review_bytes
 from tests.server.processes import STOP_SECONDS, ServeProcess, get, wait_for
+from webhook import __version__
 from webhook.server import ServeOptions, run_server
 
 CA_BUNDLE = re.compile(r"^CA bundle: (\S+) \((created|reusing);", re.MULTILINE)
@@ -75,12 +77,16 @@ def test_serve_end_to_end_and_reuse_of_certificates(serve: type[Served], tmp_pat
     status, metrics = get(first.health_url + "/metrics")
     assert status == 200
     assert 'gardener_webhook_requests_total{kind="CloudProfile",operation="CREATE",outcome="allowed"} 2.0' in metrics
+    build_info = f'gardener_webhook_build_info{{python="{platform.python_version()}",version="{__version__}"}} 1.0'
+    assert build_info in metrics.splitlines()
 
     ca_bytes = first.ca_bundle.read_bytes()
     tls_bytes = (tmp_path / "certs" / "tls.crt").read_bytes()
     assert first.stop() == 0
 
     log_lines = [json.loads(line) for line in first.stderr_path.read_text().splitlines()]
+    started = {"version": __version__, "python": platform.python_version(), "pid": first.process.pid, "workers": 1}
+    assert log_lines[0]["message"] == "starting" and log_lines[0] | started == log_lines[0]  # before anything else
     judged = [line for line in log_lines if line["message"] == "admission review judged"]
     assert [(j["uid"], j["decision"], j["kind"], j["object"]) for j in judged] == [
         ("e2e-uid", "allowed", "CloudProfile", "local")

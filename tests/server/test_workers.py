@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import signal
 import time
 import urllib.request
@@ -15,6 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.builders import cloud_profile_dict, review_bytes
 from tests.server.processes import ServeProcess, get, wait_for
+from webhook import __version__
 
 
 @pytest.fixture
@@ -66,6 +68,10 @@ def test_workers_share_the_port_and_the_parent_supervises_them(served: ServeProc
         dict(labels)["worker"]: value for labels, value in by_worker.items() if dict(labels)["outcome"] == "allowed"
     }
     assert sorted(counts) == ["0", "1"] and sum(counts.values()) == 30 and min(counts.values()) > 0
+    build = {"version": __version__, "python": platform.python_version()}
+    assert samples(served.health_url, "gardener_webhook_build_info") == {
+        tuple(sorted({**build, "worker": worker}.items())): 1.0 for worker in ("0", "1")
+    }
 
     pids = {line["worker"]: line["pid"] for line in served.logs() if line["message"] == "worker started"}
     assert sorted(pids) == [0, 1]

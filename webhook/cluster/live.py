@@ -202,6 +202,16 @@ class _ClientWithFiles(ApiClient):
 
 
 @dataclass(frozen=True, slots=True)
+class NotListed:
+    """A kind the view has not listed yet: its name, the name of the source it is read from, and the cause of its last
+    failed list or watch (`HTTP 403 Forbidden: …`, `NewConnectionError: …`), None while its first list is under way."""
+
+    kind: str
+    source: str
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Source:
     """One cluster the live view reads some of its kinds from.
 
@@ -292,6 +302,18 @@ class LiveView(ClusterIndex):
     def not_found_counts(self) -> dict[str, int]:
         """Per kind: lists and watches answered 404 after the kind had been listed (its last state was kept)."""
         return dict(self._not_found)
+
+    def not_listed(self) -> tuple[NotListed, ...]:
+        """The kinds not listed yet, in the order of RESOURCES, each with its last error: why the view is not synced.
+
+        Call on the loop; each error is the reflector thread's latest (a str it replaces whole).
+        """
+        errors = {reflector.kind: reflector.last_error for reflector in self._reflectors}
+        return tuple(
+            NotListed(r.kind, self._source_of[r.kind].name, errors.get(r.kind))
+            for r in RESOURCES
+            if r.kind not in self._listed
+        )
 
     @property
     def resource_versions(self) -> dict[str, str]:

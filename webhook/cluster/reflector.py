@@ -76,6 +76,7 @@ CONNECT_TIMEOUT_SECONDS: Final = 10.0
 LIST_READ_TIMEOUT_SECONDS: Final = 60.0  # longest silence while a list page arrives
 WATCH_READ_GRACE_SECONDS: Final = 30.0  # silence beyond timeoutSeconds means the connection is dead
 EMPTY_WATCH_SECONDS: Final = 1.0  # a watch that ends this soon without any event counts as a failure
+MAX_STATUS_MESSAGE_CHARS: Final = 300  # of an error answer's Status message in logs and the audit's error line
 
 Tracked = CloudProfile | NamespacedCloudProfile | Shoot | ShootSummary | Deployment | Seed | ConfigMap
 Key = tuple[str, str]  # (namespace or "", name)
@@ -236,6 +237,11 @@ class Reflector:
         self._held: dict[Key, str] = {}  # what the index holds (once posts are applied): key -> resourceVersion
         self._served = False  # a list of the kind succeeded: from now on a 404 keeps the last state
         self._not_found_streak = 0  # consecutive 404 answers (the first one of a streak is logged as a warning)
+        self.last_error: str | None = None  # the latest failed list or watch (`_describe`); set in the thread only
+
+    @property
+    def kind(self) -> str:
+        return self._resource.kind
 
     # ------------------------------------------------------------------------------ thread interface
 
@@ -291,14 +297,16 @@ class Reflector:
                     self._resource_version = None
                 failures = 1 if self._delivered else failures + 1
                 delay = self._backoff.delay(failures)
-                fields = {"error": _describe(exc), "retry_in_s": round(delay, 3), "failures": failures}
+                self.last_error = _describe(exc)
+                fields = {"error": self.last_error, "retry_in_s": round(delay, 3), "failures": failures}
                 logger.warning("cluster list/watch failed; retrying", extra={**self._fields, **fields})
-            except Exception:  # broad: a dead reflector would freeze a view that still claims to be synced
+            except Exception as exc:  # broad: a dead reflector would freeze a view that still claims to be synced
                 if self._stop.is_set():
                     break
                 self._resource_version = None
                 failures = 1 if self._delivered else failures + 1
                 delay = self._backoff.delay(failures)
+                self.last_error = f"{type(exc).__name__}: {exc}"
                 logger.exception("cluster reflector failed unexpectedly; relisting", extra=self._fields)
             if delay:
                 self._stop.wait(delay)
@@ -561,6 +569,19 @@ def _lines(response: urllib3.HTTPResponse) -> Iterator[bytes]:
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, ApiException):
-        return f"HTTP {exc.status} {exc.reason}".strip() if exc.status else f"{exc.reason}"
-    return f"{type(exc).__name__}: {exc}"
+    """The cause of a failed list or watch in one line: `HTTP 403 Forbidden: <the Status message>` (the API server's
+    own words: who may not do what), or the transport error (`NewConnectionError: …`)."""
+    if not isinstance(exc, ApiException):
+        return " ".join(f"{type(exc).__name__}: {exc}".split())
+    if not exc.status:
+        return " ".join(str(exc.reason).split())
+    text = f"HTTP {exc.status} {exc.reason or ''}".strip()
+    try:
+        status = json.loads(exc.body or "")
+    except (TypeError, ValueError):
+        status = None
+    message = status.get("message") if isinstance(status, dict) else None
+    if isinstance(message, str) and message.strip():
+        # The server chose these bytes: one line, bounded.
+        text += ": " + " ".join(message.split())[:MAX_STATUS_MESSAGE_CHARS]
+    return text

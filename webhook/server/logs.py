@@ -1,10 +1,14 @@
-"""JSON log lines for the server: one object per record, on stderr.
+"""Log lines: JSON for the server, one object per record on stderr; text for the `audit` command's live view.
 
 Configured by `run_server` and by each `--workers` process (`workers.worker_main`) only, never at import, so tests
 and the `review` command keep Python's defaults.
 Each line holds `time` (RFC 3339, UTC, milliseconds), `level`, `logger`, `message`, every `extra=` field
 of the record (uid, kind, object, operation, user, dryRun, decision, rules, duration_ms, …) and, when the
 record carries an exception, `exception` with its traceback.
+`text_logging` (the `audit` command, while its live view runs) writes the same record as one line a person reads in a
+terminal or a Job's log: `gardener-webhook audit: warning: <message>: key=value …`, the `extra=` fields included.
+Python's fallback handler, which the command had before, printed the message alone, so a reflector's "cluster
+list/watch failed; retrying" named neither the kind, nor the cluster, nor the cause.
 """
 
 from __future__ import annotations
@@ -43,9 +47,7 @@ class JsonFormatter(logging.Formatter):
             "message": record.getMessage(),
             **self.fields,
         }
-        for key, value in vars(record).items():
-            if key not in _STANDARD_ATTRIBUTES and not key.startswith("_"):
-                data[key] = value
+        data.update(extra_fields(record))
         if record.exc_info:
             data["exception"] = self.formatException(record.exc_info)
         return json.dumps(data, default=str, ensure_ascii=False)
@@ -57,6 +59,58 @@ class JsonFormatter(logging.Formatter):
             self._second = second
             self._prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
         return f"{self._prefix}.{int((created - second) * 1000):03d}Z"
+
+
+def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The fields a record was given with `extra=` (kind, source, error, …), in the order given."""
+    return {k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRIBUTES and not k.startswith("_")}
+
+
+class TextFormatter(logging.Formatter):
+    """Formats a record as one line: `<prefix>: <level>: <message>: key=value key="a value" …`.
+
+    Strings with spaces, quotes or nothing in them are quoted (JSON), other values are JSON or str(); no time: a
+    terminal does not need one and `kubectl logs --timestamps` adds it. An exception adds its last line (type:
+    message), never a traceback.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = f"{self.prefix}: {record.levelname.lower()}: {record.getMessage()}"
+        pairs = [f"{key}={_text_value(value)}" for key, value in extra_fields(record).items()]
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            pairs.append(f"exception={_text_value(f'{type(error).__name__}: {error}')}")
+        return f"{line}: {' '.join(pairs)}" if pairs else line
+
+
+def _text_value(value: Any) -> str:
+    if isinstance(value, str):
+        plain = value and not any(c.isspace() or c in '"=' for c in value)
+        return value if plain else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int | float | bool) or value is None:
+        return json.dumps(value)
+    return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
+
+
+@contextmanager
+def text_logging(prefix: str, stream: TextIO | None = None, level: int = logging.WARNING) -> Iterator[logging.Handler]:
+    """While active, send every record at level (WARNING) or above to stream (default stderr) as a `TextFormatter`
+    line; restores the root logger's level and handlers on exit."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(TextFormatter(prefix))
+    root = logging.getLogger()
+    previous_level = root.level
+    root.addHandler(handler)
+    root.setLevel(level)
+    try:
+        yield handler
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous_level)
 
 
 @contextmanager

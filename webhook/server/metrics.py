@@ -24,11 +24,14 @@ the validator function a crash is attributed to), a fixed set.
   bookmark or cleanly ended watch (+Inf before its first list); past `cluster.maxStalenessSeconds` findings that
   read the kind are CLUSTER-001.
 - `gardener_webhook_cluster_not_found_total{kind}` (live view): 404 answers for a kind listed before (last state kept).
+- `gardener_webhook_build_info{version, python}`: always 1; which gardener-webhook runs, on which Python (the
+  `*_build_info` convention of Prometheus' own exporters: join it onto other series, or count versions in a rollout).
 """
 
 from __future__ import annotations
 
 import logging
+import platform
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -38,6 +41,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from webhook import __version__
 from webhook.validators import REGISTRY
 
 logger = logging.getLogger(__name__)
@@ -112,6 +116,12 @@ class Metrics:
         warnings = Counter(
             "gardener_webhook_warnings", "Warnings sent back to the API server, by kind.", ("kind",), registry=registry
         )
+        Gauge(
+            "gardener_webhook_build_info",
+            "Always 1: the gardener-webhook version and the Python version it runs on.",
+            ("version", "python"),
+            registry=registry,
+        ).labels(__version__, platform.python_version()).set(1)
         return cls(registry, requests, duration, codes, in_flight, rule_decisions, warnings)
 
     def observe(

@@ -6,21 +6,29 @@ supervises that many server processes (`workers.supervise`), which are handed th
 The decision lives here so that the dependency points one way: this module uses `workers` and `serve`, `workers`
 uses `serve`, and `serve` knows neither.
 Exit status: 0 after a signal, 2 for unusable options, certificates or addresses (message on the error stream).
+The first log line, "starting", names the version and the Python it runs on, so a log shows what ran before anything
+can go wrong.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import logging
+import os
+import platform
 import sys
 from dataclasses import replace
 from typing import TextIO
 
+from webhook import __version__
 from webhook.cluster.view import ClusterView
 from webhook.server.logs import json_logging
 from webhook.server.serve import EXIT_OK, EXIT_USAGE, ServeError, ServeOptions, prepare, serve_forever
 from webhook.server.workers import ViewFactory, supervise
 from webhook.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 
 def run_server(
@@ -40,6 +48,8 @@ def run_server(
     """
     errors = err or sys.stderr
     with json_logging():
+        started = {"version": __version__, "python": platform.python_version(), "pid": os.getpid()}
+        logger.info("starting", extra={**started, "workers": options.workers})
         try:
             cert, key = prepare(options, out)
             if options.workers > 1:
