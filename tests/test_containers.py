@@ -185,8 +185,9 @@ async def api_server_in(certificates: Certificates) -> AsyncIterator[Any]:
     """serve(sandbox): a fake API server on 127.0.0.1:6443 of the sandbox's network namespace (TLS, the api CA)."""
     runners: list[web.AppRunner] = []
 
-    async def serve(sandbox: Sandbox) -> FakeApiServer:
+    async def serve(sandbox: Sandbox, *, bearer_tokens: frozenset[str] | None = None) -> FakeApiServer:
         cluster = _cluster()
+        cluster.bearer_tokens = bearer_tokens
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         certificates.api_ca.issue_cert("127.0.0.1").configure_cert(context)
         listener = await asyncio.wrap_future(sandbox.in_netns(lambda: _listener(API_PORT)))
@@ -273,6 +274,7 @@ async def test_the_container_runs_as_its_manifest_runs_it(
             deadline = float(workload["spec"]["jobTemplate"]["spec"].get("activeDeadlineSeconds", 900))
             status = await asyncio.to_thread(sandbox.wait, deadline)
             assert status in (0, 1), f"audit exited {status}:\n{sandbox.stderr()[-3000:]}"
+            assert "Traceback" not in sandbox.stderr()  # 1 is also Python's status for an uncaught exception
             assert cluster.writes, "the audit wrote no PolicyReport"
             return
         probe = container["readinessProbe"]["httpGet"]
@@ -291,3 +293,37 @@ async def test_the_container_runs_as_its_manifest_runs_it(
         assert status == 0, (
             f"not stopped within {run.grace_seconds} s of SIGTERM ({status}):\n{sandbox.stderr()[-3000:]}"
         )
+
+
+AUDIT: Final = Case("garden/static", "CronJob", "gardener-webhook-audit", "audit")
+
+
+@pytest.mark.parametrize("api_server", ["unreachable", "refusing"])
+async def test_the_audit_container_exits_3_when_the_cluster_cannot_be_read(
+    api_server: str, sandboxing: None, rendered: dict[str, list[dict[str, Any]]], certificates: Certificates,
+    api_server_in: Any, tmp_path: Path,
+) -> None:  # fmt: skip
+    """Exit 3 is what the CronJob's podFailurePolicy retries: no API server listening in the Pod's network, or one
+    that refuses the ServiceAccount's token (401). Only `--sync-timeout` is shortened (120 s in the manifest)."""
+    objects = rendered[AUDIT.overlay]
+    (workload,) = [w for w in _workloads(objects) if w["kind"] == AUDIT.kind]
+    (container,) = pod_template(workload)["spec"]["containers"]
+    assert "--sync-timeout=120" in container["args"]
+    container = {
+        **container,
+        "args": [a if a != "--sync-timeout=120" else "--sync-timeout=5" for a in container["args"]],
+    }
+    run = resolve(workload, container, objects, Image.from_dockerfile(), _material(certificates), tmp_path)
+    with Sandbox(run, tmp_path) as sandbox:
+        sandbox.start()
+        cluster = None
+        if api_server == "refusing":
+            cluster = await api_server_in(sandbox, bearer_tokens=frozenset({"another-token"}))
+        sandbox.release()
+        status = await asyncio.to_thread(sandbox.wait, 300)
+        stderr = sandbox.stderr()
+        assert status == 3, stderr[-3000:]
+        last = stderr.strip().splitlines()[-1]
+        assert "did not sync within 5 s" in last, last
+        assert ("401" if api_server == "refusing" else "refused") in last, last
+        assert cluster is None or not cluster.writes
