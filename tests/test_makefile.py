@@ -31,6 +31,13 @@ HEALTH: Final = re.compile(r"^Health and metrics on http://127\.0\.0\.1:(\d+) ",
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
 
+def _environment() -> dict[str, str]:
+    """This process's environment without what an enclosing make passes on (`make test ARGS=...` exports its
+    command-line variables, and MAKEFLAGS hands them to every sub-make)."""
+    enclosing = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ARGS", "PYTHON")
+    return {k: v for k, v in os.environ.items() if k not in enclosing}
+
+
 def _wait_for(what: str, condition: Callable[[], bool]) -> None:
     deadline = time.monotonic() + BOUND_SECONDS
     while not condition():
@@ -81,7 +88,10 @@ def _refused(port: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 def test_make_run_execs_the_server_and_sigterm_to_make_stops_it(tmp_path: Path) -> None:
-    dry = subprocess.run(["make", "-n", "run"], cwd=ROOT, capture_output=True, text=True, check=True)
+    dry = subprocess.run(
+        ["make", "--no-print-directory", "-n", "run"], cwd=ROOT, env=_environment(), capture_output=True, text=True,
+        check=True,
+    )  # fmt: skip
     if len(dry.stdout.splitlines()) != 1:  # .venv would be (re)built first: not in a unit test
         pytest.skip(".venv of the checkout is not up to date (run make first)")
     args = f"--port 0 --health-port 0 --drain-seconds 0 --self-signed-dir {tmp_path / 'certs'}"
@@ -90,7 +100,7 @@ def test_make_run_execs_the_server_and_sigterm_to_make_stops_it(tmp_path: Path) 
     with out.open("wb") as stdout:
         make = subprocess.Popen(
             ["make", "--no-print-directory", "run", f"ARGS={args}"], cwd=ROOT, stdout=stdout,
-            stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stderr=subprocess.STDOUT, env={**_environment(), "PYTHONUNBUFFERED": "1"},
         )  # fmt: skip
     try:
         _wait_for("the server listens", lambda: bool(HEALTH.search(out.read_text())) or make.poll() is not None)
@@ -147,7 +157,7 @@ def test_two_targets_started_together_build_the_venv_once(tmp_path: Path) -> Non
     stub.write_text(STUB_PYTHON)
     stub.chmod(0o755)
     log, gate = tmp_path / "log", tmp_path / "gate"
-    env = {**os.environ, "LOG": str(log), "GATE": str(gate)}
+    env = {**_environment(), "LOG": str(log), "GATE": str(gate)}
     command = ["make", "--no-print-directory", f"PYTHON={stub}"]
 
     def start(target: str) -> subprocess.Popen[str]:
