@@ -24,6 +24,9 @@ the validator function a crash is attributed to), a fixed set.
   bookmark or cleanly ended watch (+Inf before its first list); past `cluster.maxStalenessSeconds` findings that
   read the kind are CLUSTER-001.
 - `gardener_webhook_cluster_not_found_total{kind}` (live view): 404 answers for a kind listed before (last state kept).
+- `gardener_webhook_cluster_consistent_reads_total{kind, result}` (live view): per kind read before a removal was
+  judged, how the view was confirmed current with the API server: `current` (it was), `watch` (its watch caught
+  up), `relist` (a relist was needed) or `unconfirmed` (not in time: the in-use findings became CLUSTER-001).
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ class Metrics:
     in_flight: Gauge
     rule_decisions: Counter
     warnings: Counter
+    consistent_reads: Counter
     # (metric, label values) -> child. `labels()` validates and locks on every call; a child, once made, is kept by
     # prometheus_client for good, so it is looked up once. Bounded like the label values (closed sets).
     _children: dict[tuple[object, ...], Any] = field(default_factory=dict)
@@ -112,7 +116,14 @@ class Metrics:
         warnings = Counter(
             "gardener_webhook_warnings", "Warnings sent back to the API server, by kind.", ("kind",), registry=registry
         )
-        return cls(registry, requests, duration, codes, in_flight, rule_decisions, warnings)
+        consistent_reads = Counter(
+            "gardener_webhook_cluster_consistent_reads",
+            "Kinds confirmed current with the API server before a removal was judged, by kind and result "
+            "(current, watch, relist; unconfirmed: CLUSTER-001).",
+            ("kind", "result"),
+            registry=registry,
+        )
+        return cls(registry, requests, duration, codes, in_flight, rule_decisions, warnings, consistent_reads)
 
     def observe(
         self,
@@ -137,6 +148,11 @@ class Metrics:
             self._child(self.rule_decisions, rule, "warn").inc()
         if warnings:
             self._child(self.warnings, label).inc(warnings)
+
+    def consistent_read(self, kind: str, result: str) -> None:
+        """Count one kind's confirmation before a removal was judged (kind: a kind of the cluster view; result: a
+        `cluster.current.ConsistentRead` value)."""
+        self._child(self.consistent_reads, kind, result).inc()
 
     def _child(self, metric: Counter | Histogram, *values: str) -> Any:
         """metric.labels(*values), made once."""
