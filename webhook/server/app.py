@@ -30,7 +30,8 @@ away, a DELETE of one: `admission.kinds_to_confirm`) is judged only after the li
 answer reads current with the API server (`cluster.current`). The request waits for that on the loop, between
 parsing and judging and outside the timer, for at most CONFIRM_SHARE of what remains of its budget, so that judging
 keeps the rest; it keeps its body slot meanwhile (the body stays in memory). A kind not confirmed in time is judged
-as unknown: CLUSTER-001, per `cluster.failClosed`. Every other request reads nothing from the API server.
+as unknown: CLUSTER-001, per `cluster.failClosed`. Every other request reads nothing from the API server, and with
+a static view (a snapshot, current by definition) no request asks.
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ class InFlight:
 
 IN_FLIGHT = web.AppKey("in_flight", InFlight)
 MEMO = web.AppKey("memo", Memo)  # per worker: parsed and decoded entries, recent objects, re-applied verdicts
+CONFIRMS = web.AppKey("confirms_current", bool)  # the view can confirm it is current (a live view)
 
 
 def create_app(
@@ -133,6 +135,7 @@ def create_app(
     app[IN_FLIGHT] = InFlight()
     app[BODY_GATE] = BodyGate(max_bodies_in_memory)
     app[MEMO] = Memo()
+    app[CONFIRMS] = isinstance(view, ConfirmingView)
     app.router.add_post("/validate", handle_validate)
     app.cleanup_ctx.append(_deadline_handler)
     return app
@@ -234,7 +237,8 @@ async def _validate(request: web.Request) -> web.Response:
             with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
                 review = parse_review(body)
                 envelopes.append(review.envelope)
-                kinds = kinds_to_confirm(review, memo=app[MEMO])  # () unless a removal's in-use answer is at stake
+                # () unless a removal's in-use answer is at stake; a static view is a snapshot: nothing to ask
+                kinds = kinds_to_confirm(review, memo=app[MEMO]) if app[CONFIRMS] else ()
             view = app[VIEW]
             if kinds:
                 view = await _confirmed_view(app, kinds, CONFIRM_SHARE * (budget - (time.perf_counter() - started)))
