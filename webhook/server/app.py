@@ -18,8 +18,8 @@ client CA): such a request is never read, let alone judged.
 Everything else is 200 with the AdmissionReview from `Outcome.review`. A failure outside the validators
 (which `judge` already turns into denials) never escapes as HTTP 500: it becomes a 200 denial with
 status.code 500 (`responses.errored`) when the request uid is known, else 400. The uid, kind and operation of
-such a request come from the envelope `judge` hands over once the body is parsed (`on_envelope`); the body is
-read again, best effort, only when that parse itself did not finish.
+such a request come from the envelope of its parse (`parse_review`, which the handler runs before judging); the
+body is read again, best effort, only when that parse itself did not finish.
 `?timeout=10s` (the kube-apiserver's deadline, Go duration or plain seconds) bounds the work: `judge` runs
 inline on the event loop under a `Deadline` of 90 % of the timeout, counted from receipt (the rest is left
 for the answer to travel back). Past it, judging is cut off and the request is denied, fail closed like the
@@ -364,7 +364,7 @@ def _timed_out(
 
 
 def _identify(envelopes: Sequence[Envelope], body: bytes) -> tuple[str, str, str]:
-    """(uid, kind, operation) of a request `judge` did not answer, from the envelope it handed over.
+    """(uid, kind, operation) of a request `judge` did not answer, from the envelope of its parse (`parse_review`).
 
     Without one, the body's parse did not finish: the deadline fired while a huge body was parsed (pydantic-core
     parses in one C call, so the parsed review is lost when the alarm is raised after it) or memory ran out. Only
