@@ -7,8 +7,19 @@ from typing import Any
 
 import pytest
 
-from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import BadReview, Envelope, judge, parse_review
+from tests.builders import (
+    EMPTY_VIEW,
+    NOW,
+    cloud_profile_dict,
+    image,
+    namespaced_cloud_profile_dict,
+    review,
+    review_bytes,
+    shoot_dict,
+    versions,
+)
+from webhook import admission
+from webhook.admission import BadReview, Envelope, judge, kinds_to_confirm, parse_review
 from webhook.rendering import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, sanitize_warnings
 from webhook.settings import Exemptions, Settings
 
@@ -253,3 +264,80 @@ def test_parse_review_reads_the_envelope_and_judge_hands_it_over_before_judging(
     with pytest.raises(AssertionError, match="before any judging"):
         judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, on_envelope=hand_over)
     assert handed == [envelope, envelope]
+
+
+# -------------------------------------------------------------------------------------- kinds to confirm
+
+REFERRERS = ("NamespacedCloudProfile", "Shoot")
+DELETING = "2026-11-20T00:00:00Z"
+
+
+def _deleting(raw: dict[str, Any]) -> dict[str, Any]:
+    raw["metadata"]["deletionTimestamp"] = DELETING
+    return raw
+
+
+def _subresource(body: dict[str, Any]) -> dict[str, Any]:
+    body["request"]["subResource"] = "status"
+    return body
+
+
+def _ncp(*k8s: str) -> dict[str, Any]:
+    overrides = {"kubernetes": {"versions": [{"version": v, "expirationDate": "2027-01-01T00:00:00Z"} for v in k8s]}}
+    return namespaced_cloud_profile_dict(**overrides) if k8s else namespaced_cloud_profile_dict()
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param(review(cloud_profile_dict(kubernetes=versions("1.33.2")), cloud_profile_dict()), REFERRERS,
+                     id="cp-update-removes-kubernetes-version"),
+        pytest.param(review(cloud_profile_dict(machineImages=[image("gardenlinux", "1592.2.0")]), cloud_profile_dict()),
+                     REFERRERS, id="cp-update-replaces-image-version"),
+        pytest.param(review(cloud_profile_dict(machineImages=[image("ubuntu", "24.4.0")]), cloud_profile_dict()),
+                     REFERRERS, id="cp-update-removes-image"),
+        pytest.param(review(cloud_profile_dict(limits={"maxNodesTotal": 10}), cloud_profile_dict()), REFERRERS,
+                     id="cp-update-changes-limits"),
+        pytest.param(review(cloud_profile_dict(kubernetes=versions("1.33.2", "1.32.5", "1.31.9")),
+                            cloud_profile_dict()), (), id="cp-update-adds-version"),
+        pytest.param(review(cloud_profile_dict(machineImages=[image("gardenlinux", "1592.1.0"),
+                                                              image("ubuntu", "24.4.0")]), cloud_profile_dict()),
+                     (), id="cp-update-adds-image"),
+        pytest.param(review(cloud_profile_dict(type="aws"), cloud_profile_dict()), (), id="cp-update-other-field"),
+        pytest.param(review(cloud_profile_dict(), cloud_profile_dict()), (), id="cp-reapply"),
+        pytest.param(review(cloud_profile_dict()), (), id="cp-create"),
+        pytest.param(review(None, cloud_profile_dict(), operation="DELETE"), REFERRERS, id="cp-delete"),
+        pytest.param(review(None, _deleting(cloud_profile_dict()), operation="DELETE"), (),
+                     id="cp-delete-already-being-deleted"),
+        pytest.param(review(_deleting(cloud_profile_dict(kubernetes=versions("1.33.2"))),
+                            _deleting(cloud_profile_dict())), (), id="cp-update-being-deleted"),
+        pytest.param(review(cloud_profile_dict(kubernetes={"versions": "1.33.2"}), cloud_profile_dict()), (),
+                     id="cp-update-undecodable"),
+        pytest.param(_subresource(review(cloud_profile_dict(kubernetes=versions("1.33.2")), cloud_profile_dict())), (),
+                     id="cp-status-subresource"),
+        pytest.param(review(_ncp(), _ncp("1.30.0")), ("CloudProfile", "Shoot"), id="ncp-update-removes-override"),
+        pytest.param(review(_ncp("1.30.0"), _ncp()), (), id="ncp-update-adds-override"),
+        pytest.param(review(None, _ncp(), operation="DELETE"), ("Shoot",), id="ncp-delete"),
+        pytest.param(review(shoot_dict(), shoot_dict()), (), id="shoot-update"),
+        pytest.param(review(None, shoot_dict(), operation="DELETE"), (), id="shoot-delete"),
+    ],
+)  # fmt: skip
+def test_kinds_to_confirm_are_those_a_removal_reads(body: dict[str, Any], expected: tuple[str, ...]) -> None:
+    assert kinds_to_confirm(parse_review(json.dumps(body).encode())) == expected
+
+
+def test_kinds_to_confirm_decodes_once_for_judging(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server asks first, then judges the same parsed review: the objects are decoded once, the answer is the
+    same as judging the body alone."""
+    body = review_bytes(cloud_profile_dict(kubernetes=versions("1.33.2")), cloud_profile_dict(), uid="once")
+    alone = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW)
+    calls: list[object] = []
+    real = admission._decode_pair
+    monkeypatch.setattr(admission, "_decode_pair", lambda *args: calls.append(args) or real(*args))
+    for memo in (None, admission.Memo()):
+        calls.clear()
+        parsed = parse_review(body)
+        assert admission.kinds_to_confirm(parsed, memo=memo) == REFERRERS
+        answer = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, memo=memo, review=parsed)
+        assert answer == alone
+        assert len(calls) == 1

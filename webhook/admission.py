@@ -2,13 +2,16 @@
 
 `judge` is called by both the HTTP server and the `review` CLI. It parses the review once (`parse_review`: the
 `Envelope` of uid, group/kind, operation, object name and namespace, user and dryRun, plus the raw objects) and
-hands the envelope to its caller (`on_envelope`: the server answers by it when it cuts judging off). Then it picks
+hands the envelope to its caller (`on_envelope`: a caller answers by it when it cuts judging off). Then it picks
 the kind's validator from the registry, decodes and defaults the objects (shape errors become findings), runs the
 validator, ratchets findings the stored object already had (UPDATE), applies the policy (modes, exemptions)
 and answers with a named constructor of `responses`: `uid` echoed, `allowed`, warnings, a Kubernetes `Status` on
 denial and audit annotations naming the rules that fired; the text of findings and warnings is composed by
 `rendering`. Two error channels, as in kopf: `BadReview` means the call itself is unusable (HTTP 400 / CLI exit 2);
 everything about the object goes into `response.status`.
+The server parses first and asks `kinds_to_confirm` whether the request removes something whose in-use answer
+needs a view confirmed current with the API server (it awaits that confirmation, then hands `judge` the body with
+its parsed `Review`); judging itself never waits for anything.
 Contract: DESIGN.md §2–3.
 """
 
@@ -186,7 +189,8 @@ class Review:
     request.object and request.oldObject exactly as sent (None when absent or null), kept by the fast parse;
     `objects()` parses them once, on demand. A review parsed by the pydantic fallback holds the parsed objects from
     the start. reapplied: a 16-byte digest (BLAKE2b) of the object when an UPDATE sends it byte for byte as its
-    oldObject (a GitOps re-apply), else None.
+    oldObject (a GitOps re-apply), else None. The objects decoded for a kind are kept too (`_decode_review`):
+    the server decodes them before judging when it asks `kinds_to_confirm`, and judging takes them from here.
     """
 
     envelope: Envelope
@@ -195,6 +199,7 @@ class Review:
     old_object_json: bytes | None = None
     reapplied: bytes | None = None
     _parsed: tuple[object, object] | None = None
+    _decoded: tuple[KindValidator[Any], _DecodedPair] | None = None
 
     def objects(
         self,
@@ -520,9 +525,25 @@ def _decode_one(entry: KindValidator[Any], raw: object) -> tuple[Any, Any, list[
     return entry.prepare(decoded), decoded, []
 
 
-def _decode_pair(
-    entry: KindValidator[Any], raw_new: object, raw_old: object, memo: Memo | None = None
-) -> tuple[Any, list[Finding], Any, list[Finding]]:
+_DecodedPair = tuple[Any, list[Finding], Any, list[Finding]]  # (new, new findings, old, old findings)
+
+
+def _decode_review(entry: KindValidator[Any], review: Review, memo: Memo | None) -> _DecodedPair:
+    """`_decode_pair` of the review's objects for `entry`, once per review (kept on it): the objects parsed with the
+    memo's stores when there is a memo. Raises BadReview when the objects are not valid JSON (`Review.objects`)."""
+    kept = review._decoded
+    if kept is not None and kept[0] is entry:
+        return kept[1]
+    if memo is not None:
+        raw_object, raw_old = review.objects(memo.recent, (memo.parsed, entry.shared_lists))
+    else:
+        raw_object, raw_old = review.objects()
+    decoded = _decode_pair(entry, raw_object, raw_old, memo)
+    review._decoded = (entry, decoded)
+    return decoded
+
+
+def _decode_pair(entry: KindValidator[Any], raw_new: object, raw_old: object, memo: Memo | None = None) -> _DecodedPair:
     """Decode and default the object and the stored object: (new, new findings, old, old findings).
 
     The stored object reuses the new object's decoded list entries that it holds unchanged (`shared_lists`): the
@@ -613,7 +634,7 @@ def run_validator(
     }
     create = entry.create
     try:
-        new, new_errors, old, old_errors = _decode_pair(entry, raw_object, raw_old, memo)
+        new, new_errors, old, old_errors = _decode_review(entry, review, memo)  # decoded by kinds_to_confirm, maybe
         if new_errors:
             return _Judged(
                 Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None
@@ -639,6 +660,38 @@ def run_validator(
     return _Judged(verdict, previous=previous)
 
 
+def kinds_to_confirm(review: Review, *, memo: Memo | None = None) -> tuple[str, ...]:
+    """The kinds of the cluster view that must be confirmed current before `review` is judged; () for most requests.
+
+    What the kind's in-use rules read when an UPDATE takes something away or a DELETE removes the object
+    (`KindValidator.needs_current_view`): the server confirms them with the API server first
+    (`cluster.current`), so that a Shoot created a moment ago is in the answer. Any other request costs a look-up:
+    a kind without in-use rules, a CREATE, a re-applied object and a subresource decode nothing here; an UPDATE of a
+    profile decodes its objects as judging does, once (kept on the review, and in `memo` as judging keeps them).
+    Objects that do not decode need no confirmation (they are denied for their shape, or an UPDATE is judged as a
+    CREATE). Raises BadReview as `judge` does; a failure in decoding or in `needs_current_view` is left to judging,
+    which reports it as the rule's crash.
+    """
+    envelope = review.envelope
+    entry = REGISTRY.get((envelope.group, envelope.kind))
+    if entry is None or entry.needs_current_view is None or review.sub_resource:
+        return ()
+    operation = Operation(envelope.operation)
+    if not entry.judges(operation) or operation is Operation.CREATE or review.reapplied is not None:
+        return ()  # a re-applied object takes nothing away
+    if memo is not None:
+        review.objects(memo.recent, (memo.parsed, entry.shared_lists))  # BadReview here, as in judging
+    else:
+        review.objects()
+    try:
+        new, new_errors, old, _ = _decode_review(entry, review, memo)
+        if new_errors or (operation is Operation.UPDATE and (new is None or old is None)):
+            return ()
+        return entry.needs_current_view(operation, new, old)
+    except Exception:  # noqa: BLE001 - validator code: judging runs it again on the same objects and names the crash
+        return ()
+
+
 def _ratchet(verdict: Verdict, previous: Sequence[Finding]) -> tuple[Verdict, tuple[Finding, ...]]:
     """Split denials into new ones and those the stored object already had.
 
@@ -659,18 +712,22 @@ def judge(
     now: datetime,
     on_envelope: Callable[[Envelope], object] | None = None,
     memo: Memo | None = None,
+    review: Review | None = None,
 ) -> Outcome:
     """Judge one AdmissionReview body. now: aware UTC, the request's clock.
 
     on_envelope: called with the request's envelope as soon as the body is parsed, before any judging, so that a
-    caller whose judging is cut off or fails (the server: its DeadlineExceeded, a bug outside the validators) can
-    still answer by uid without parsing the body again.
+    caller whose judging is cut off or fails (a DeadlineExceeded, a bug outside the validators) can still answer by
+    uid without parsing the body again (the server parses first and has the envelope from there).
     memo: what the server keeps across requests (`Memo`: decoded list entries, verdicts on re-applied objects); the
     answer is the same with or without it. The same memo must always be used with the same `settings`.
+    review: `parse_review(body)`, when the caller made it already (the server, to ask `kinds_to_confirm` first, with
+    the same memo); else the body is parsed here.
     Raises BadReview when the body is not a usable AdmissionReview v1; a validator's crash is a 500 denial, so
     nothing else escapes but what the caller raises into it (the server's DeadlineExceeded, or on_envelope's own).
     """
-    review = parse_review(body)
+    if review is None:
+        review = parse_review(body)
     envelope = review.envelope
     if on_envelope is not None:
         on_envelope(envelope)

@@ -98,6 +98,8 @@ class DeleteRequest(RequestInfo, Generic[T]):
 CreateFn = Callable[[CreateRequest[Any], ClusterView, Settings], Verdict]
 UpdateFn = Callable[[UpdateRequest[Any], ClusterView, Settings], Verdict]
 DeleteFn = Callable[[DeleteRequest[Any], ClusterView, Settings], Verdict]
+# (operation, new object or None, stored object or None) -> kinds of the view to confirm current; see KindValidator
+CurrentFn = Callable[[Operation, Any, Any], tuple[str, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,11 @@ class KindValidator(Generic[T]):
     reuse_unchanged: a re-applied object (an UPDATE whose object is byte for byte its stored object) may be answered
     from `admission.Memo`; only for kinds whose clock rules compare `now` with no timestamp but the object's
     own (shifted by whole days), never with one read from the cluster view.
+    needs_current_view: the kinds of the cluster view that the server must confirm current with the API server
+    before it judges a request (`admission.kinds_to_confirm`): those the kind's in-use rules read when an UPDATE
+    takes something away or a DELETE removes the object, () for any other request. Called with the operation, the
+    new object (None on DELETE) and the stored object (None when absent), decoded and defaulted; pure and cheap.
+    None: never.
     """
 
     group: str
@@ -125,6 +132,7 @@ class KindValidator(Generic[T]):
     prepare: Callable[[T], T] = lambda obj: obj
     shared_lists: tuple[tuple[str, ...], ...] = ()
     reuse_unchanged: bool = False
+    needs_current_view: CurrentFn | None = None
 
     def judges(self, operation: Operation) -> bool:
         """Whether `operation` is judged (it has an entry function); any other operation is allowed as is."""

@@ -10,8 +10,9 @@ lists and watch events):
   (`gone_as_status=True`: HTTP 410 with a Status body; False: an ERROR event whose Status has code 410).
 Tests drive it with `put`, `delete` (optionally without notifying watchers or recording history, i.e. a lost
 event only a relist repairs), `bookmark`, `compact`, `break_watches` (the connection dies mid-event),
-`expire_watches` (an ERROR event, 410 by default), list gates (a list waits until the gate opens) and list
-failures (HTTP 503).
+`expire_watches` (an ERROR event, 410 by default), list gates (a list waits until the gate opens), list
+failures (HTTP 503) and watch failures (HTTP 503 to the next watch requests). A list without `resourceVersion`
+answers at the current revision, as a real API server's quorum read does, whatever its `limit`.
 Served by pytest-aiohttp's `aiohttp_server` on 127.0.0.1 with a random port (`serve`); it stops with the test. Two of
 them stand for two clusters (a virtual garden and its runtime cluster); `requested_kinds` tells which kinds each saw.
 The `wgpolicyk8s.io/v1alpha2` PolicyReports (namespaced) and ClusterPolicyReports that `audit --apply` writes are
@@ -95,6 +96,7 @@ class FakeApiServer:
     requests: list[Seen] = field(default_factory=list)
     list_failures: dict[str, int] = field(default_factory=dict)  # plural -> lists still to answer with an error
     list_failure_status: dict[str, int] = field(default_factory=dict)  # plural -> that error's HTTP status
+    watch_failures: dict[str, int] = field(default_factory=dict)  # plural -> watches still to answer with 503
     gates: dict[str, asyncio.Event] = field(default_factory=dict)  # plural -> list waits until set
     unserved: set[str] = field(default_factory=set)  # plurals answered with 404, as if no CRD/APIService existed
     bearer_tokens: frozenset[str] | None = None  # when set, only these `Authorization: Bearer` tokens get in (401)
@@ -177,6 +179,10 @@ class FakeApiServer:
         self.list_failures[PLURALS[kind]] = times
         self.list_failure_status[PLURALS[kind]] = status
 
+    def fail_watches(self, kind: str, times: int) -> None:
+        """Answer the kind's next `times` watch requests with HTTP 503 (a reconnect that keeps failing)."""
+        self.watch_failures[PLURALS[kind]] = times
+
     def fail_writes(self, *statuses: int) -> None:
         """Answer the next writes (POST, PUT, DELETE) with these HTTP statuses, one each, in order."""
         self.write_failures.extend(statuses)
@@ -239,6 +245,9 @@ class FakeApiServer:
         params = dict(request.query)
         watch = params.get("watch") == "true"
         self.requests.append(Seen(plural, watch, params, namespace))
+        if watch and self.watch_failures.get(plural, 0) > 0:
+            self.watch_failures[plural] -= 1
+            return _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
         if watch:
             return await self._watch(request, plural, params, namespace)
         return await self._list(plural, params, namespace)

@@ -40,8 +40,9 @@ from tests.cluster.fake_apiserver import (
 )
 from webhook.admission import judge
 from webhook.cli import main
+from webhook.cluster.current import ConsistentRead
 from webhook.cluster.live import Backoff, LiveView, Source, client_from_kubeconfig, watch_timeout_for
-from webhook.cluster.view import KINDS, ComponentVersion
+from webhook.cluster.view import KINDS, ComponentVersion, ProfileKey
 from webhook.server.metrics import ClusterCollector
 from webhook.settings import ClusterSettings, Settings
 
@@ -455,6 +456,119 @@ async def test_a_relist_of_10000_changed_shoots_keeps_the_loop_responsive_and_th
     assert len(answers) > 10 and set(answers) == {("REF-CP-001",)}
     assert len([s for s in cluster.lists("Shoot") if "continue" not in s.params]) == 2  # the first list, the relist
     assert view.counts()["Shoot"] == 10_002
+
+
+# --------------------------------------------------------------- consistent reads before a removal is judged
+
+
+def newcomer_on_local() -> dict[str, Any]:
+    """A Shoot on CloudProfile local running Kubernetes 1.32.5, which no Shoot of the `cluster` fixture runs."""
+    newcomer = shoot_obj("garden-c", "newcomer", profile="local")
+    newcomer["spec"]["kubernetes"]["version"] = "1.32.5"
+    return newcomer
+
+
+def limit_one_lists(cluster: FakeApiServer, kind: str) -> int:
+    return len([s for s in cluster.lists(kind) if s.params == {"limit": "1"}])
+
+
+async def test_confirm_current_reads_the_resource_version_and_finds_the_view_there(
+    cluster: FakeApiServer, start_view: StartView
+) -> None:
+    view = await synced_view(start_view)
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    cluster.put(newcomer_on_local())  # delivered: the view follows by its watch
+    await eventually(lambda: view.resource_versions["Shoot"] == str(cluster.revision), "the ADDED event")
+    assert await view.confirm_current(["Shoot"], DEADLINE_SECONDS) == {"Shoot": ConsistentRead.CURRENT}
+    assert [s.params for s in cluster.lists("Shoot")] == [{"limit": "100"}, {"limit": "1"}]  # no relist
+
+
+async def test_confirm_current_relists_a_kind_whose_watch_lost_an_event(
+    cluster: FakeApiServer, start_view: StartView
+) -> None:
+    view = await synced_view(start_view, watch_catch_up_seconds=0.0)
+    for kind in ("NamespacedCloudProfile", "Shoot"):
+        await eventually(lambda kind=kind: cluster.watching(kind) == 1, f"the {kind} watch")  # type: ignore[misc]
+    cluster.put(newcomer_on_local(), notify=False)  # its ADDED event is lost: only a list can show it
+    assert view.known("Shoot") and view.counts()["Shoot"] == 2  # fresh, and without it: the window
+    results = await view.confirm_current(["NamespacedCloudProfile", "Shoot"], DEADLINE_SECONDS)
+    assert results == {"NamespacedCloudProfile": ConsistentRead.RELIST, "Shoot": ConsistentRead.RELIST}
+    assert "garden-c/newcomer" in [str(k) for k in view.shoots_using_profile(ProfileKey.cloud_profile("local"))]
+    assert [s.params for s in cluster.lists("Shoot")] == [{"limit": "100"}, {"limit": "1"}, {"limit": "100"}]
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the watch after the relist")
+    assert cluster.watches("Shoot")[-1].params["resourceVersion"] == str(cluster.revision)
+
+
+async def test_confirm_current_waits_for_the_watch_to_catch_up_before_it_relists(
+    cluster: FakeApiServer, start_view: StartView
+) -> None:
+    view = await synced_view(start_view, watch_catch_up_seconds=DEADLINE_SECONDS)
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    cluster.delete("CloudProfile", "", "local")  # the revision moves without any Shoot event
+    confirming = asyncio.create_task(view.confirm_current(["Shoot"], 2 * DEADLINE_SECONDS))
+    await eventually(lambda: limit_one_lists(cluster, "Shoot") == 1, "the resourceVersion read")
+    cluster.bookmark("Shoot")  # as the API server's periodic bookmark: the watch now stands at the revision
+    assert (await confirming)["Shoot"] in (ConsistentRead.CURRENT, ConsistentRead.WATCH)  # before or after the read
+    assert len(cluster.lists("Shoot")) == 2  # the first list and the read: no relist
+
+
+async def test_confirm_current_wakes_a_reflector_waiting_out_its_backoff(
+    cluster: FakeApiServer, start_view: StartView, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broken watch waits its backoff (up to 30 s, an hour here) with the Shoots created meanwhile out of the view:
+    a removal must not wait for it, nor be judged without them."""
+    caplog.set_level(logging.WARNING, logger="webhook.cluster.live")
+    view = await synced_view(start_view, backoff=Backoff(initial_seconds=3600.0, max_seconds=3600.0, jitter=0.0))
+    await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")
+    cluster.fail_watches("Shoot", 1)  # should the broken stream end cleanly, the reconnect fails instead
+    cluster.break_watches("Shoot")
+    await eventually(
+        lambda: any(getattr(r, "retry_in_s", 0) == 3600.0 for r in caplog.records), "an hour of backoff to start"
+    )
+    cluster.put(newcomer_on_local())
+    results = await view.confirm_current(["Shoot"], DEADLINE_SECONDS)
+    assert results == {"Shoot": ConsistentRead.RELIST}
+    assert "garden-c/newcomer" in [str(k) for k in view.shoots_using_profile(ProfileKey.cloud_profile("local"))]
+
+
+async def test_confirm_current_gives_up_when_the_api_server_does_not_answer(
+    cluster: FakeApiServer, start_view: StartView, caplog: pytest.LogCaptureFixture
+) -> None:
+    view = await synced_view(start_view)
+    caplog.set_level(logging.WARNING, logger="webhook.cluster.live")
+    cluster.fail_lists("Shoot", 1)  # the read fails at once
+    assert await view.confirm_current(["Shoot"], DEADLINE_SECONDS) == {"Shoot": ConsistentRead.UNCONFIRMED}
+    gate = cluster.gate("Shoot")  # the read hangs
+    try:
+        assert await view.confirm_current(["Shoot"], 0.5) == {"Shoot": ConsistentRead.UNCONFIRMED}
+    finally:
+        gate.set()
+    reasons = [getattr(r, "reason") for r in caplog.records if r.getMessage().startswith("cluster view not confirmed")]
+    assert reasons == [
+        "HTTP 503 Service Unavailable: the server is currently unable to handle the request",  # the Status' message
+        "the API server did not answer in time",
+    ]
+    assert view.synced and view.known("Shoot")  # the view itself is as before: only that request's answer changes
+
+
+async def test_confirm_current_of_an_unsynced_view_reads_nothing(cluster: FakeApiServer, start_view: StartView) -> None:
+    gate = cluster.gate("Shoot")
+    view = await start_view()
+    await eventually(lambda: len(cluster.lists("Shoot")) == 1, "the Shoot list to hang")
+    assert await view.confirm_current(["Shoot"], DEADLINE_SECONDS) == {"Shoot": ConsistentRead.UNCONFIRMED}
+    assert len(cluster.lists("Shoot")) == 1
+    gate.set()
+
+
+async def test_confirm_current_of_a_kind_not_served(cluster: FakeApiServer, start_view: StartView) -> None:
+    """Never served (a cluster without the kind): current, as empty as the view holds it; served before: unknown."""
+    cluster.unserve("NamespacedCloudProfile")
+    view = await synced_view(start_view)
+    assert await view.confirm_current(["NamespacedCloudProfile"], DEADLINE_SECONDS) == {
+        "NamespacedCloudProfile": ConsistentRead.CURRENT
+    }
+    cluster.unserve("Shoot")
+    assert await view.confirm_current(["Shoot"], DEADLINE_SECONDS) == {"Shoot": ConsistentRead.UNCONFIRMED}
 
 
 # ------------------------------------------------------------------------- Gardener component versions

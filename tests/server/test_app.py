@@ -2,24 +2,38 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+import ssl
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
+from prometheus_client import CollectorRegistry
 
-from tests.builders import cloud_profile_dict, image, review, review_bytes, versions
-from webhook.admission import BadReview
+from tests.builders import DEFAULT_SETTINGS, NOW, cloud_profile_dict, image, review, review_bytes, versions
+from tests.cluster.fake_apiserver import (
+    FakeApiServer,
+    cloud_profile_obj,
+    namespaced_cloud_profile_obj,
+    shoot_obj,
+    write_kubeconfig,
+)
+from webhook.admission import BadReview, judge
+from webhook.cluster.live import Backoff, LiveView, Source, client_from_kubeconfig
 from webhook.cluster.view import ClusterView
 from webhook.field import Verdict
 from webhook.kinds import CreateRequest, KindValidator
 from webhook.models.core import CloudProfile
 from webhook.rendering import MAX_WARNING_CHARS
 from webhook.server import app as app_module
-from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, parse_timeout
-from webhook.settings import Settings
+from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, create_app, parse_timeout
+from webhook.settings import ClusterSettings, Settings
 
 Client = TestClient[Any, Any]
 JSON = {"Content-Type": "application/json"}
@@ -277,10 +291,10 @@ async def test_failure_outside_validators_with_uid_is_a_500_denial(
 async def test_failure_outside_validators_without_uid_is_400(
     tls_client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken_judge(body: bytes, **kwargs: Any) -> Any:
+    def broken_parse(body: bytes) -> Any:
         raise KeyError("boom")
 
-    monkeypatch.setattr(app_module, "judge", broken_judge)
+    monkeypatch.setattr(app_module, "parse_review", broken_parse)  # fails before the envelope is known
     resp = await post(tls_client, b'{"request": {}}')
     assert resp.status == 400
     assert await resp.text() == "request could not be judged"
@@ -357,3 +371,165 @@ async def test_log_line_names_namespaced_objects_namespace_slash_name(
     lines = [r for r in caplog.records if r.name == "webhook.server.app"]
     logged = [(getattr(r, "object"), getattr(r, "operation"), getattr(r, "decision")) for r in lines]
     assert logged == [("garden/x", "UPDATE", "allowed")]
+
+
+# ------------------------------------------------------------------- removals: a view confirmed current first
+
+FAST = Backoff(initial_seconds=0.02, max_seconds=0.2)
+WAIT_SECONDS = 10.0
+GENEROUS = "/validate?timeout=30s"  # the API server's longest: every wait below ends long before it
+
+
+async def eventually(predicate: Callable[[], bool], what: str) -> None:
+    """Poll predicate on the loop (so the view applies what its threads post) until true; fail after WAIT_SECONDS."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+async def landscape(aiohttp_server: Any, tmp_path: Path) -> AsyncIterator[tuple[FakeApiServer, LiveView]]:
+    """A fake API server with CloudProfile local, NamespacedCloudProfile garden-a/custom and a Shoot on each, and a
+    synced live view of it whose watches all run."""
+    cluster = FakeApiServer()
+    cluster.put(cloud_profile_obj("local"))
+    cluster.put(namespaced_cloud_profile_obj("garden-a", "custom", "local"))
+    cluster.put(shoot_obj("garden-a", "on-custom", profile="custom", profile_kind="NamespacedCloudProfile"))
+    cluster.put(shoot_obj("garden-b", "on-local", profile="local"))
+    await cluster.serve(aiohttp_server)
+    view = LiveView([Source("fake", client_from_kubeconfig(write_kubeconfig(tmp_path, cluster.url)))], backoff=FAST)
+    await view.start()
+    try:
+        await eventually(lambda: view.synced, "the first list of every kind")
+        for kind in ("CloudProfile", "NamespacedCloudProfile", "Shoot"):
+            await eventually(lambda kind=kind: cluster.watching(kind) == 1, f"the {kind} watch")  # type: ignore[misc]
+        yield cluster, view
+    finally:
+        await view.stop()
+
+
+LiveClient = Callable[[Settings], Awaitable[Client]]
+
+
+@pytest.fixture
+def live_client(
+    aiohttp_server: Any,
+    aiohttp_client: Any,
+    landscape: tuple[FakeApiServer, LiveView],
+    registry: CollectorRegistry,
+    server_ssl_context: ssl.SSLContext,
+    client_ssl_context: ssl.SSLContext,
+) -> LiveClient:
+    """Makes a TLS client of the admission app judging against the landscape's live view with the given settings."""
+
+    async def make(settings: Settings) -> Client:
+        server = await aiohttp_server(create_app(settings, landscape[1], registry=registry), ssl=server_ssl_context)
+        client: Client = await aiohttp_client(server, connector=aiohttp.TCPConnector(ssl=client_ssl_context))
+        return client
+
+    return make
+
+
+def shoot_running(namespace: str, name: str, version: str, **profile: str) -> dict[str, Any]:
+    shoot = shoot_obj(namespace, name, **profile)  # type: ignore[arg-type]
+    shoot["spec"]["kubernetes"]["version"] = version
+    return shoot
+
+
+def rules_and_text(response: dict[str, Any]) -> tuple[str, str]:
+    """The rules that fired (audit annotation) and the message and warnings of an answer."""
+    text = response.get("status", {}).get("message", "") + "\n".join(response.get("warnings", []))
+    return response.get("auditAnnotations", {}).get("rules", ""), text
+
+
+def consistent_reads(registry: CollectorRegistry, kind: str, result: str) -> float:
+    labels = {"kind": kind, "result": result}
+    return registry.get_sample_value("gardener_webhook_cluster_consistent_reads_total", labels) or 0.0
+
+
+async def test_a_version_removed_while_the_watch_missed_its_user_is_never_allowed(
+    landscape: tuple[FakeApiServer, LiveView], live_client: LiveClient, registry: CollectorRegistry
+) -> None:
+    cluster, view = landscape
+    cluster.put(shoot_running("garden-c", "newcomer", "1.32.5", profile="local"), notify=False)  # the event is lost
+    removes_1_32_5 = review_bytes(cloud_profile_obj("local", "1.33.2"), cloud_profile_obj("local"), uid="remove")
+    assert judge(removes_1_32_5, view=view, settings=DEFAULT_SETTINGS, now=NOW).allowed  # the window, unconfirmed
+    client = await live_client(DEFAULT_SETTINGS)
+    response = (await judged(client, removes_1_32_5, path=GENEROUS))["response"]
+    rules, text = rules_and_text(response)
+    assert response["allowed"] is False
+    assert (rules == "REF-CP-001" and "'garden-c/newcomer'" in text) or rules == "CLUSTER-001", text
+    if rules == "REF-CP-001":
+        assert consistent_reads(registry, "Shoot", "relist") == 1.0
+
+
+@pytest.mark.parametrize("kind", ["CloudProfile", "NamespacedCloudProfile"])
+async def test_deleting_a_profile_whose_user_the_watch_missed_is_never_allowed(
+    landscape: tuple[FakeApiServer, LiveView], live_client: LiveClient, kind: str
+) -> None:
+    cluster, view = landscape
+    if kind == "CloudProfile":
+        profile, rule = cluster.put(cloud_profile_obj("fresh")), "REF-DEL-001"
+        user = shoot_running("garden-c", "newcomer", "1.33.2", profile="fresh")
+    else:
+        profile, rule = cluster.put(namespaced_cloud_profile_obj("garden-c", "team", "local")), "REF-DEL-002"
+        user = shoot_running("garden-c", "newcomer", "1.33.2", profile="team", profile_kind=kind)
+    version = profile["metadata"]["resourceVersion"]
+    await eventually(lambda: view.resource_versions[kind] == version, f"the new {kind}")
+    cluster.put(user, notify=False)
+    delete = review_bytes(None, profile, operation="DELETE", uid="delete")
+    assert judge(delete, view=view, settings=DEFAULT_SETTINGS, now=NOW).allowed  # the window, unconfirmed
+    client = await live_client(DEFAULT_SETTINGS)
+    response = (await judged(client, delete, path=GENEROUS))["response"]
+    rules, text = rules_and_text(response)
+    assert response["allowed"] is False
+    assert (rules == rule and "garden-c/newcomer" in text) or rules == "CLUSTER-001", text
+
+
+async def test_requests_that_remove_nothing_read_nothing_from_the_api_server(
+    landscape: tuple[FakeApiServer, LiveView], live_client: LiveClient, registry: CollectorRegistry
+) -> None:
+    cluster, _ = landscape
+    client = await live_client(DEFAULT_SETTINGS)
+    local = cloud_profile_obj("local")
+    custom = namespaced_cloud_profile_obj("garden-a", "custom", "local")
+    relabelled = namespaced_cloud_profile_obj("garden-a", "custom", "local")
+    relabelled["metadata"]["labels"] = {"team": "a"}
+    shoot = shoot_obj("garden-b", "on-local", profile="local")
+    bodies = [
+        review_bytes(cloud_profile_obj("local", "1.33.2", "1.32.5", "1.31.9"), local),  # adds a version
+        review_bytes(local, local),  # a re-apply
+        review_bytes(cloud_profile_obj("other")),  # CREATE
+        review_bytes(relabelled, custom),  # an UPDATE that removes no override
+        review_bytes(shoot_running("garden-b", "on-local", "1.32.5", profile="local"), shoot),  # a Shoot UPDATE
+        review_bytes(None, shoot, operation="DELETE"),
+    ]
+    listed = len([s for s in cluster.requests if not s.watch])
+    for i, body in enumerate(bodies):
+        await judged(client, body, path=GENEROUS)
+        assert len([s for s in cluster.requests if not s.watch]) == listed, f"request {i} read the API server"
+    assert registry.get_sample_value("gardener_webhook_cluster_consistent_reads_total", {}) is None
+    # The control: a removal reads where each kind its in-use answer needs stands, once.
+    await judged(client, review_bytes(cloud_profile_obj("local", "1.33.2"), local), path=GENEROUS)
+    reads = sorted(s.plural for s in cluster.requests if not s.watch and s.params == {"limit": "1"})
+    assert reads == ["namespacedcloudprofiles", "shoots"]
+
+
+@pytest.mark.parametrize("fail_closed", [True, False], ids=["fail-closed", "fail-open"])
+async def test_a_removal_the_api_server_does_not_confirm_in_time_is_cluster_001(
+    landscape: tuple[FakeApiServer, LiveView], live_client: LiveClient, registry: CollectorRegistry, fail_closed: bool
+) -> None:
+    cluster, _ = landscape
+    client = await live_client(Settings(cluster=ClusterSettings(fail_closed=fail_closed)))
+    removes_1_32_5 = review_bytes(cloud_profile_obj("local", "1.33.2"), cloud_profile_obj("local"), uid="slow")
+    gate = cluster.gate("Shoot")  # the Shoots' resourceVersion is never read: it waits for 80 % of the budget
+    try:
+        response = (await judged(client, removes_1_32_5, path="/validate?timeout=5s"))["response"]
+    finally:
+        gate.set()
+    rules, text = rules_and_text(response)
+    assert rules == "CLUSTER-001" and "cluster state not yet known" in text
+    assert response["allowed"] is not fail_closed
+    assert consistent_reads(registry, "Shoot", "unconfirmed") == 1.0

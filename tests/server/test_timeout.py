@@ -98,15 +98,19 @@ async def test_a_cut_off_request_is_answered_from_its_envelope(
 async def test_a_request_cut_off_before_its_envelope_was_parsed_is_peeked_at(
     tls_client: Client, registry: CollectorRegistry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def cut_off_while_parsing(body: bytes, **kwargs: Any) -> Any:
+    def cut_off_while_parsing(body: bytes) -> Any:
         raise DeadlineExceeded  # as the alarm does when it fires inside parse_review: no envelope handed over
 
-    monkeypatch.setattr(app_module, "judge", cut_off_while_parsing)
+    peeked: list[bytes] = []
+    real_peek = app_module._peek
+    monkeypatch.setattr(app_module, "parse_review", cut_off_while_parsing)
+    monkeypatch.setattr(app_module, "_peek", lambda body: peeked.append(body) or real_peek(body))
     body = review_bytes(None, cloud_profile_dict(), uid="huge", operation="DELETE")
     resp = await tls_client.post("/validate?timeout=0.5s", data=body, headers=JSON)
     assert (resp.status, await resp.text()) == (200, timed_out_text("huge", "CloudProfile"))
     labels = {"kind": "CloudProfile", "operation": "DELETE", "outcome": "timeout"}
     assert registry.get_sample_value("gardener_webhook_requests_total", labels) == 1.0
+    assert peeked == [body]
 
 
 def test_deadline_raises_in_the_limited_block_only() -> None:

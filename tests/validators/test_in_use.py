@@ -10,6 +10,8 @@ import json
 from typing import Any, Final
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.builders import (
     FUTURE,
@@ -33,6 +35,7 @@ from webhook.field import ErrorType, Verdict
 from webhook.kinds import Operation
 from webhook.settings import Settings
 from webhook.validators import cloudprofile, namespacedcloudprofile
+from webhook.validators.cloudprofile import in_use
 
 Triples = list[tuple[str, str, ErrorType]]
 FORBIDDEN: Final = ErrorType.FORBIDDEN
@@ -855,3 +858,54 @@ def test_judge_delete_is_403(obj: dict[str, Any], cluster: StaticView, kind: str
 def test_judge_delete_of_unreferenced_profile_is_allowed() -> None:
     outcome = judge(review_bytes(None, OLD, operation="DELETE"), view=view(), settings=Settings(), now=NOW)
     assert (outcome.allowed, outcome.code) == (True, 200)
+
+
+# ------------------------------------------------------------- which removals the server confirms the view for
+
+_VERSIONS = st.lists(st.sampled_from(["1.0.0", "1.1.0", "2.0.0"]), max_size=3)
+_SPECS = st.fixed_dictionaries(
+    {
+        "kubernetes": st.lists(st.sampled_from(["1.33.2", "1.32.5", "1.31.9"]), max_size=3).map(lambda v: versions(*v)),
+        "machineImages": st.lists(
+            st.builds(lambda name, vs: image(name, *vs), st.sampled_from(["gardenlinux", "ubuntu"]), _VERSIONS),
+            max_size=3,
+        ),
+        "limits": st.sampled_from([None, {"maxNodesTotal": 5}, {"maxNodesTotal": 10}]),
+        "machineCapabilities": st.lists(
+            st.builds(
+                lambda name, values: {"name": name, "values": values},
+                st.sampled_from(["architecture", "gpu"]),
+                st.lists(st.sampled_from(["amd64", "arm64", "a100"]), min_size=1, max_size=3),
+            ),
+            max_size=2,
+        ),
+    }
+)
+
+
+@given(new=_SPECS, old=_SPECS)
+def test_the_removals_confirmed_first_are_those_the_in_use_diff_finds(new: dict[str, Any], old: dict[str, Any]) -> None:
+    """`_takes_away` (asked of every profile UPDATE) agrees with the full diff the in-use rules judge: Kubernetes or
+    image versions, images and capability values taken away, or the limits changed."""
+    new_spec, old_spec = cloud_profile(cloud_profile_dict(**new)).spec, cloud_profile(cloud_profile_dict(**old)).spec
+    diff = in_use._ProfileDiff.of(new_spec, old_spec)
+    expected = bool(diff.kubernetes or diff.image_versions or diff.limits or diff.capabilities)
+    assert in_use._takes_away(new_spec, old_spec) is expected
+
+
+@pytest.mark.parametrize(
+    ("operation", "new", "old", "expected"),
+    [
+        pytest.param(Operation.UPDATE, profile(("1.33.2",)), OLD, ("NamespacedCloudProfile", "Shoot"), id="removal"),
+        pytest.param(Operation.UPDATE, profile(("1.33.2", "1.32.5", "1.31.9", "1.30.4", "1.29.9")), OLD, (),
+                     id="addition"),
+        pytest.param(Operation.DELETE, None, OLD, ("NamespacedCloudProfile", "Shoot"), id="delete"),
+        pytest.param(Operation.DELETE, None, None, ("NamespacedCloudProfile", "Shoot"), id="delete-without-object"),
+        pytest.param(Operation.CREATE, OLD, None, (), id="create"),
+    ],
+)  # fmt: skip
+def test_cloud_profile_needs_current_view(
+    operation: Operation, new: dict[str, Any] | None, old: dict[str, Any] | None, expected: tuple[str, ...]
+) -> None:
+    decoded = [cloud_profile(raw) if raw is not None else None for raw in (new, old)]
+    assert in_use.needs_current_view(operation, *decoded) == expected

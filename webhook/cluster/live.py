@@ -29,6 +29,12 @@ Decisions:
   with t a third of it (at least 1 s, at most `reflector.WATCH_TIMEOUT_SECONDS`), so a healthy kind is confirmed in
   time even when nothing changes. A kind that the server does not answer for (unreachable, 5xx, 403, broken
   streams) ages.
+- Consistent reads (`confirm_current`, which the server awaits before it judges a removal: `current`): a kind's
+  resourceVersion is read from the API server in a worker thread of the loop; the request then waits on the loop
+  until the view has applied that resourceVersion or a later one, or a list that started after the read (waiters
+  are resolved as changes are applied; with none, a change costs one dictionary look-up more). A watch that has not caught up
+  within `watch_catch_up_seconds` has its reflector relist at once. The view's own freshness (`known`) is not
+  changed by it: a kind that could not be confirmed is unknown for that one request (`current.Unconfirmed`).
 - `stop()` ends the threads: it sets a stop event (backoff waits end at once) and shuts down the sockets of
   running requests (`HTTPResponse.shutdown`). A request still waiting for response headers cannot be
   interrupted; such a thread is a daemon, is abandoned after `stop_timeout_seconds`, and never touches the
@@ -45,24 +51,28 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import urllib3
 from kubernetes.client import ApiClient, Configuration, CustomObjectsApi
 from kubernetes.config import ConfigException, load_incluster_config
 
+from webhook.cluster.current import ConsistentRead, holds_resource_version
 from webhook.cluster.index import ClusterIndex
 from webhook.cluster.kubeconfig import InMemoryFiles, KubeconfigError, load_kubeconfig
 from webhook.cluster.reflector import (
     DEFAULT_BACKOFF,
     LIST_PAGE_SIZE,
+    READ_ERRORS,
     Backoff,
     Key,
     Reflector,
     Resource,
     Tracked,
+    describe_error,
     freeze_long_lived,
     watch_timeout_for,
 )
@@ -87,6 +97,10 @@ APPLY_SLICE_SECONDS: Final = 0.002  # longest stretch the loop applies cluster c
 FREEZE_EVERY: Final = 100  # objects a list applies between two gc.freeze() calls (see reflector.freeze_long_lived)
 STOP_TIMEOUT_SECONDS: Final = 5.0
 NOT_SERVED_RECHECK_SECONDS: Final = 60.0  # how often a kind the cluster does not serve (404) is looked for again
+# How long `confirm_current` lets a kind's open watch catch up with the resourceVersion read before it asks for a
+# relist: a busy kind (Shoots) gets there by its own events within a second, a quiet one (etcd's revision moves with
+# every write of any kind) only by the next bookmark, about a minute away, so it is relisted.
+WATCH_CATCH_UP_SECONDS: Final = 1.0
 
 
 TOKEN_RELOAD_SECONDS: Final = 60.0  # how often a kubeconfig's bearer token is read again (rotated Secrets, tokenFile)
@@ -236,8 +250,9 @@ class LiveView(ClusterIndex):
     request. watch_timeout_seconds: each watch lasts [t, 2t) s at most (None: `watch_timeout_for` the staleness
     bound). stop_timeout_seconds: how long `stop` waits for the threads. full_shoots: keep every Shoot whole (the
     `Shoot` model, for `audit`, which judges the stored Shoots) instead of its `ShootSummary` (the server, which only
-    asks in-use questions: a few hundred bytes per Shoot instead of several kilobytes). Call `start` on the event
-    loop that serves requests and `stop` on the same loop.
+    asks in-use questions: a few hundred bytes per Shoot instead of several kilobytes). watch_catch_up_seconds: how
+    long `confirm_current` waits for a watch to catch up before it asks for a relist (seconds). Call `start` on the
+    event loop that serves requests and `stop` on the same loop.
     """
 
     def __init__(
@@ -251,6 +266,7 @@ class LiveView(ClusterIndex):
         watch_timeout_seconds: int | None = None,
         stop_timeout_seconds: float = STOP_TIMEOUT_SECONDS,
         full_shoots: bool = False,
+        watch_catch_up_seconds: float = WATCH_CATCH_UP_SECONDS,
     ) -> None:
         super().__init__()
         self._resources = tuple(
@@ -264,6 +280,7 @@ class LiveView(ClusterIndex):
         self._list_page_size = list_page_size
         self._watch_timeout_seconds = watch_timeout_seconds or watch_timeout_for(max_staleness_seconds)
         self._stop_timeout_seconds = stop_timeout_seconds
+        self._watch_catch_up_seconds = watch_catch_up_seconds
         self._stop = threading.Event()
         self._threads: list[tuple[Source, threading.Thread]] = []
         self._reflectors: list[Reflector] = []
@@ -275,6 +292,10 @@ class LiveView(ClusterIndex):
         self._confirmed_at: dict[str, float] = {}  # kind -> time.monotonic() of its last confirmation
         self._not_found: dict[str, int] = {r.kind: 0 for r in RESOURCES}
         self._resource_versions: dict[str, str] = {}
+        self._listed_at: dict[str, float] = {}  # kind -> time.monotonic() at which its last applied list started
+        self._reflector_of: dict[str, Reflector] = {}
+        # kind -> requests waiting for it to reach (resourceVersion, read at): woken as changes are applied
+        self._waiters: dict[str, list[tuple[str, float, asyncio.Future[None]]]] = {}
 
     # ------------------------------------------------------------------------------------------ view
 
@@ -320,6 +341,104 @@ class LiveView(ClusterIndex):
         """The last applied resourceVersion per kind (list, event or bookmark); for logs and tests."""
         return dict(self._resource_versions)
 
+    # ---------------------------------------------------------------------------------- consistent reads
+
+    async def confirm_current(self, kinds: Sequence[str], timeout_seconds: float) -> Mapping[str, ConsistentRead]:
+        """Confirm that the view holds what the API server holds now for each of `kinds`; how each was confirmed.
+
+        Per kind, at once for all: read its current resourceVersion from the API server (`Reflector.
+        current_resource_version`, in a worker thread: the client blocks), then wait until the view has applied it
+        (`_holds`): at once when it has (CURRENT); else up to `watch_catch_up_seconds` for the open watch's events
+        and bookmarks (WATCH); then it asks the kind's reflector for a relist and waits for that, or for the watch
+        (RELIST). A kind the API server does not serve (404) is confirmed when the view has never seen it served
+        either (it holds it as empty), else not. UNCONFIRMED: not within timeout_seconds (seconds, all included), the
+        read failed, or the view is not synced (nothing is read then). Costs one small list per kind, a relist when
+        the watch is behind. Call on the view's loop after `start`; never raises for the API server's failures.
+        """
+        require_tracked(tuple(kinds))
+        wanted = tuple(dict.fromkeys(kinds))
+        if not self.synced or self._loop is None:
+            return {kind: ConsistentRead.UNCONFIRMED for kind in wanted}
+        deadline = time.monotonic() + timeout_seconds
+        results = await asyncio.gather(*(self._confirm_current(kind, deadline) for kind in wanted))
+        return dict(zip(wanted, results, strict=True))
+
+    async def _confirm_current(self, kind: str, deadline: float) -> ConsistentRead:
+        reflector = self._reflector_of[kind]
+        loop = asyncio.get_running_loop()
+        fields: dict[str, object] = {"kind": kind, "source": self._source_of[kind].name}
+        started = time.monotonic()
+        seconds = deadline - started
+        try:
+            if seconds <= 0:
+                raise TimeoutError
+            read = loop.run_in_executor(None, reflector.current_resource_version, seconds)
+            target = await asyncio.wait_for(read, seconds)
+        except (TimeoutError, urllib3.exceptions.TimeoutError):  # here or, as likely, the client's own in its thread
+            return self._unconfirmed(fields, started, "the API server did not answer in time")
+        except READ_ERRORS as exc:
+            return self._unconfirmed(fields, started, describe_error(exc))
+        read_at = time.monotonic()
+        if target is None:  # not served: as current as the view's own picture of it, if that is "never served"
+            if reflector.served:
+                return self._unconfirmed(fields, started, "the API server no longer serves the kind (404)")
+            return ConsistentRead.CURRENT
+        fields["resourceVersion"] = target
+        if self._holds(kind, target, read_at):
+            return ConsistentRead.CURRENT
+        if reflector.watching and await self._reach(
+            kind, target, read_at, min(deadline, read_at + self._watch_catch_up_seconds)
+        ):
+            return ConsistentRead.WATCH
+        reflector.request_relist()
+        if await self._reach(kind, target, read_at, deadline):
+            waited_ms = round(1000 * (time.monotonic() - started), 3)
+            logger.info("cluster view relisted to confirm it is current", extra={**fields, "waited_ms": waited_ms})
+            return ConsistentRead.RELIST
+        return self._unconfirmed(fields, started, "the view did not reach the API server's resourceVersion in time")
+
+    def _unconfirmed(self, fields: dict[str, object], started: float, reason: str) -> ConsistentRead:
+        waited_ms = round(1000 * (time.monotonic() - started), 3)
+        logger.warning(
+            "cluster view not confirmed current; the in-use answer is CLUSTER-001",
+            extra={**fields, "reason": reason, "waited_ms": waited_ms},
+        )
+        return ConsistentRead.UNCONFIRMED
+
+    def _holds(self, kind: str, target: str, read_at: float) -> bool:
+        """Whether the view holds the kind's state at resourceVersion `target`, read at `read_at` (monotonic): it has
+        applied that resourceVersion or a later one (`holds_resource_version`), or a list that started after the read
+        (a list without resourceVersion is a quorum read: it sees every write the read saw)."""
+        applied = self._resource_versions.get(kind, "")
+        return holds_resource_version(applied, target) or self._listed_at.get(kind, -math.inf) >= read_at
+
+    async def _reach(self, kind: str, target: str, read_at: float, until: float) -> bool:
+        """Wait until `_holds(kind, target, read_at)`, at most until `until` (monotonic); whether it does."""
+        if self._holds(kind, target, read_at):
+            return True
+        seconds = until - time.monotonic()
+        if seconds <= 0:
+            return False
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiter = (target, read_at, future)
+        self._waiters.setdefault(kind, []).append(waiter)
+        try:
+            await asyncio.wait_for(future, seconds)
+        except TimeoutError:
+            return False
+        finally:
+            waiting = self._waiters[kind]
+            waiting.remove(waiter)
+            if not waiting:
+                del self._waiters[kind]
+        return True
+
+    def _wake(self, kind: str) -> None:
+        """Resolve the waiters of `kind` that the view now holds (on the loop, after a change was applied)."""
+        for target, read_at, future in self._waiters.get(kind, ()):
+            if not future.done() and self._holds(kind, target, read_at):
+                future.set_result(None)
+
     # ------------------------------------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
@@ -348,6 +467,7 @@ class LiveView(ClusterIndex):
             )
             thread = threading.Thread(target=reflector.run, name=f"live-view-{resource.plural}", daemon=True)
             self._reflectors.append(reflector)
+            self._reflector_of[resource.kind] = reflector
             self._threads.append((source, thread))
             thread.start()
         sources = {source.name: [r.kind for r in RESOURCES if r.kind in source.kinds] for source in self._sources}
@@ -414,6 +534,8 @@ class LiveView(ClusterIndex):
             yield
         self._resource_versions[kind] = resource_version
         self._confirm(kind, confirmed_at)
+        self._listed_at[kind] = max(confirmed_at, self._listed_at.get(kind, -math.inf))
+        self._wake(kind)
         first = kind not in self._listed
         self._listed.add(kind)
         fields = {"kind": kind, "source": self._source_of[kind].name, "count": self.counts()[kind],
@@ -446,6 +568,7 @@ class LiveView(ClusterIndex):
     def _moved(self, kind: str, resource_version: str | None, confirmed_at: float) -> None:
         if resource_version is not None:
             self._resource_versions[kind] = resource_version
+            self._wake(kind)
         self._confirm(kind, confirmed_at)
 
     def _confirm(self, kind: str, confirmed_at: float) -> None:

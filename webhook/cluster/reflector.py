@@ -17,6 +17,9 @@ Protocol, per kind (as client-go's reflector):
   A watch that delivered events resets the backoff.
 - every `resync_seconds` a full relist, even while the watch is healthy (the server is asked to end each watch
   by then with `timeoutSeconds`).
+- a relist the view asks for (`request_relist`: the view must catch up with the API server before a removal is
+  judged, `live.LiveView.confirm_current`) ends the running watch or backoff wait at once; the interrupted watch is
+  not a failure. `current_resource_version` reads where the kind stands on the API server, from another thread.
 List pages hold `LIST_PAGE_SIZE` (100) objects: decoding a page's JSON holds the GIL for its whole duration.
 
 Decisions:
@@ -189,7 +192,8 @@ class _NotServed(Exception):
     """The API server answered 404 for the kind's collection: the resource type is not served in this cluster."""
 
 
-_TRANSIENT: Final = (ApiException, urllib3.exceptions.HTTPError, OSError, ValueError, _WatchError)
+READ_ERRORS: Final = (ApiException, urllib3.exceptions.HTTPError, OSError, ValueError)  # a request that failed
+_TRANSIENT: Final = (*READ_ERRORS, _WatchError)
 
 
 class Reflector:
@@ -228,8 +232,11 @@ class Reflector:
         self._list_page_size = list_page_size
         self._watch_timeout_seconds = watch_timeout_seconds
         self._not_served_recheck_seconds = not_served_recheck_seconds
-        self._lock = threading.Lock()  # guards _response only (shared with `interrupt`), never the index
+        self._lock = threading.Lock()  # guards _response and _watching (shared with `interrupt`), never the index
         self._response: urllib3.HTTPResponse | None = None
+        self._watching = False  # _response is a watch stream (the one request `request_relist` may cut short)
+        self._relist = threading.Event()  # `request_relist` was called: the next round lists first, at once
+        self._wake = threading.Event()  # ends a backoff wait early (`interrupt`, `request_relist`)
         self._fields = {"kind": resource.kind, "source": source}  # every log line names the kind and its cluster
         self._resource_version: str | None = None  # where the next watch starts; None: a (re)list is due
         self._resync_at = 0.0  # time.monotonic() of the next periodic relist
@@ -245,16 +252,64 @@ class Reflector:
 
     # ------------------------------------------------------------------------------ thread interface
 
+    @property
+    def served(self) -> bool:
+        """Whether a list of the kind succeeded (a later 404 keeps the last state instead of an empty one)."""
+        return self._served
+
+    @property
+    def watching(self) -> bool:
+        """Whether a watch stream of the kind is open right now (safe from another thread)."""
+        with self._lock:
+            return self._watching
+
     def interrupt(self) -> None:
-        """Called from the loop on stop: unblock a read in progress by shutting its socket down."""
+        """Called from the loop on stop: unblock a read in progress by shutting its socket down, end a backoff wait."""
+        self._wake.set()
         with self._lock:
             response = self._response
-        if response is None:
-            return
+        if response is not None:
+            _shut_down(response)
+
+    def request_relist(self) -> None:
+        """Called from the loop: relist as soon as possible, to bring the view up to the API server's present.
+
+        A running watch is ended (its socket shut down) and a backoff wait cut short; a list in progress finishes and
+        another one follows it (it may have started before what the caller waits for). The relist is an ordinary one
+        (`_list`): a failing one backs off as usual, so a flood of requests cannot make the thread spin.
+        """
+        self._relist.set()
+        self._wake.set()
+        with self._lock:
+            response = self._response if self._watching else None
+        if response is not None:
+            _shut_down(response)
+
+    def current_resource_version(self, timeout_seconds: float) -> str | None:
+        """The kind's resourceVersion now, read from the API server; None when the server does not serve the kind (404).
+
+        Called from a worker thread of the loop (`live.LiveView.confirm_current`), beside the reflector's own thread:
+        one list of at most one object without a resourceVersion, so the server answers from a quorum read of its
+        storage (Kubernetes API concepts, "Semantics for get and list": resourceVersion unset means "most recent")
+        and its `metadata.resourceVersion` is where its storage stands. timeout_seconds bounds connecting and reading
+        each (seconds). Raises what the reflector retries on (ApiException, urllib3 errors, OSError, ValueError for a
+        response without a resourceVersion).
+        """
         try:
-            response.shutdown()
-        except (ValueError, RuntimeError, OSError, NotImplementedError, AttributeError):
-            response.close()  # urllib3 < 2.3 or released already: closing is the best remaining option
+            response = self._get(
+                limit=1, _request_timeout=(min(CONNECT_TIMEOUT_SECONDS, timeout_seconds), timeout_seconds)
+            )
+        except _NotServed:
+            return None
+        try:
+            page = json.loads(bytes(response.data))
+        finally:
+            response.close()
+        meta = page.get("metadata") if isinstance(page, dict) else None
+        resource_version = str(meta.get("resourceVersion") or "") if isinstance(meta, dict) else ""
+        if not resource_version:
+            raise ValueError("list response without metadata.resourceVersion")
+        return resource_version
 
     def run(self) -> None:
         """Thread body: list, watch, relist, retry until the stop event is set; never raises."""
@@ -264,14 +319,21 @@ class Reflector:
             self._delivered = False
             started = time.monotonic()
             delay = 0.0
+            requested = self._relist.is_set()
+            self._relist.clear()  # a request from now on is served by the list after this round's
+            self._wake.clear()
             try:
-                if self._resource_version is None or time.monotonic() >= self._resync_at:
+                if requested or self._resource_version is None or time.monotonic() >= self._resync_at:
                     self._list()
                 self._not_found_streak = 0
                 ran_its_course = self._watch()
                 if self._delivered:
                     failures = gone_streak = 0
-                elif not ran_its_course and time.monotonic() - started < EMPTY_WATCH_SECONDS:  # ended at once, empty
+                elif (
+                    not ran_its_course
+                    and not self._relist.is_set()  # ended for a requested relist: not a failure
+                    and time.monotonic() - started < EMPTY_WATCH_SECONDS  # ended at once, empty
+                ):
                     failures += 1
                     delay = self._backoff.delay(failures)
             except _Gone:
@@ -295,9 +357,14 @@ class Reflector:
                     break
                 if isinstance(exc, _WatchError):
                     self._resource_version = None
+                if self._relist.is_set():  # most likely the watch `request_relist` ended: not a failure
+                    logger.debug(
+                        "watch ended for a requested relist", extra={**self._fields, "error": describe_error(exc)}
+                    )
+                    continue
                 failures = 1 if self._delivered else failures + 1
                 delay = self._backoff.delay(failures)
-                self.last_error = _describe(exc)
+                self.last_error = describe_error(exc)
                 fields = {"error": self.last_error, "retry_in_s": round(delay, 3), "failures": failures}
                 logger.warning("cluster list/watch failed; retrying", extra={**self._fields, **fields})
             except Exception as exc:  # broad: a dead reflector would freeze a view that still claims to be synced
@@ -308,8 +375,8 @@ class Reflector:
                 delay = self._backoff.delay(failures)
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 logger.exception("cluster reflector failed unexpectedly; relisting", extra=self._fields)
-            if delay:
-                self._stop.wait(delay)
+            if delay and not self._relist.is_set() and not self._stop.is_set():
+                self._wake.wait(delay)
         logger.debug("reflector stopped", extra=self._fields)
 
     # ------------------------------------------------------------------------------------ list/watch
@@ -486,9 +553,29 @@ class Reflector:
     # ---------------------------------------------------------------------------------------- plumbing
 
     def _open(self, **params: Any) -> urllib3.HTTPResponse:
-        """GET the kind's collection (its namespace, or all); returns the unread response, registered for `interrupt`.
+        """GET the kind's collection (its namespace, or all); returns the unread response, registered for `interrupt`
+        (and for `request_relist` when it is a watch).
 
-        Raises _Gone for HTTP 410, ApiException for other non-2xx answers.
+        Raises _Gone for HTTP 410, _NotServed for 404, ApiException for other non-2xx answers, OSError when stopping
+        or, for a watch, when a relist was requested meanwhile.
+        """
+        response = self._get(**params)
+        watch = bool(params.get("watch"))
+        with self._lock:
+            self._response = response
+            self._watching = watch
+        if self._stop.is_set():  # stop() ran between the request and the registration: it missed this one
+            self._release(response)
+            raise OSError("stopping")
+        if watch and self._relist.is_set():  # request_relist() ran before the registration: it missed this one
+            self._release(response)
+            raise OSError("relist requested")
+        return response
+
+    def _get(self, **params: Any) -> urllib3.HTTPResponse:
+        """GET the kind's collection with params (kubernetes client keywords) and its selectors; the unread response.
+
+        Raises _Gone for HTTP 410, _NotServed for 404, ApiException for other non-2xx answers.
         """
         r = self._resource
         params = {**params, **r.selectors(), "_preload_content": False}
@@ -508,11 +595,6 @@ class Reflector:
             if exc.status == 404:
                 raise _NotServed(exc.reason) from None
             raise
-        with self._lock:
-            self._response = response
-        if self._stop.is_set():  # stop() ran between the request and the registration: it missed this one
-            self._release(response)
-            raise OSError("stopping")
         return response
 
     def _request(self, **params: Any) -> bytes:
@@ -527,6 +609,7 @@ class Reflector:
         with self._lock:
             if self._response is response:
                 self._response = None
+                self._watching = False
         response.close()
 
     def _post(self, steps: Iterator[None]) -> None:
@@ -538,6 +621,14 @@ class Reflector:
             self._loop.call_soon_threadsafe(self._view.submit, steps)
         except RuntimeError:  # the loop is closed: the server is gone
             self._stop.set()
+
+
+def _shut_down(response: urllib3.HTTPResponse) -> None:
+    """End a request in progress from another thread: its socket is shut down, so a blocked read returns."""
+    try:
+        response.shutdown()
+    except (ValueError, RuntimeError, OSError, NotImplementedError, AttributeError):
+        response.close()  # urllib3 < 2.3 or released already: closing is the best remaining option
 
 
 def _raw_key(kind: str, raw: dict[str, Any]) -> Key:
@@ -568,7 +659,7 @@ def _lines(response: urllib3.HTTPResponse) -> Iterator[bytes]:
         yield pending
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     """The cause of a failed list or watch in one line: `HTTP 403 Forbidden: <the Status message>` (the API server's
     own words: who may not do what), or the transport error (`NewConnectionError: …`)."""
     if not isinstance(exc, ApiException):

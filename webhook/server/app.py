@@ -18,13 +18,20 @@ client CA): such a request is never read, let alone judged.
 Everything else is 200 with the AdmissionReview from `Outcome.review`. A failure outside the validators
 (which `judge` already turns into denials) never escapes as HTTP 500: it becomes a 200 denial with
 status.code 500 (`responses.errored`) when the request uid is known, else 400. The uid, kind and operation of
-such a request come from the envelope `judge` hands over once the body is parsed (`on_envelope`); the body is
-read again, best effort, only when that parse itself did not finish.
+such a request come from the envelope of its parse (`parse_review`, which the handler runs before judging); the
+body is read again, best effort, only when that parse itself did not finish.
 `?timeout=10s` (the kube-apiserver's deadline, Go duration or plain seconds) bounds the work: `judge` runs
 inline on the event loop under a `Deadline` of 90 % of the timeout, counted from receipt (the rest is left
 for the answer to travel back). Past it, judging is cut off and the request is denied, fail closed like the
 webhook's `failurePolicy: Fail`, with status.code 504 and reason `Timeout` (`responses.timed_out`; the Kubernetes
 status for "could not be completed within the given time"; clients may retry); the outcome label is `timeout`.
+A removal whose in-use answer reads the cluster (a CloudProfile or NamespacedCloudProfile UPDATE that takes versions
+away, a DELETE of one: `admission.kinds_to_confirm`) is judged only after the live view confirmed the kinds that
+answer reads current with the API server (`cluster.current`). The request waits for that on the loop, between
+parsing and judging and outside the timer, for at most CONFIRM_SHARE of what remains of its budget, so that judging
+keeps the rest; it keeps its body slot meanwhile (the body stays in memory). A kind not confirmed in time is judged
+as unknown: CLUSTER-001, per `cluster.failClosed`. Every other request reads nothing from the API server, and with
+a static view (a snapshot, current by definition) no request asks.
 """
 
 from __future__ import annotations
@@ -41,7 +48,8 @@ from typing import Any, Final
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from webhook.admission import BadReview, Envelope, Memo, Outcome, judge
+from webhook.admission import BadReview, Envelope, Memo, Outcome, judge, kinds_to_confirm, parse_review
+from webhook.cluster.current import ConfirmingView, ConsistentRead, Unconfirmed
 from webhook.cluster.view import ClusterView
 from webhook.responses import errored, timed_out
 from webhook.server.deadline import Deadline, DeadlineExceeded
@@ -57,6 +65,7 @@ MAX_TIMEOUT_SECONDS: Final = 30.0  # the API server caps webhook timeouts at 30 
 _DURATION: Final = re.compile(r"(?P<value>\d+(?:\.\d+)?|\.\d+)(?P<unit>ms|s|m|h)?")
 _UNIT_SECONDS: Final = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 TIMEOUT_SHARE: Final = 0.9  # of the request's timeout spent judging at most; the rest is for the answer
+CONFIRM_SHARE: Final = 0.8  # of what remains of that budget a removal may wait for the view; the rest judges it
 
 SETTINGS = web.AppKey("settings", Settings)
 VIEW = web.AppKey("view", ClusterView)
@@ -100,6 +109,7 @@ class InFlight:
 
 IN_FLIGHT = web.AppKey("in_flight", InFlight)
 MEMO = web.AppKey("memo", Memo)  # per worker: parsed and decoded entries, recent objects, re-applied verdicts
+CONFIRMS = web.AppKey("confirms_current", bool)  # the view can confirm it is current (a live view)
 
 
 def create_app(
@@ -125,6 +135,7 @@ def create_app(
     app[IN_FLIGHT] = InFlight()
     app[BODY_GATE] = BodyGate(max_bodies_in_memory)
     app[MEMO] = Memo()
+    app[CONFIRMS] = isinstance(view, ConfirmingView)
     app.router.add_post("/validate", handle_validate)
     app.cleanup_ctx.append(_deadline_handler)
     return app
@@ -221,17 +232,18 @@ async def _validate(request: web.Request) -> web.Response:
             if request.transport is not None:
                 request.transport.close()  # flushes the 408 first; aiohttp would otherwise linger for the rest
             return response
-        envelopes: list[Envelope] = []  # judge hands it over once parsed: whom to answer if judging then fails
+        envelopes: list[Envelope] = []  # once parsed: whom to answer if judging then fails
         try:
             with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
-                outcome = judge(
-                    body,
-                    view=app[VIEW],
-                    settings=app[SETTINGS],
-                    now=now,
-                    on_envelope=envelopes.append,
-                    memo=app[MEMO],
-                )
+                review = parse_review(body)
+                envelopes.append(review.envelope)
+                # () unless a removal's in-use answer is at stake; a static view is a snapshot: nothing to ask
+                kinds = kinds_to_confirm(review, memo=app[MEMO]) if app[CONFIRMS] else ()
+            view = app[VIEW]
+            if kinds:
+                view = await _confirmed_view(app, kinds, CONFIRM_SHARE * (budget - (time.perf_counter() - started)))
+            with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
+                outcome = judge(body, view=view, settings=app[SETTINGS], now=now, memo=app[MEMO], review=review)
             payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
         except BadReview as exc:
             return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))
@@ -255,6 +267,23 @@ async def _validate(request: web.Request) -> web.Response:
     )
     _log_outcome(outcome, decision, seconds, timeout_seconds)
     return web.Response(body=payload, content_type="application/json")
+
+
+async def _confirmed_view(app: web.Application, kinds: Sequence[str], seconds: float) -> ClusterView:
+    """The view a removal is judged against: the app's, once it confirmed `kinds` current with the API server within
+    `seconds`; where it could not, the app's view with those kinds unknown (their in-use findings become CLUSTER-001,
+    per cluster.failClosed). A view that cannot confirm (static: a snapshot) is current by definition.
+
+    Waits on the loop (the live view reads the API server in worker threads); counts each kind's result."""
+    view = app[VIEW]
+    if not isinstance(view, ConfirmingView):
+        return view
+    results = await view.confirm_current(kinds, seconds)
+    metrics = app[METRICS]
+    for kind, result in results.items():
+        metrics.consistent_read(kind, result)
+    unconfirmed = frozenset(kind for kind, result in results.items() if result is ConsistentRead.UNCONFIRMED)
+    return Unconfirmed(view, unconfirmed) if unconfirmed else view
 
 
 def _decision(outcome: Outcome) -> RequestOutcome:
@@ -335,7 +364,7 @@ def _timed_out(
 
 
 def _identify(envelopes: Sequence[Envelope], body: bytes) -> tuple[str, str, str]:
-    """(uid, kind, operation) of a request `judge` did not answer, from the envelope it handed over.
+    """(uid, kind, operation) of a request `judge` did not answer, from the envelope of its parse (`parse_review`).
 
     Without one, the body's parse did not finish: the deadline fired while a huge body was parsed (pydantic-core
     parses in one C call, so the parsed review is lost when the alarm is raised after it) or memory ran out. Only

@@ -26,6 +26,9 @@ the validator function a crash is attributed to), a fixed set.
 - `gardener_webhook_cluster_not_found_total{kind}` (live view): 404 answers for a kind listed before (last state kept).
 - `gardener_webhook_build_info{version, python}`: always 1; which gardener-webhook runs, on which Python (the
   `*_build_info` convention of Prometheus' own exporters: join it onto other series, or count versions in a rollout).
+- `gardener_webhook_cluster_consistent_reads_total{kind, result}` (live view): per kind read before a removal was
+  judged, how the view was confirmed current with the API server: `current` (it was), `watch` (its watch caught
+  up), `relist` (a relist was needed) or `unconfirmed` (not in time: the in-use findings became CLUSTER-001).
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ class Metrics:
     in_flight: Gauge
     rule_decisions: Counter
     warnings: Counter
+    consistent_reads: Counter
     # (metric, label values) -> child. `labels()` validates and locks on every call; a child, once made, is kept by
     # prometheus_client for good, so it is looked up once. Bounded like the label values (closed sets).
     _children: dict[tuple[object, ...], Any] = field(default_factory=dict)
@@ -122,7 +126,14 @@ class Metrics:
             ("version", "python"),
             registry=registry,
         ).labels(__version__, platform.python_version()).set(1)
-        return cls(registry, requests, duration, codes, in_flight, rule_decisions, warnings)
+        consistent_reads = Counter(
+            "gardener_webhook_cluster_consistent_reads",
+            "Kinds confirmed current with the API server before a removal was judged, by kind and result "
+            "(current, watch, relist; unconfirmed: CLUSTER-001).",
+            ("kind", "result"),
+            registry=registry,
+        )
+        return cls(registry, requests, duration, codes, in_flight, rule_decisions, warnings, consistent_reads)
 
     def observe(
         self,
@@ -147,6 +158,11 @@ class Metrics:
             self._child(self.rule_decisions, rule, "warn").inc()
         if warnings:
             self._child(self.warnings, label).inc(warnings)
+
+    def consistent_read(self, kind: str, result: str) -> None:
+        """Count one kind's confirmation before a removal was judged (kind: a kind of the cluster view; result: a
+        `cluster.current.ConsistentRead` value)."""
+        self._child(self.consistent_reads, kind, result).inc()
 
     def _child(self, metric: Counter | Histogram, *values: str) -> Any:
         """metric.labels(*values), made once."""

@@ -126,6 +126,7 @@ KIND: Final = KindValidator(
     prepare=prepare,
     shared_lists=SHARED_LISTS,
     reuse_unchanged=True,  # its clock rules read only its own dates (admission.Memo)
+    needs_current_view=in_use.needs_current_view,
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_delete", "validate_update"]

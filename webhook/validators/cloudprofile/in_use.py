@@ -28,7 +28,7 @@ from webhook.cluster.view import (
     WorkerRef,
 )
 from webhook.field import ROOT, SPEC, FieldPath, Finding, Rule
-from webhook.kinds import cluster_state_unknown
+from webhook.kinds import Operation, cluster_state_unknown
 from webhook.models.core import CapabilityDefinition, CloudProfile, CloudProfileSpec, NamespacedCloudProfile
 from webhook.profiles import ARCHITECTURE
 
@@ -116,6 +116,38 @@ def _removed_capabilities(
         if gone:
             removed.append((definition.name, gone))
     return tuple(removed)
+
+
+def needs_current_view(operation: Operation, new: CloudProfile | None, old: CloudProfile | None) -> tuple[str, ...]:
+    """REFERRER_KINDS for an UPDATE that takes something away (`_ProfileDiff.takes_away`) or a DELETE, when the
+    profile is not being deleted already; else (). The server confirms those kinds current before it judges
+    (`kinds.KindValidator.needs_current_view`), so that a Shoot created a moment ago is in the answer."""
+    if operation is Operation.DELETE:
+        return () if old is not None and old.metadata.deletion_timestamp is not None else REFERRER_KINDS
+    if operation is not Operation.UPDATE or new is None or old is None or new.metadata.deletion_timestamp is not None:
+        return ()
+    return REFERRER_KINDS if _takes_away(new.spec, old.spec) else ()
+
+
+def _takes_away(new: CloudProfileSpec, old: CloudProfileSpec) -> bool:
+    """Whether the update takes away what Shoots or child profiles may use: Kubernetes or machine image versions,
+    images, capability values; or changes the node limit. Additions alone (REF-CP-004) do not.
+
+    `_ProfileDiff.of(new, old)` has one of kubernetes, image_versions, limits or capabilities exactly then; this asks
+    with early exits and without building the diff, since every UPDATE of a profile asks it (a GitOps stream's too).
+    """
+    kept = {v.version for v in new.kubernetes.versions}
+    if any(v.version not in kept for v in old.kubernetes.versions):
+        return True
+    images = {image.name: image.versions for image in new.machine_images}  # by name, the last one, as the diff
+    for image in {image.name: image for image in old.machine_images}.values():
+        versions = images.get(image.name)
+        if versions is None:
+            return True
+        listed = {v.version for v in versions}
+        if any(v.version not in listed for v in image.versions):
+            return True
+    return new.limits != old.limits or bool(_removed_capabilities(new.machine_capabilities, old.machine_capabilities))
 
 
 def validate_not_in_use(new: CloudProfile, old: CloudProfile, view: ClusterView) -> list[Finding]:

@@ -128,6 +128,7 @@ KIND: Final = KindValidator(
         ("status", "cloudProfileSpec", "volumeTypes"),
         ("status", "cloudProfileSpec", "regions"),
     ),
+    needs_current_view=in_use.needs_current_view,
 )
 
 

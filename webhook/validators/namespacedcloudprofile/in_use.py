@@ -13,7 +13,7 @@ from typing import Final
 
 from webhook.cluster.view import CLOUD_PROFILE, SHOOT, ClusterView, ObjectKey, ProfileKey
 from webhook.field import ROOT, SPEC, Finding, Rule
-from webhook.kinds import cluster_state_unknown
+from webhook.kinds import Operation, cluster_state_unknown
 from webhook.models.core import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.versions import Classification, current_classification
@@ -66,6 +66,20 @@ def _removed_overrides(
         if gone:
             images[image.name] = tuple(dict.fromkeys((*images.get(image.name, ()), *gone)))
     return kubernetes, images
+
+
+def needs_current_view(
+    operation: Operation, new: NamespacedCloudProfile | None, old: NamespacedCloudProfile | None
+) -> tuple[str, ...]:
+    """The kinds REF-DEL-002 reads (Shoots) for a DELETE of a profile not being deleted already, and those REF-NCP-001
+    reads (the parent CloudProfile, Shoots) for an UPDATE that removes overrides or changes the limits; else ().
+    The server confirms them current before it judges (`kinds.KindValidator.needs_current_view`)."""
+    if operation is Operation.DELETE:
+        return () if old is not None and old.metadata.deletion_timestamp is not None else (SHOOT,)
+    if operation is not Operation.UPDATE or new is None or old is None or new.metadata.deletion_timestamp is not None:
+        return ()
+    kubernetes, images = _removed_overrides(new.spec, old.spec)
+    return (CLOUD_PROFILE, SHOOT) if kubernetes or images or new.spec.limits != old.spec.limits else ()
 
 
 @REF_NCP_001.check
