@@ -3,14 +3,20 @@
 The server runs in a subprocess with test-sized bounds (`serve_with_limits`): a read timeout of 0.5 s instead
 of 10 s, a handshake timeout of 0.5 s, 3 connections. Each test measures how long the server took to act
 and prints it, then checks it against the bound plus one sweep (1 s) of slack for a loaded CI machine.
+The tests of whose fault a late body is (503 or 408) serve the app in-process instead: they hold the body gate
+themselves and replace judging, so that what happens is decided by events, not by how fast the machine is. Their
+clients run in threads of their own, as a real API server sends whatever this process is doing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import http.client
 import json
 import signal
 import socket
+import ssl
 import statistics
 import sys
 import threading
@@ -18,13 +24,24 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
+from prometheus_client import CollectorRegistry
 
-from tests.builders import cloud_profile_dict, review_bytes
+from tests.builders import DEFAULT_SETTINGS, EMPTY_VIEW, cloud_profile_dict, review_bytes
 from tests.server.processes import ServeProcess, wait_for
-from webhook.server.limits import MAX_BODIES_IN_MEMORY
+from webhook.server import app as app_module
+from webhook.server import create_app
+from webhook.server.app import BODY_GATE
+from webhook.server.limits import (
+    BODY_STALL_SECONDS,
+    MAX_BODIES_IN_MEMORY,
+    RETRY_AFTER_SECONDS,
+    BodyGate,
+    client_stalled,
+)
 
 READ_TIMEOUT = 0.5
 HANDSHAKE_TIMEOUT = 0.5
@@ -264,3 +281,199 @@ def test_the_first_client_error_line_after_a_quiet_stretch_counts_the_suppressed
     assert (line.levelname, line.getMessage(), line.peer, line.error, line.suppressed, line.exc_info) == (  # type: ignore[attr-defined]
         "WARNING", "client error: request rejected", "10.0.0.7", "ValueError: bad request", 2, None,
     )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------ whose fault a late body is
+
+JSON = {"Content-Type": "application/json"}
+
+
+def _large_body(mib: float, uid: str) -> bytes:
+    """An AdmissionReview of about `mib` MiB (a CloudProfile of duplicate Kubernetes versions)."""
+    entry = {"version": "1.33.2"}
+    return review_bytes(cloud_profile_dict(kubernetes={"versions": [entry] * int(mib * 2**20 / 20)}), uid=uid)
+
+
+def _post(port: int, context: ssl.SSLContext, body: bytes, timeout: str) -> tuple[int, dict[str, str], bytes]:
+    """POST body in full from this (worker) thread, as the kube-apiserver does: (status, headers, answer)."""
+    connection = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=120)
+    try:
+        connection.request("POST", f"/validate?timeout={timeout}", body=body, headers=JSON)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def _registry_answers(registry: CollectorRegistry) -> float:
+    return sum(
+        sample.value
+        for metric in registry.collect()
+        if metric.name == "gardener_webhook_http_requests"
+        for sample in metric.samples
+        if sample.name.endswith("_total")
+    )
+
+
+def _assert_overload_answer(status: int, headers: dict[str, str], answer: bytes) -> None:
+    """200 with an AdmissionReview, or 503/429 with Retry-After: never the client's fault."""
+    if status == 200:
+        assert json.loads(answer)["kind"] == "AdmissionReview"
+    else:
+        assert status in (503, 429), (status, answer)
+        assert headers.get("Retry-After") == str(RETRY_AFTER_SECONDS), headers
+
+
+async def test_concurrent_large_reviews_sent_in_full_are_never_blamed_on_the_client(
+    aiohttp_server: Any, server_ssl_context: ssl.SSLContext, client_ssl_context: ssl.SSLContext,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """Twelve 6 MiB reviews for two body slots, each judged until its request's deadline (a review that takes the
+    whole budget): the gate stays saturated past every budget. Before, a request handed its slot as its budget ran
+    out had its body read blamed on the client (408)."""
+    concurrent_reviews, slots = 12, 2
+
+    def judge_until_the_deadline(body: bytes, **kwargs: Any) -> Any:
+        while True:  # cut off by the request's deadline (SIGALRM), as a huge review would be
+            pass
+
+    monkeypatch.setattr(app_module, "judge", judge_until_the_deadline)
+    registry = CollectorRegistry()
+    app = create_app(DEFAULT_SETTINGS, EMPTY_VIEW, registry=registry, max_bodies_in_memory=slots)
+    server = await aiohttp_server(app, ssl=server_ssl_context)
+    gate = app[BODY_GATE]
+    for _ in range(slots):  # hold the slots until every request waits for one
+        assert await gate.acquire(60) == 0.0
+    body = _large_body(6, "large")
+    loop = asyncio.get_running_loop()
+    with concurrent.futures.ThreadPoolExecutor(concurrent_reviews) as clients:
+        posts = asyncio.gather(
+            *(loop.run_in_executor(clients, _post, server.port, client_ssl_context, body, "2s")
+              for _ in range(concurrent_reviews))
+        )  # fmt: skip
+        # Every request waits for a slot, or (on a machine too slow to queue them within 2 s) was already answered.
+        while gate.waiting + _registry_answers(registry) < concurrent_reviews:
+            await asyncio.sleep(0.01)
+        for _ in range(slots):
+            gate.release()
+        answers = await posts
+    print(f"\nanswers by status: {sorted(status for status, _, _ in answers)}")
+    for answer in answers:
+        _assert_overload_answer(*answer)
+    assert registry.get_sample_value("gardener_webhook_http_requests_total", {"code": "408"}) is None
+
+
+async def test_a_body_that_arrived_while_another_review_held_the_loop_is_503(
+    aiohttp_server: Any, server_ssl_context: ssl.SSLContext, client_ssl_context: ssl.SSLContext,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A request reads its body (slot granted at once); another request's judging holds the event loop past the
+    first one's budget while its client sends the rest. The budget ran out with the client's bytes unread: 503."""
+    timeout_seconds = 2.0
+    reading, go_on = asyncio.Event(), threading.Event()
+    real_read_body, real_judge = app_module.read_body, app_module.judge
+
+    async def noting_the_read(content: Any, **kwargs: Any) -> bytes:
+        reading.set()
+        return await real_read_body(content, **kwargs)
+
+    def judge_holding_the_loop(body: bytes, **kwargs: Any) -> Any:
+        go_on.set()  # the first client sends the rest of its body now, while this loop does nothing else
+        time.sleep(timeout_seconds)  # the first request's whole timeout: past its budget, however fast the machine
+        return real_judge(body, **kwargs)
+
+    monkeypatch.setattr(app_module, "read_body", noting_the_read)
+    monkeypatch.setattr(app_module, "judge", judge_holding_the_loop)
+    registry = CollectorRegistry()
+    server = await aiohttp_server(create_app(DEFAULT_SETTINGS, EMPTY_VIEW, registry=registry), ssl=server_ssl_context)
+    body = _large_body(2, "late")
+    head = (
+        f"POST /validate?timeout={timeout_seconds:g}s HTTP/1.1\r\nHost: localhost\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+
+    def client_sending_in_two_parts() -> bytes:
+        with (
+            socket.create_connection(("127.0.0.1", server.port), timeout=60) as raw,
+            client_ssl_context.wrap_socket(raw, server_hostname="localhost") as tls,
+        ):
+            tls.sendall(head + body[: len(body) // 2])
+            assert go_on.wait(60)
+            tls.sendall(body[len(body) // 2 :])
+            answer = b""
+            while chunk := tls.recv(65536):
+                answer += chunk
+                if b"\r\n\r\n" in answer:
+                    return answer
+            return answer
+
+    first = asyncio.ensure_future(asyncio.to_thread(client_sending_in_two_parts))
+    await asyncio.wait_for(reading.wait(), 60)
+    other = await asyncio.to_thread(
+        _post, server.port, client_ssl_context, review_bytes(cloud_profile_dict(), uid="other"), "30s"
+    )
+    answer = await first
+    assert other[0] == 200 and json.loads(other[2])["response"]["allowed"] is True
+    assert answer.startswith(b"HTTP/1.1 503 "), answer
+    assert f"Retry-After: {RETRY_AFTER_SECONDS}".encode() in answer
+    assert registry.get_sample_value("gardener_webhook_http_requests_total", {"code": "408"}) is None
+
+
+async def test_a_client_that_stalls_mid_body_after_waiting_for_its_slot_gets_408(
+    aiohttp_server: Any, server_ssl_context: ssl.SSLContext, client_ssl_context: ssl.SSLContext,
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    """Waiting for the slot does not excuse a client that then sends nothing: 408 and the connection closed.
+    (The request that got its slot at once is test_half_a_body_is_answered_408_and_closed.)"""
+    timeout_seconds = 4 * BODY_STALL_SECONDS  # budget 3.6 s: the stall is seen for 1 s with room to spare
+    app = create_app(DEFAULT_SETTINGS, EMPTY_VIEW, registry=CollectorRegistry(), max_bodies_in_memory=1)
+    server = await aiohttp_server(app, ssl=server_ssl_context)
+    gate = app[BODY_GATE]
+    assert await gate.acquire(60) == 0.0
+    body = review_bytes(cloud_profile_dict(), uid="stalled")
+    reader, writer = await asyncio.open_connection(
+        "127.0.0.1", server.port, ssl=client_ssl_context, server_hostname="localhost"
+    )
+    writer.write(
+        f"POST /validate?timeout={timeout_seconds:g}s HTTP/1.1\r\nHost: localhost\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        + body[: len(body) // 2]
+    )
+    await writer.drain()
+    while gate.waiting < 1:
+        await asyncio.sleep(0.01)
+    gate.release()
+    data = await asyncio.wait_for(reader.read(), 60)  # until the server closes
+    writer.close()
+    assert data.startswith(b"HTTP/1.1 408 "), data
+    (rejected,) = [r for r in caplog.records if r.getMessage() == "admission request rejected"]
+    assert rejected.http_status == 408 and rejected.received_bytes == len(body) // 2  # type: ignore[attr-defined]
+    assert rejected.gate_wait_ms > 0  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("unread", "waited", "quiet_seconds", "stalled"),
+    [
+        pytest.param(True, False, 5.0, False, id="bytes-waiting-to-be-read"),
+        pytest.param(True, True, 5.0, False, id="bytes-waiting-after-the-gate"),
+        pytest.param(False, False, 0.0, True, id="slot-at-once-nothing-more-sent"),
+        pytest.param(False, True, BODY_STALL_SECONDS, True, id="after-the-gate-quiet-for-the-stall-time"),
+        pytest.param(False, True, BODY_STALL_SECONDS / 2, False, id="after-the-gate-still-sending"),
+    ],
+)
+def test_whose_fault_a_late_body_is(unread: bool, waited: bool, quiet_seconds: float, stalled: bool) -> None:
+    assert client_stalled(unread=unread, waited=waited, quiet_seconds=quiet_seconds) is stalled
+
+
+async def test_a_slot_handed_over_after_the_deadline_is_given_back() -> None:
+    """A judge that holds the loop past a waiter's deadline may free its slot before the waiter's timer runs: the
+    waiter must not take a slot it has no budget left for."""
+    gate = BodyGate(1)
+    assert await gate.acquire(1) == 0.0
+    waiter = asyncio.ensure_future(gate.acquire(0.05))
+    while gate.waiting < 1:
+        await asyncio.sleep(0)
+    time.sleep(0.1)  # noqa: ASYNC251 - a judge holding the loop past the waiter's deadline (any span over 0.05 s)
+    gate.release()
+    assert await waiter is None
+    assert await gate.acquire(1) == 0.0  # the slot is free again

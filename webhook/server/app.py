@@ -8,9 +8,11 @@ Transport checks run first, cheapest first (DESIGN.md §2, as controller-runtime
      `client_max_size` while reading a chunked body. aiohttp drains the unread body after answering,
      so the client reads the 413 instead of a reset connection.
   3. At most `max_bodies_in_memory` requests read and judge a body at once (`limits.BodyGate`): the others wait
-     for a slot within their budget, else 503 (nothing read, so no uid to deny: the API server applies the
-     webhook's failurePolicy). The body must then arrive within the request's budget, else 408 and the
-     connection is closed.
+     for a slot within their budget. The body must then be read within what is left of the budget
+     (`limits.read_body`). When it is not, the answer names whose fault that is: 503 with `Retry-After` when the
+     server did not get to the body (no slot in time, or bytes the client had sent still unread: an overload;
+     nothing was judged, so there is no uid to deny and the API server applies the webhook's failurePolicy), 408
+     and the connection closed when the client stopped sending (`limits.client_stalled`).
   4. A body that is not a usable AdmissionReview v1 (`BadReview`) → 400 with a short text reason.
 Before all of them, with `client_cns` set (`serve --client-cn`), a client certificate whose common name is
 not in the allow-list gets 403 (the TLS layer already refused clients without a certificate from the
@@ -45,7 +47,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from aiohttp import web
+from aiohttp import hdrs, web
 from prometheus_client import CollectorRegistry
 
 from webhook.admission import BadReview, Envelope, Memo, Outcome, judge, kinds_to_confirm, parse_review
@@ -53,7 +55,14 @@ from webhook.cluster.current import ConfirmingView, ConsistentRead, Unconfirmed
 from webhook.cluster.view import ClusterView
 from webhook.responses import errored, timed_out
 from webhook.server.deadline import Deadline, DeadlineExceeded
-from webhook.server.limits import MAX_BODIES_IN_MEMORY, BodyGate
+from webhook.server.limits import (
+    MAX_BODIES_IN_MEMORY,
+    RETRY_AFTER_SECONDS,
+    BodyGate,
+    BodyTimeout,
+    BodyTooLarge,
+    read_body,
+)
 from webhook.server.metrics import Metrics, RequestOutcome
 from webhook.settings import Settings
 
@@ -182,7 +191,8 @@ def peer_common_name(request: web.Request) -> str | None:
 
 
 async def handle_validate(request: web.Request) -> web.Response:
-    """Judge one AdmissionReview; statuses: 200 (any decision), 400, 403, 408, 413, 415, 503 (never 500)."""
+    """Judge one AdmissionReview; statuses: 200 (any decision), 400, 403, 408, 413, 415, 503 with Retry-After
+    (never 500)."""
     metrics, in_flight = request.app[METRICS], request.app[IN_FLIGHT]
     metrics.in_flight.inc()
     in_flight.enter()
@@ -213,19 +223,28 @@ async def _validate(request: web.Request) -> web.Response:
         return _reject(request, started, 413, RequestOutcome.TOO_LARGE, too_large)
     gate = app[BODY_GATE]
     budget = TIMEOUT_SHARE * timeout_seconds
-    if not await gate.acquire(budget - (time.perf_counter() - started)):
-        # Nothing was read, so there is no uid to deny: the API server applies the webhook's failurePolicy.
+    waited = await gate.acquire(budget - (time.perf_counter() - started))
+    if waited is None:
         reason = f"too many large requests in progress; not judged within {timeout_seconds:g}s"
-        return _reject(request, started, 503, RequestOutcome.TIMEOUT, reason)
+        return _overloaded(request, started, reason)
     try:
         try:
             # The body must arrive within the request's own budget: the API server stops waiting then anyway.
-            body = await asyncio.wait_for(request.read(), max(budget - (time.perf_counter() - started), 0.0))
-        except web.HTTPRequestEntityTooLarge:
+            body = await read_body(
+                request.content,
+                timeout=budget - (time.perf_counter() - started),
+                max_bytes=limit,
+                waited=waited > 0.0,
+            )
+        except BodyTooLarge:
             return _reject(request, started, 413, RequestOutcome.TOO_LARGE, too_large)
-        except TimeoutError:
+        except BodyTimeout as exc:
+            gate_wait = {"gate_wait_ms": round(waited * 1000, 3), "received_bytes": exc.received}
+            if not exc.client_stalled:
+                reason = f"too many large requests in progress; request body not read within {timeout_seconds:g}s"
+                return _overloaded(request, started, reason, **gate_wait)
             reason = f"request body not received within the request's timeout of {timeout_seconds:g}s"
-            response = _reject(request, started, 408, RequestOutcome.BAD_REQUEST, reason)
+            response = _reject(request, started, 408, RequestOutcome.BAD_REQUEST, reason, **gate_wait)
             response.force_close()
             await response.prepare(request)
             await response.write_eof()
@@ -320,7 +339,7 @@ def _log_outcome(outcome: Outcome, decision: RequestOutcome, seconds: float, tim
 
 
 def _reject(
-    request: web.Request, started: float, status: int, outcome: RequestOutcome, reason: str, **log: str
+    request: web.Request, started: float, status: int, outcome: RequestOutcome, reason: str, **log: str | float
 ) -> web.Response:
     """A transport-level rejection: plain-text reason, counted with empty kind/operation, logged with the peer address."""
     seconds = time.perf_counter() - started
@@ -336,6 +355,16 @@ def _reject(
     }
     logger.warning("admission request rejected", extra=fields)
     return web.Response(status=status, text=reason)
+
+
+def _overloaded(request: web.Request, started: float, reason: str, **log: str | float) -> web.Response:
+    """503 for a request the server did not get to within its budget, with `Retry-After` (every 503 of this app).
+
+    Nothing was judged, so there is no uid to answer: the API server applies the webhook's failurePolicy.
+    """
+    response = _reject(request, started, 503, RequestOutcome.TIMEOUT, reason, **log)
+    response.headers[hdrs.RETRY_AFTER] = str(RETRY_AFTER_SECONDS)
+    return response
 
 
 def _timed_out(

@@ -7,12 +7,19 @@ that does is stalled or hostile. The bounds, each a constant below:
 - At most MAX_CONNECTIONS connections (handshaking or open); one more is closed at once, never queued.
 - A request's head (request line and headers) arrives within REQUEST_READ_TIMEOUT_SECONDS of its first byte, or
   the connection is closed (slowloris; checked every SWEEP_SECONDS). The body must arrive within the request's
-  own judging budget (90 % of its `?timeout`, at most 27 s), else the handler answers 408 and closes (`app.py`).
-  An idle keep-alive connection between requests is not affected: it is closed by aiohttp's keep-alive timer.
+  own judging budget (90 % of its `?timeout`, at most 27 s; `read_body`). An idle keep-alive connection between
+  requests is not affected: it is closed by aiohttp's keep-alive timer.
 - At most MAX_BODIES_IN_MEMORY requests read and judge their body at a time (`BodyGate`); the others wait, their
-  bodies held back by TCP flow control, until a slot frees or their budget is spent (then 503: without the body
-  there is no uid to deny, so the API server applies the webhook's failurePolicy). Peak memory is then about that
+  bodies held back by TCP flow control, until a slot frees or their budget is spent. Peak memory is then about that
   many decoded reviews, whatever the number of concurrent requests (README "Reliability": the measured figure).
+Who is to blame when a body is not read within the budget decides the answer (`app.py` sends it):
+- the server (503 with `Retry-After: RETRY_AFTER_SECONDS`; aiohttp reads and drops the rest of the body and keeps
+  the connection): no slot freed in time, or bytes the client had sent were still waiting to be read when the
+  budget ran out (the loop was busy judging others, or the slot came too late to read them all). Without the body
+  there is no uid to deny, so the API server applies the webhook's failurePolicy, as for an overloaded webhook.
+- the client (408, connection closed): everything it sent had been read and it owed the rest (`client_stalled`).
+  A request that waited for its slot had less than its budget left, so it is blamed only when it also sent
+  nothing during the last BODY_STALL_SECONDS of the read.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Final, cast
 
-from aiohttp import web
+from aiohttp import StreamReader, web
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +39,9 @@ MAX_CONNECTIONS: Final = 1024
 REQUEST_READ_TIMEOUT_SECONDS: Final = 10.0
 SWEEP_SECONDS: Final = 1.0  # how often connections are checked for a stalled request head
 MAX_BODIES_IN_MEMORY: Final = 2  # judging runs on one loop anyway; two keeps reading overlapped with judging
+# A sender whose body is ready (the kube-apiserver marshals the whole review first) never pauses this long mid-body.
+BODY_STALL_SECONDS: Final = 1.0
+RETRY_AFTER_SECONDS: Final = 1  # after a 503: a slot frees as soon as one review has been judged
 
 
 class _Refused(asyncio.Protocol):
@@ -200,20 +210,91 @@ class GuardedTLSSite(web.TCPSite):
 class BodyGate:
     """At most `slots` requests read and judge their body at once; the others wait in arrival order.
 
-    `acquire(timeout)` returns False when no slot freed within `timeout` seconds (the caller answers as for a
-    timeout); `release()` frees the slot.
+    `acquire(timeout)` returns the seconds the caller waited for its slot (0.0: one was free at once), or None when
+    no slot freed within `timeout` seconds (the caller answers 503); `release()` frees the slot. `waiting`: how many
+    callers wait for a slot right now.
     """
 
     def __init__(self, slots: int = MAX_BODIES_IN_MEMORY) -> None:
         self.slots = slots
+        self.waiting = 0
         self._semaphore = asyncio.Semaphore(slots)
 
-    async def acquire(self, timeout: float) -> bool:
+    async def acquire(self, timeout: float) -> float | None:
+        if timeout <= 0:
+            return None
+        if not self._semaphore.locked():
+            await self._semaphore.acquire()  # a free slot: returns without suspending
+            return 0.0
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + timeout
+        self.waiting += 1
         try:
-            await asyncio.wait_for(self._semaphore.acquire(), max(timeout, 0.0))
+            async with asyncio.timeout_at(deadline):
+                await self._semaphore.acquire()
         except TimeoutError:
-            return False
-        return True
+            return None
+        finally:
+            self.waiting -= 1
+        now = loop.time()
+        if now >= deadline:
+            # The slot was handed over after a judge held the loop past the deadline: no budget is left to use it.
+            self._semaphore.release()
+            return None
+        return now - started
 
     def release(self) -> None:
         self._semaphore.release()
+
+
+class BodyTooLarge(Exception):
+    """The body exceeds `max_bytes` (HTTP 413)."""
+
+
+class BodyTimeout(Exception):
+    """The body was not read within the budget. client_stalled: the client's fault (`client_stalled`); received:
+    body bytes read before the budget ran out."""
+
+    def __init__(self, *, client_stalled: bool, received: int) -> None:
+        super().__init__("request body not read within the budget")
+        self.client_stalled = client_stalled
+        self.received = received
+
+
+async def read_body(content: StreamReader, *, timeout: float, max_bytes: int, waited: bool) -> bytes:
+    """The whole body of a request, read within `timeout` seconds (the budget left after the gate).
+
+    content: the request's payload stream. waited: whether the request waited for its `BodyGate` slot.
+    Raises BodyTooLarge past `max_bytes` bytes, BodyTimeout when the budget runs out (saying whose fault that is),
+    and what the stream raises when the client breaks off.
+    """
+    loop = asyncio.get_running_loop()
+    chunks: list[bytes] = []
+    size = 0
+    last = loop.time()  # of the last bytes read; the quiet stretch of a stalled client starts here at the latest
+    try:
+        async with asyncio.timeout_at(last + max(timeout, 0.0)):
+            while chunk := await content.readany():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise BodyTooLarge(f"request body exceeds {max_bytes} bytes")
+                chunks.append(chunk)
+                last = loop.time()
+    except TimeoutError:
+        # Bytes fed to the stream but not read yet arrived while this loop was busy: the server's delay.
+        unread = content.total_bytes > size
+        stalled = client_stalled(unread=unread, waited=waited, quiet_seconds=loop.time() - last)
+        raise BodyTimeout(client_stalled=stalled, received=size) from None
+    return b"".join(chunks)
+
+
+def client_stalled(*, unread: bool, waited: bool, quiet_seconds: float) -> bool:
+    """Whether a body read that ran out of budget is the client's fault (HTTP 408) rather than the server's (503).
+
+    unread: the stream held bytes the server had not read yet. waited: the request waited for its body slot, so
+    the gate took part of its budget. quiet_seconds: time since the read last got bytes (or started). Pure.
+    """
+    if unread:
+        return False
+    return not waited or quiet_seconds >= BODY_STALL_SECONDS
