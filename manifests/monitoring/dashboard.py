@@ -152,8 +152,14 @@ ROWS: Final[tuple[tuple[str, tuple[Panel, ...]], ...]] = (
             ),
             Panel(
                 "Certificate reloads",
-                "Serving certificate reloads. failure: a changed pair was refused and the last good one stays in use.",
-                ((rate("gardener_webhook_certificate_reloads_total", "result"), "{{result}}"),),
+                "Reloads of the serving certificate (serving) and of the client CA bundle (client-ca). failure: "
+                "changed files were refused and the last good ones stay in use.",
+                (
+                    (
+                        rate("gardener_webhook_certificate_reloads_total", "certificate, result"),
+                        "{{certificate}} {{result}}",
+                    ),
+                ),
                 unit="short",
             ),
         ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import ssl
 import time
@@ -22,6 +23,7 @@ from webhook.server.metrics import CertificateMetrics
 from webhook.server.tls import TLSError, server_context
 
 POLL_SECONDS = 0.05
+RELOADS = "gardener_webhook_certificate_reloads_total"
 JSON = {"Content-Type": "application/json"}
 
 
@@ -113,9 +115,9 @@ def test_symlink_swap_is_picked_up_and_new_contexts_carry_no_callback(volume: Se
     assert watcher.reload() is True
     assert watcher.current is not watcher.context
     assert watcher.current.sni_callback is None and watcher.context.sni_callback is not None
-    assert sample(registry, "gardener_webhook_certificate_reloads_total", result="success") == 1.0
+    assert sample(registry, RELOADS, certificate="serving", result="success") == 1.0
     assert watcher.reload() is None  # same bytes again: no swap, nothing counted
-    assert sample(registry, "gardener_webhook_certificate_reloads_total", result="success") == 1.0
+    assert sample(registry, RELOADS, certificate="serving", result="success") == 1.0
 
 
 @pytest.mark.parametrize(
@@ -137,12 +139,12 @@ def test_broken_pair_is_refused_once_and_the_last_good_one_stays(
     assert watcher.reload() is False
     assert watcher.reload() is None  # the same broken content: logged and counted once
     assert watcher.current is good
-    assert sample(registry, "gardener_webhook_certificate_reloads_total", result="failure") == 1.0
+    assert sample(registry, RELOADS, certificate="serving", result="failure") == 1.0
     refused = [r for r in caplog.records if r.getMessage().startswith("new serving certificate refused")]
     assert len(refused) == 1 and refused[0].levelname == "ERROR"
     volume.swap(*pair(ca, "repaired"))
     assert watcher.reload() is True
-    assert sample(registry, "gardener_webhook_certificate_reloads_total", result="success") == 1.0
+    assert sample(registry, RELOADS, certificate="serving", result="success") == 1.0
 
 
 def test_an_unusable_pair_at_start_fails_fast(tmp_path: Path, ca: trustme.CA) -> None:
@@ -220,22 +222,75 @@ async def test_rotation_under_load_fails_no_request(aiohttp_server: Any, volume:
         await asyncio.gather(*clients)
     assert failures == []
     assert counts["fresh"] > 10 and counts["kept"] > 10
-    assert sample(registry, "gardener_webhook_certificate_reloads_total", result="success") == 2.0
-    assert sample(registry, "gardener_webhook_certificate_reloads_total", result="failure") == 1.0
+    assert sample(registry, RELOADS, certificate="serving", result="success") == 2.0
+    assert sample(registry, RELOADS, certificate="serving", result="failure") == 1.0
 
 
-def test_client_ca_change_rebuilds_the_context(tmp_path: Path, volume: SecretVolume, ca: trustme.CA) -> None:
+def client_ca_watcher(volume: SecretVolume, bundle: Path, registry: CollectorRegistry) -> CertificateWatcher:
     from webhook.server.tls import TLSOptions
 
-    bundle = tmp_path / "client-ca.pem"
-    ca.cert_pem.write_to_path(str(bundle))
-    watcher = CertificateWatcher(
+    return CertificateWatcher(
         volume.cert,
         volume.key,
         build=functools.partial(server_context, options=TLSOptions(client_ca=bundle)),
-        extra=(bundle,),
+        client_ca=bundle,
         poll_seconds=POLL_SECONDS,
+        metrics=CertificateMetrics.create(registry),
     )
+
+
+def test_a_client_ca_change_rebuilds_the_context_and_names_the_bundle(
+    tmp_path: Path, volume: SecretVolume, ca: trustme.CA, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="webhook.server.certwatch")
+    bundle = tmp_path / "client-ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    registry = CollectorRegistry()
+    watcher = client_ca_watcher(volume, bundle, registry)
     trustme.CA().cert_pem.write_to_path(str(bundle))
     assert watcher.reload() is True
     assert watcher.current.verify_mode is ssl.CERT_REQUIRED
+    (line,) = [r for r in caplog.records if r.name == "webhook.server.certwatch"]
+    assert (line.getMessage(), line.client_ca) == ("client CA bundle reloaded", str(bundle))  # type: ignore[attr-defined]
+    assert not hasattr(line, "cert")  # the serving pair did not change
+    assert sample(registry, RELOADS, certificate="client-ca", result="success") == 1.0
+    assert sample(registry, RELOADS, certificate="serving", result="success") == 0.0
+
+
+def test_a_broken_client_ca_bundle_is_refused_naming_the_bundle(
+    tmp_path: Path, volume: SecretVolume, ca: trustme.CA, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="webhook.server.certwatch")
+    bundle = tmp_path / "client-ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    registry = CollectorRegistry()
+    watcher = client_ca_watcher(volume, bundle, registry)
+    good = watcher.current
+    bundle.write_text("not a certificate")
+    assert watcher.reload() is False
+    assert watcher.current is good
+    (line,) = [r for r in caplog.records if r.name == "webhook.server.certwatch"]
+    assert line.getMessage() == "new client CA bundle refused; the last good one stays in use"
+    assert line.client_ca == str(bundle) and str(bundle) in line.reason  # type: ignore[attr-defined]
+    assert sample(registry, RELOADS, certificate="client-ca", result="failure") == 1.0
+    assert sample(registry, RELOADS, certificate="serving", result="failure") == 0.0
+
+
+def test_a_serving_pair_and_client_ca_changed_together_are_both_named(
+    tmp_path: Path, volume: SecretVolume, ca: trustme.CA, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="webhook.server.certwatch")
+    bundle = tmp_path / "client-ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    registry = CollectorRegistry()
+    watcher = client_ca_watcher(volume, bundle, registry)
+    volume.swap(*pair(ca, "second"))
+    trustme.CA().cert_pem.write_to_path(str(bundle))
+    assert watcher.reload() is True
+    lines = [(r.getMessage(), getattr(r, "cert", None), getattr(r, "client_ca", None)) for r in caplog.records]
+    assert lines == [
+        ("serving certificate reloaded", str(volume.cert), None),
+        ("client CA bundle reloaded", None, str(bundle)),
+    ]
+    assert sample(registry, RELOADS, certificate="serving", result="success") == 1.0
+    assert sample(registry, RELOADS, certificate="client-ca", result="success") == 1.0

@@ -11,8 +11,9 @@ requests by HTTP code, requests in flight), plus what is particular to this webh
 - `gardener_webhook_rule_decisions_total{rule, mode}`: each rule that fired on a request, mode `deny` (a
   finding that denied) or `warn` (a warning, including findings ratcheted or exempted into warnings).
 - `gardener_webhook_warnings_total{kind}`: warnings sent back (after de-duplication and truncation).
-- `gardener_webhook_certificate_reloads_total{result}`: serving certificate reloads, result `success` or
-  `failure` (a changed pair that was refused; the last good pair stays in use).
+- `gardener_webhook_certificate_reloads_total{certificate, result}`: reloads of the serving certificate
+  (certificate `serving`: tls.crt, tls.key) or the client CA bundle (`client-ca`: `--client-ca`), result `success`
+  or `failure` (changed files that were refused; the last good ones stay in use).
 - `gardener_webhook_certificate_expiry_seconds`: seconds until the serving certificate in use expires.
 Every label value comes from a closed set, so no client can create series: kind is one of the kinds a validator
 judges, "" (rejected before the review was read) or "other"; operation is CREATE, UPDATE, DELETE, CONNECT, "" or
@@ -173,10 +174,18 @@ class Metrics:
         return child
 
 
+class Certificate(StrEnum):
+    """What a certificate reload changed: the `certificate` label and the log line's wording."""
+
+    SERVING = "serving"  # tls.crt and tls.key
+    CLIENT_CA = "client-ca"  # the --client-ca bundle
+
+
 @dataclass(frozen=True, slots=True)
 class CertificateMetrics:
-    """Serving certificate reloads (result: success | failure) and seconds until it expires (a gauge whose
-    value the certificate watcher computes at scrape time)."""
+    """Reloads of the serving certificate and the client CA bundle (certificate: a `Certificate`; result: success |
+    failure) and seconds until the serving certificate expires (a gauge whose value the certificate watcher
+    computes at scrape time)."""
 
     reloads: Counter
     expiry: Gauge
@@ -186,12 +195,14 @@ class CertificateMetrics:
         """Register the metrics in registry; raises ValueError if they are already registered there."""
         reloads = Counter(
             "gardener_webhook_certificate_reloads",
-            "Serving certificate reloads by result (failure: a changed pair was refused, the last good one stays).",
-            ("result",),
+            "Reloads of the serving certificate or the client CA bundle, by result (failure: changed files were "
+            "refused, the last good ones stay in use).",
+            ("certificate", "result"),
             registry=registry,
         )
-        for result in ("success", "failure"):
-            reloads.labels(result)
+        for certificate in Certificate:
+            for result in ("success", "failure"):
+                reloads.labels(certificate.value, result)
         expiry = Gauge(
             "gardener_webhook_certificate_expiry_seconds",
             "Seconds until the serving certificate in use expires.",

@@ -252,7 +252,7 @@ async def serve_forever(
             cert,
             key,
             build=functools.partial(server_context, options=options.tls),
-            extra=(options.client_ca,) if options.client_ca is not None else (),
+            client_ca=options.client_ca,
             poll_seconds=options.cert_poll_seconds,
             metrics=CertificateMetrics.create(registry),
         )
