@@ -25,7 +25,9 @@ Who is to blame when a body is not read within the budget decides the answer (`a
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import ssl
 import weakref
 from collections.abc import Callable
 from typing import Any, Final, cast
@@ -52,36 +54,83 @@ class _Refused(asyncio.Protocol):
 
 
 class GuardedProtocol(asyncio.Protocol):
-    """Wraps aiohttp's RequestHandler of one connection and notes when a request head started arriving.
+    """Wraps aiohttp's RequestHandler of one connection: does its TLS handshake and notes when a request head
+    started arriving.
 
+    With `tls`, the connection arrives as plain TCP and is upgraded with `loop.start_tls` (asyncio's own SSL
+    protocol, as `create_server(ssl=…)` would use), so that a failed handshake reaches `guard.handshake_failed` with
+    its exception: with `create_server(ssl=…)` asyncio only drops the connection (it reports the error in debug
+    mode alone). The handler sees the connection once the handshake is done; bytes that arrive before this
+    protocol resumes from the handshake are handed on after `connection_made`.
     `started` is the loop time of the first byte received since the handler last parsed a request (None when
     nothing is pending); `parsed` is the handler's request count at that moment. The sweeper closes the
     connection when the head is still incomplete REQUEST_READ_TIMEOUT_SECONDS later.
     """
 
-    def __init__(self, inner: Any, loop: asyncio.AbstractEventLoop, live: weakref.WeakSet[GuardedProtocol]) -> None:
+    def __init__(
+        self, inner: Any, loop: asyncio.AbstractEventLoop, guard: ConnectionGuard, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.inner = inner
-        self._live = live
+        self._guard = guard
         self._loop = loop
-        self.transport: asyncio.Transport | None = None
-        self.created = loop.time()
+        self._tls = tls
+        self.transport: asyncio.Transport | None = None  # the one the handler uses, once the handshake is done
+        self.handshake: asyncio.Task[None] | None = None
+        self._early: list[Callable[[], object]] = []  # events between the handshake and `_attach`
         self.started: float | None = None
         self.parsed = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)  # a stream server's connection: it can be aborted
+        raw = cast(asyncio.Transport, transport)  # a stream server's connection: it can be aborted
+        if self._tls is None:
+            self._attach(raw)
+        else:
+            self.handshake = self._loop.create_task(self._upgrade(raw, self._tls))
+
+    async def _upgrade(self, raw: asyncio.Transport, tls: ssl.SSLContext) -> None:
+        peer = _host(raw.get_extra_info("peername"))
+        try:
+            secure = await self._loop.start_tls(
+                raw, self, tls, server_side=True, ssl_handshake_timeout=self._guard.handshake_timeout_seconds
+            )
+        except OSError as exc:  # what a failed handshake raises: ssl.SSLError, a reset, the handshake timeout
+            self._guard.handshake_failed(self, exc, peer)
+            return
+        except BaseException:
+            self._guard.discard(self)  # cancelled with the loop: start_tls has closed the connection
+            raise
+        # None (despite the annotation): lost right after the handshake, before this resumed; the handler never
+        # saw it, and connection_lost has forgotten it.
+        if secure is None:
+            return
+        self._attach(secure)
+
+    def _attach(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
         self.inner.connection_made(transport)
+        early, self._early = self._early, []
+        for event in early:
+            event()
 
     def data_received(self, data: bytes) -> None:
+        if self.transport is None:
+            self._early.append(functools.partial(self.data_received, data))
+            return
         if self.started is None:
             self.started, self.parsed = self._loop.time(), _requests_parsed(self.inner)
         self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:
+        if self.transport is None:
+            self._early.append(self.inner.eof_received)
+            return None
         return self.inner.eof_received()  # type: ignore[no-any-return]
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._live.discard(self)
+        self._guard.discard(self)
+        if self.transport is None:
+            self._early.append(functools.partial(self.inner.connection_lost, exc))
+            return
         self.inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
@@ -100,6 +149,11 @@ class GuardedProtocol(asyncio.Protocol):
         return now - self.started > limit
 
 
+def _host(peername: Any) -> str:
+    """The address of a socket's peer ((host, port, …) for IPv4 and IPv6); "" when unknown."""
+    return str(peername[0]) if isinstance(peername, tuple) and peername else ""
+
+
 def _requests_parsed(handler: Any) -> int:
     # aiohttp counts parsed request heads per connection; 0 if a future version renames it (then only
     # connections that never complete a head are closed, which still ends slowloris).
@@ -111,10 +165,12 @@ def _in_progress(handler: Any) -> bool:
 
 
 class ConnectionGuard:
-    """The protocol factory of the TLS listener: caps connections and closes stalled request heads.
+    """The protocol factory of the TLS listener: caps connections, closes stalled request heads, reports failed
+    TLS handshakes.
 
-    factory: aiohttp's `runner.server` (one RequestHandler per call). Use `guard` as the `create_server`
-    factory and run `sweep()` as a task while serving.
+    factory: aiohttp's `runner.server` (one RequestHandler per call). Use `protocol(tls)` as the `create_server`
+    factory of a plain TCP listener (GuardedTLSSite does) and run `sweep()` as a task while serving.
+    on_handshake_failure(exception, peer address) hears of every failed handshake (`handshakes.HandshakeFailures`).
     """
 
     def __init__(
@@ -125,6 +181,7 @@ class ConnectionGuard:
         read_timeout_seconds: float = REQUEST_READ_TIMEOUT_SECONDS,
         handshake_timeout_seconds: float = TLS_HANDSHAKE_TIMEOUT_SECONDS,
         on_refused: Callable[[str], None] | None = None,
+        on_handshake_failure: Callable[[BaseException, str], object] | None = None,
     ) -> None:
         self._factory = factory
         self.max_connections = max_connections
@@ -132,20 +189,29 @@ class ConnectionGuard:
         self.handshake_timeout_seconds = handshake_timeout_seconds
         self._live: weakref.WeakSet[GuardedProtocol] = weakref.WeakSet()
         self._on_refused = on_refused or (lambda reason: None)
+        self._on_handshake_failure = on_handshake_failure or (lambda exc, peer: None)
 
-    def connections(self, now: float) -> int:
-        """Connections open or still within their TLS handshake time (a failed handshake never reports back)."""
-        handshaking_since = now - self.handshake_timeout_seconds - 1.0
-        return sum(1 for p in self._live if p.transport is not None or p.created > handshaking_since)
+    def connections(self) -> int:
+        """Connections open or handshaking."""
+        return len(self._live)
 
-    def __call__(self) -> asyncio.Protocol:
-        loop = asyncio.get_running_loop()
-        if self.connections(loop.time()) >= self.max_connections:
+    def protocol(self, tls: ssl.SSLContext | None = None) -> asyncio.Protocol:
+        """The protocol of one new connection, upgraded to TLS with tls (None: plain); one over the cap is closed."""
+        if self.connections() >= self.max_connections:
             self._on_refused("connection limit")
             return _Refused()
-        protocol = GuardedProtocol(self._factory(), loop, self._live)
+        protocol = GuardedProtocol(self._factory(), asyncio.get_running_loop(), self, tls)
         self._live.add(protocol)
         return protocol
+
+    def discard(self, protocol: GuardedProtocol) -> None:
+        """Forget a connection that has ended."""
+        self._live.discard(protocol)
+
+    def handshake_failed(self, protocol: GuardedProtocol, exc: BaseException, peer: str) -> None:
+        """A connection whose TLS handshake failed (asyncio has closed it): forgotten and reported."""
+        self.discard(protocol)
+        self._on_handshake_failure(exc, peer)
 
     def close_stalled(self, now: float) -> int:
         """Close every connection whose request head is overdue; returns how many were closed."""
@@ -176,8 +242,8 @@ class ConnectionGuard:
 
 
 class GuardedTLSSite(web.TCPSite):
-    """A TCPSite whose listener uses a ConnectionGuard and bounds TLS handshakes by the guard's
-    `handshake_timeout_seconds` (TCPSite offers neither; its `start` is aiohttp's, plus those two)."""
+    """A TCPSite whose listener uses a ConnectionGuard, which does the TLS handshakes with `ssl_context` and bounds
+    them by its `handshake_timeout_seconds` (TCPSite offers neither; its `start` is aiohttp's, plus those two)."""
 
     def __init__(
         self,
@@ -194,15 +260,14 @@ class GuardedTLSSite(web.TCPSite):
     async def start(self) -> None:
         await web.BaseSite.start(self)  # registers the site with its runner
         loop = asyncio.get_running_loop()
+        # A plain TCP listener: each GuardedProtocol does its own handshake, so that it hears when one fails.
         self._server = await loop.create_server(
-            self.guard,
+            functools.partial(self.guard.protocol, self._ssl_context),
             self._host,
             self._port,
-            ssl=self._ssl_context,
             backlog=self._backlog,
             reuse_address=self._reuse_address,
             reuse_port=self._reuse_port,
-            ssl_handshake_timeout=self.guard.handshake_timeout_seconds if self._ssl_context is not None else None,
         )
         self._bound_port = self._server.sockets[0].getsockname()[1] if self._server.sockets else self._port
 

@@ -15,6 +15,8 @@ requests by HTTP code, requests in flight), plus what is particular to this webh
   (certificate `serving`: tls.crt, tls.key) or the client CA bundle (`client-ca`: `--client-ca`), result `success`
   or `failure` (changed files that were refused; the last good ones stay in use).
 - `gardener_webhook_certificate_expiry_seconds`: seconds until the serving certificate in use expires.
+- `gardener_webhook_tls_handshake_failures_total{reason}`: TLS handshakes of the admission listener that failed,
+  reason a `HandshakeFailure` (`handshakes.classify`).
 Every label value comes from a closed set, so no client can create series: kind is one of the kinds a validator
 judges, "" (rejected before the review was read) or "other"; operation is CREATE, UPDATE, DELETE, CONNECT, "" or
 "other"; outcome a `RequestOutcome`; code an HTTP status the server sends; rule ids come from the rule tables (or
@@ -209,6 +211,39 @@ class CertificateMetrics:
             registry=registry,
         )
         return cls(reloads, expiry)
+
+
+class HandshakeFailure(StrEnum):
+    """Why a TLS handshake of the admission listener failed: the `reason` label and log field."""
+
+    NO_CERTIFICATE = "no_certificate"  # the client sent no certificate (--client-ca requires one)
+    UNKNOWN_CA = "unknown_ca"  # its certificate is not issued by a client CA
+    BAD_CERTIFICATE = "bad_certificate"  # issued by one, but expired, not yet valid, of the wrong usage, …
+    SERVING_CERTIFICATE_REJECTED = "serving_certificate_rejected"  # the client refused the serving certificate
+    PROTOCOL = "protocol"  # no common TLS version, cipher or algorithm, or not TLS at all
+    TIMEOUT = "timeout"  # not done within the handshake timeout
+    CLOSED = "closed"  # the client closed the connection first (a TCP probe, a client giving up)
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class HandshakeMetrics:
+    """Failed TLS handshakes of the admission listener, by reason (every reason exported from the start)."""
+
+    failures: Counter
+
+    @classmethod
+    def create(cls, registry: CollectorRegistry) -> HandshakeMetrics:
+        """Register the metric in registry; raises ValueError if it is already registered there."""
+        failures = Counter(
+            "gardener_webhook_tls_handshake_failures",
+            "TLS handshakes of the admission listener that failed, by reason.",
+            ("reason",),
+            registry=registry,
+        )
+        for reason in HandshakeFailure:
+            failures.labels(reason.value)
+        return cls(failures)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,8 @@ serves:
 - Idle keep-alive connections are kept for `keepalive_timeout_seconds` (120 s): longer than the
   kube-apiserver's idle-connection timeout (90 s, Go's http.Transport default it uses), so the client
   always closes an idle connection first and never sends a request into a connection the server is closing.
-- The TLS listener is bounded by `limits`: connection cap, TLS handshake and request-head timeouts.
+- The TLS listener is bounded by `limits`: connection cap, TLS handshake and request-head timeouts. Failed
+  handshakes (a client without an accepted certificate, …) are counted and logged (`handshakes`).
 - The health app runs on its own thread and event loop (`probes.HealthThread`), so probes answer while a large
   review holds the admission loop; `/healthz` follows the admission loop's heartbeat.
 `run.run_server` (the `serve` command) calls `prepare`, then `serve_forever` in its own process or, with
@@ -47,6 +48,7 @@ from webhook.cluster.index import ClusterIndex
 from webhook.cluster.view import ClusterView
 from webhook.server.app import IN_FLIGHT, MAX_BODY_BYTES, create_app
 from webhook.server.certwatch import DEFAULT_POLL_SECONDS, CertificateWatcher
+from webhook.server.handshakes import HandshakeFailures
 from webhook.server.limits import (
     MAX_BODIES_IN_MEMORY,
     MAX_CONNECTIONS,
@@ -55,7 +57,7 @@ from webhook.server.limits import (
     ConnectionGuard,
     GuardedTLSSite,
 )
-from webhook.server.metrics import CertificateMetrics, ClusterCollector
+from webhook.server.metrics import CertificateMetrics, ClusterCollector, HandshakeMetrics
 from webhook.server.probes import HealthThread, Readiness, create_health_app
 from webhook.server.tls import (
     TLS_VERSIONS,
@@ -284,6 +286,7 @@ async def serve_forever(
         max_connections=options.max_connections,
         read_timeout_seconds=options.request_read_timeout_seconds,
         handshake_timeout_seconds=options.tls_handshake_timeout_seconds,
+        on_handshake_failure=HandshakeFailures(HandshakeMetrics.create(registry).failures),
     )
     background = [asyncio.create_task(readiness.beat()), asyncio.create_task(guard.sweep())]
     try:
