@@ -40,7 +40,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.builders import cloud_profile_dict, review_bytes
 from tests.cluster.fake_apiserver import FakeApiServer, write_kubeconfig
 from tests.server.processes import ServeProcess, wait_for
-from webhook.server.metrics import DURATION_BUCKETS_SECONDS
+from webhook.server.metrics import DURATION_BUCKETS_SECONDS, HandshakeFailure
 from webhook.settings import ClusterSettings
 
 ROOT: Final = Path(__file__).resolve().parents[1]
@@ -325,7 +325,7 @@ def test_every_alert_follows_gardeners_conventions_and_has_a_runbook(
 ) -> None:
     anchors = _github_anchors((ROOT / "README.md").read_text())
     alerts = rules(rendered[variant])
-    assert len({a["alert"] for a in alerts}) == len(alerts) == 6
+    assert len({a["alert"] for a in alerts}) == len(alerts) == 7
     for alert in alerts:
         name = alert["alert"]
         assert set(alert) == {"alert", "expr", "for", "labels", "annotations"}, name
@@ -375,6 +375,17 @@ def test_thresholds_follow_the_webhook_configuration_and_settings(rendered: dict
     assert lines["Certificate expiry by Pod"] == [7 * 24 * 3600]
 
 
+def test_the_handshake_alert_watches_refused_callers_only(rendered: dict[str, list[Object]]) -> None:
+    """Every reason it names is one the server counts; a TCP probe (closed) and a silent client (timeout) are not
+    refused callers, every other reason but `other` is."""
+    (alert,) = (a for a in rules(rendered["garden"]) if a["alert"] == "GardenerWebhookTLSHandshakeFailures")
+    (selector,) = _selectors(alert["expr"])
+    (reasons,) = (m for m in selector.matchers.matchers if m.name == "reason")
+    assert reasons.op == promql_parser.MatchOp.Re
+    watched = set(reasons.value.split("|"))
+    assert watched == {r.value for r in HandshakeFailure} - {"closed", "timeout", "other"}
+
+
 @pytest.mark.skipif(PROMTOOL is None, reason="promtool is not installed (Debian/Ubuntu: apt-get install prometheus)")
 def test_promtool_checks_the_rules_and_runs_their_unit_tests(rendered: dict[str, list[Object]], tmp_path: Path) -> None:
     spec = one(rendered["garden"], "PrometheusRule")["spec"]
@@ -383,7 +394,7 @@ def test_promtool_checks_the_rules_and_runs_their_unit_tests(rendered: dict[str,
     done = subprocess.run(
         [str(PROMTOOL), "check", "rules", str(checked)], capture_output=True, text=True, check=False, timeout=120
     )
-    assert done.returncode == 0 and "SUCCESS: 6 rules found" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "SUCCESS: 7 rules found" in done.stdout, done.stdout + done.stderr
 
     bare = copy.deepcopy(spec)  # the unit tests pin when alerts fire and their labels, not the prose
     for rule in (r for group in bare["groups"] for r in group["rules"]):
@@ -585,3 +596,5 @@ def test_the_dashboard_shows_what_issue_14_asks_for(rendered: dict[str, list[Obj
     assert ("kind",) in shown["gardener_webhook_warnings_total"]
     assert shown["gardener_webhook_certificate_expiry_seconds"] and shown["gardener_webhook_cluster_synced"]
     assert ("kind",) in shown["gardener_webhook_cluster_staleness_seconds"]
+    assert ("reason",) in shown["gardener_webhook_tls_handshake_failures_total"]
+    assert ("certificate", "result") in shown["gardener_webhook_certificate_reloads_total"]

@@ -141,13 +141,14 @@ ROWS: Final[tuple[tuple[str, tuple[Panel, ...]], ...]] = (
         ),
     ),
     (
-        "Serving certificate",
+        "TLS",
         (
             Panel(
                 "Certificate expiry by Pod",
                 "Time left on the serving certificate each Pod uses; it drops to the new pair's validity on reload.",
                 ((f"gardener_webhook_certificate_expiry_seconds{{{SELECTOR}}}", "{{pod}}"),),
                 unit="s",
+                width=8,
                 thresholds=((7 * DAY, "warning"),),
             ),
             Panel(
@@ -161,6 +162,17 @@ ROWS: Final[tuple[tuple[str, tuple[Panel, ...]], ...]] = (
                     ),
                 ),
                 unit="short",
+                width=8,
+            ),
+            Panel(
+                "TLS handshake failures by reason",
+                "Handshakes of the admission port that failed, per second. no_certificate, unknown_ca, "
+                "bad_certificate: a client without a certificate the client CA issued (an API server without the "
+                "client certificate of its admission kubeconfig); serving_certificate_rejected: a client that does not "
+                "trust the serving certificate; closed: TCP probes. The alert watches all but closed, timeout, other.",
+                ((rate("gardener_webhook_tls_handshake_failures_total", "reason"), "{{reason}}"),),
+                unit="short",
+                width=8,
             ),
         ),
     ),
