@@ -226,6 +226,35 @@ async def test_rotation_under_load_fails_no_request(aiohttp_server: Any, volume:
     assert sample(registry, RELOADS, certificate="serving", result="failure") == 1.0
 
 
+async def test_the_guarded_listener_serves_the_reloaded_pair(volume: SecretVolume, ca: trustme.CA) -> None:
+    """The listener of `serve` does its handshakes with start_tls: new handshakes still get the watcher's newest pair."""
+    from aiohttp import web
+
+    from webhook.server.limits import ConnectionGuard, GuardedTLSSite
+
+    watcher = watcher_for(volume)
+    runner = web.AppRunner(create_app(DEFAULT_SETTINGS, EMPTY_VIEW, registry=CollectorRegistry()))
+    await runner.setup()
+    site = GuardedTLSSite(
+        runner,
+        "127.0.0.1",
+        0,
+        guard=ConnectionGuard(runner.server),
+        ssl_context=watcher.context,  # type: ignore[arg-type]
+    )
+    await site.start()
+    try:
+        port = runner.addresses[0][1]
+        client_context = ssl.create_default_context()
+        ca.configure_trust(client_context)
+        assert await asyncio.to_thread(served_name, port, client_context) == "first"
+        volume.swap(*pair(ca, "second"))
+        assert watcher.reload() is True
+        assert await asyncio.to_thread(served_name, port, client_context) == "second"
+    finally:
+        await runner.cleanup()
+
+
 def client_ca_watcher(volume: SecretVolume, bundle: Path, registry: CollectorRegistry) -> CertificateWatcher:
     from webhook.server.tls import TLSOptions
 
