@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import __version__, junit
+from webhook.change import BaseError, git_base
 from webhook.cluster.static import StaticView
 from webhook.cluster.view import ClusterView
 from webhook.documents import DocumentError, Manifest, ManifestReader
 from webhook.models.base import parse_rfc3339
-from webhook.review import Result, Reviewed, ReviewInputError, build_view, display_group, review_files
+from webhook.review import Result, Reviewed, ReviewInputError, build_view, display_group, review_change, review_files
 from webhook.settings import ConfigError, Settings, load_settings
 from webhook.skew import (
     COMPONENT_NAMES,
@@ -105,17 +106,18 @@ def _reader() -> ManifestReader:
     return ManifestReader(sys.stdin)
 
 
-def _print_text(item: Reviewed, out: TextIO) -> None:
+def _print_text(item: Reviewed, out: TextIO, *, operation: bool = False) -> None:
+    judged_as = f" as {item.operation}" if operation else ""
     if item.outcome is None:
-        out.write(f"{item.result} {item.ref} ({item.reason})\n")
+        out.write(f"{item.result} {item.ref}{judged_as} ({item.reason})\n")
         return
-    out.write(f"{item.result} {item.ref}\n")
+    out.write(f"{item.result} {item.ref}{judged_as}\n")
     out.writelines(f"  {message}\n" for message in item.outcome.messages)
     out.writelines(f"  Warning: {warning}\n" for warning in item.outcome.full_warnings)
     out.writelines(f"  hint: {hint}\n" for hint in item.hints)
 
 
-def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime) -> str:
+def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime, operation: bool = False) -> str:
     """`review --output junit`: a suite per input file, a case per object (failures carry the denial lines)."""
     suites: dict[str, list[junit.Case]] = {}
     for item in results:
@@ -139,7 +141,8 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime) -
                 failure = (f"skipped under --strict: {item.reason}", "SKIPPED", item.reason)
             else:
                 skipped = item.reason
-        case = junit.Case(item.ref, classname, failure, skipped, output)
+        name = f"{item.ref} as {item.operation}" if operation else item.ref
+        case = junit.Case(name, classname, failure, skipped, output)
         source = "<stdin>" if item.manifest.source == "-" else item.manifest.source
         suites.setdefault(source, []).append(case)
     return junit.render(
@@ -155,24 +158,60 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     """
     settings = _settings(args.config)
     now = _parse_now(args.now)
+    change = args.base is not None or args.base_dir is not None
+    unchanged = 0
     try:
-        results = review_files(
-            args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
-            reader=_reader(),
-        )  # fmt: skip
+        if change:
+            results, unchanged = _review_change(args, settings, now)
+        else:
+            if args.all:
+                raise UsageError("--all is only used with --base or --base-dir")
+            results = review_files(
+                args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
+                reader=_reader(),
+            )  # fmt: skip
     except ReviewInputError as exc:
         raise UsageError(str(exc)) from None
     if args.output == "json":
         json.dump([item.to_json() for item in results], out, indent=2)
         out.write("\n")
     elif args.output == "junit":
-        out.write(_junit_review(results, strict=args.strict, now=now))
+        out.write(_junit_review(results, strict=args.strict, now=now, operation=change))
     else:
         for item in results:
-            _print_text(item, out)
+            _print_text(item, out, operation=change)
+        if unchanged:
+            plural = "s" if unchanged != 1 else ""
+            out.write(f"{unchanged} unchanged object{plural} not judged (--all judges them as re-applies)\n")
     denied = any(item.result is Result.DENIED for item in results)
     skipped = any(item.result is Result.SKIPPED for item in results)
     return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
+
+
+def _review_change(args: argparse.Namespace, settings: Settings, now: datetime) -> tuple[list[Reviewed], int]:
+    """`review --base REV` or `--base-dir DIR`: (results, unchanged objects not judged); see webhook.change."""
+    if args.base is not None and args.base_dir is not None:
+        raise UsageError("--base and --base-dir cannot be combined: the base is a revision or a directory")
+    if args.old is not None or args.operation != "CREATE":
+        raise UsageError("--base and --base-dir find each object's operation themselves: drop --old and --operation")
+    options = {
+        "context": args.context,
+        "settings": settings,
+        "now": now,
+        "reader": _reader(),
+        "judge_unchanged": args.all,
+    }
+    try:
+        if args.base_dir is not None:
+            if not args.base_dir.is_dir():
+                raise UsageError(f"--base-dir {args.base_dir}: not a directory")
+            done = review_change(args.files, base_dir=args.base_dir, base_label=str(args.base_dir), **options)
+        else:
+            with git_base(args.base, args.files) as base_dir:
+                done = review_change(args.files, base_dir=base_dir, base_label=args.base, **options)
+    except BaseError as exc:
+        raise UsageError(str(exc)) from None
+    return done.results, done.unchanged
 
 
 def _live_requested(args: argparse.Namespace, settings: Settings) -> bool:
@@ -613,6 +652,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--context", action="append", default=[], metavar="PATH",
         help="stored cluster objects: file, directory or '-' (repeatable; e.g. kubectl get ... -o yaml)",
     )  # fmt: skip
+    review.add_argument(
+        "--base", metavar="REV",
+        help="judge the change from this Git revision to the working tree: added objects as CREATE, changed as "
+        "UPDATE, removed as DELETE, unchanged not at all",
+    )  # fmt: skip
+    review.add_argument(
+        "--base-dir", type=Path, metavar="DIR", help="like --base, with the base checked out in DIR (same paths)"
+    )
+    review.add_argument(
+        "--all", action="store_true", help="with --base/--base-dir: judge unchanged objects too, as re-applies"
+    )
     review.add_argument("--config", type=Path, help="configuration file (YAML)")
     review.add_argument("--now", help="fix the clock for date rules (RFC 3339)")
     review.add_argument("--output", choices=("text", "json", "junit"), default="text")

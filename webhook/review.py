@@ -20,8 +20,10 @@ Source: issue 10 item 3; DESIGN.md §4 `review`.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from webhook.admission import BadReview, Outcome, judge, make_review
+from webhook.change import BaseError, base_paths, pair
 from webhook.cluster.static import ContextError, StaticView
 from webhook.documents import DocumentError, Manifest, ManifestReader
 from webhook.settings import Settings
@@ -80,6 +83,12 @@ class Reviewed:
         kind = (request.get("kind") or {}).get("kind", self.manifest.kind)
         namespace, name = request.get("namespace") or "", request.get("name") or ""
         return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
+
+    @property
+    def operation(self) -> str:
+        """The operation the object was judged as (CREATE, UPDATE, DELETE)."""
+        request = self.request.get("request") or {}
+        return str(request.get("operation", ""))
 
     @property
     def group_kind(self) -> tuple[str, str]:
@@ -263,3 +272,62 @@ def _review_one(
         raise ReviewInputError(f"{manifest.where}: not a usable AdmissionReview: {exc}") from None
     result = Result.ALLOWED if outcome.allowed else Result.DENIED
     return Reviewed(manifest, request, result, outcome, hints=_hints(outcome, view, group_kind))
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeReview:
+    """The review of a change: one Reviewed per judged object (its operation in its request) and how many objects
+    were unchanged and not judged."""
+
+    results: list[Reviewed]
+    unchanged: int
+
+
+def review_change(
+    files: Sequence[Path | str],
+    *,
+    base_dir: Path,
+    base_label: str,
+    context: Sequence[Path | str],
+    settings: Settings,
+    now: datetime,
+    reader: ManifestReader,
+    judge_unchanged: bool = False,
+) -> ChangeReview:
+    """Review the change from the base (the same paths under `base_dir`) to `files`, as `change` describes:
+    added objects as CREATE, changed ones as UPDATE of the base object, removed ones as DELETE, unchanged ones not
+    at all (`judge_unchanged`: as a re-apply). The cluster state is the new state plus `context`.
+
+    base_label names the base in messages (`HEAD~1`, a directory): a base object's place reads
+    `<label>:<path>`. Raises ReviewInputError as review_files does, and BaseError's message as one.
+    """
+    targets = _read(reader, files, "")
+    try:
+        in_base = base_paths(files, base_dir)
+    except BaseError as exc:
+        raise ReviewInputError(str(exc)) from None
+    base = [_relabel(m, base_dir, base_label) for m in _read(ManifestReader(), in_base, f"{base_label}: ")]
+    stored = _read(reader, context, "--context: ")
+    plain = [m for m in targets if not _is_admission_review(m)]
+    view = build_view(plain, stored)
+    _duplicates(base, base_label)
+    results: list[Reviewed] = []
+    unchanged = 0
+    for operation, manifest, old in pair(targets, [m for m in base if not _is_admission_review(m)]):
+        if _is_admission_review(manifest):
+            request = manifest.obj
+        elif operation == "UNCHANGED":
+            if not judge_unchanged:
+                unchanged += 1
+                continue
+            request = make_review(manifest.obj, "UPDATE", manifest.obj)
+        else:
+            request = make_review(manifest.obj, operation, old.obj if old is not None else None)
+        results.append(_review_one(manifest, request, view, settings, now))
+    return ChangeReview(results, unchanged)
+
+
+def _relabel(manifest: Manifest, base_dir: Path, label: str) -> Manifest:
+    """A base manifest whose place names the base (`HEAD~1:landscape/aws.yaml`), not the temporary folder."""
+    relative = os.path.relpath(manifest.source, base_dir)
+    return dataclasses.replace(manifest, source=f"{label}:{relative}")
