@@ -128,12 +128,14 @@ def test_a_base_directory_does_the_same(repo: Path, tmp_path: Path) -> None:
 def test_json_and_junit_carry_the_operation(repo: Path) -> None:
     _change(repo)
     code, output = _review("landscape/", "--base", "HEAD", "--now", BEFORE_EXPIRY, "--output", "json")
+    assert code == 1
     operations = {
         (r["request"]["kind"]["kind"], r["request"]["name"]): r["request"]["operation"] for r in yaml.safe_load(output)
     }
     assert operations[("NamespacedCloudProfile", "aws-team")] == "DELETE"
     assert operations[("Shoot", "newcomer")] == "CREATE"
     code, output = _review("landscape/", "--base", "HEAD", "--now", BEFORE_EXPIRY, "--output", "junit")
+    assert code == 1
     assert 'name="NamespacedCloudProfile/garden-team/aws-team as DELETE"' in output
 
 
