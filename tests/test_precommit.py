@@ -1,7 +1,8 @@
 """The pre-commit hook (.pre-commit-hooks.yaml) as a GitOps repository uses it: `pre-commit try-repo`.
 
 pre-commit installs this repository into a fresh environment (from the package registry, like any user of the
-hook) and runs `gardener-webhook review --strict` on the repository's manifests. Issue 10 item 3.
+hook) and runs `gardener-webhook review --strict --skip-non-objects` on the repository's YAML files: manifests,
+and the kustomize, Helm and CI files beside them, which are skipped. Issue 10 item 3, issue 23 A.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ PRE_COMMIT: Final = Path(sys.executable).with_name("pre-commit")
 def test_hook_definition() -> None:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "gardener-webhook-review"
-    assert hook["entry"] == "gardener-webhook review --strict"
+    assert hook["entry"] == "gardener-webhook review --strict --skip-non-objects"
     assert hook["language"] == "python"
     assert hook["types_or"] == ["yaml", "json"]
 
@@ -39,6 +40,15 @@ def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path) -> 
     gitops = tmp_path / "gitops"
     (gitops / "profiles").mkdir(parents=True)
     (gitops / "profiles" / "local.yaml").write_text(yaml.safe_dump(cloud_profile_dict()))
+    # What a GitOps repository holds beside its manifests (issue 23 A): none of it fails the hook.
+    (gitops / "profiles" / "kustomization.yaml").write_text("resources:\n- local.yaml\n")
+    (gitops / ".gitlab-ci.yml").write_text("review:\n  script: [gardener-webhook review --strict profiles/]\n")
+    (gitops / "charts" / "app" / "templates").mkdir(parents=True)
+    (gitops / "charts" / "app" / "Chart.yaml").write_text("apiVersion: v2\nname: app\nversion: 0.1.0\n")
+    (gitops / "charts" / "app" / "values.yaml").write_text("replicas: 1\n")
+    (gitops / "charts" / "app" / "templates" / "deployment.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: {{ .Values.replicas }}\n"
+    )
     _git(gitops, "init", "-q")
     _git(gitops, "add", ".")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_CONFIG_NOSYSTEM": "1"}

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from webhook import __version__, junit
 from webhook.cluster.static import StaticView
 from webhook.cluster.view import ClusterView
-from webhook.documents import DocumentError, Manifest, ManifestReader
+from webhook.documents import DocumentError, Excludes, Manifest, ManifestReader, SkippedFile
 from webhook.models.base import parse_rfc3339
 from webhook.review import Result, Reviewed, ReviewInputError, build_view, display_group, review_files
 from webhook.settings import ConfigError, Settings, load_settings
@@ -147,20 +147,35 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime) -
     )
 
 
+def _skipped_files(skipped: Sequence[SkippedFile], *, verbose: bool, out: TextIO) -> None:
+    """One `-v` line per skipped file, then their count (nothing when no file was skipped)."""
+    if verbose:
+        out.writelines(f"skipped file {s.source}: {s.reason}\n" for s in skipped)
+    if skipped:
+        count = len(skipped)
+        out.write(f"{count} file{'s' if count != 1 else ''} skipped{'' if verbose else ' (-v lists them and why)'}\n")
+
+
 def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     """`review`: judge files offline exactly as the server would; returns the exit status.
 
     0: everything judged was allowed (and, with --strict, nothing was skipped); 1: something was denied, or
     skipped under --strict; 2: usage or unreadable input.
+    Skipped files (kustomize, Helm, CI files in a directory) are listed with -v and counted: after the results
+    for text output, on stderr for json and junit, whose stdout a machine reads.
     """
-    settings = _settings(args.config)
-    now = _parse_now(args.now)
+    now = datetime.now(UTC)
+    reader = ManifestReader(sys.stdin, exclude=Excludes(args.exclude), skip_named=args.skip_non_objects)
     try:
+        settings = _settings(args.config)
+        now = _parse_now(args.now)
         results = review_files(
             args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
-            reader=_reader(),
+            reader=reader,
         )  # fmt: skip
-    except ReviewInputError as exc:
+    except (ReviewInputError, UsageError) as exc:
+        if args.verbose:  # else the error stays the one line on stderr that scripts expect
+            _skipped_files(reader.skipped, verbose=True, out=sys.stderr)
         raise UsageError(str(exc)) from None
     if args.output == "json":
         json.dump([item.to_json() for item in results], out, indent=2)
@@ -170,6 +185,7 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     else:
         for item in results:
             _print_text(item, out)
+    _skipped_files(reader.skipped, verbose=args.verbose, out=out if args.output == "text" else sys.stderr)
     denied = any(item.result is Result.DENIED for item in results)
     skipped = any(item.result is Result.SKIPPED for item in results)
     return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
@@ -603,7 +619,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     review.add_argument(
         "files", nargs="+", metavar="PATH",
-        help="YAML/JSON file or directory (recursive: *.yaml, *.yml, *.json) of objects or AdmissionReviews; '-' = stdin",
+        help="YAML/JSON file or directory (recursive: *.yaml, *.yml, *.json) of objects or AdmissionReviews; '-' = stdin"
+        "; in a directory, files that are no manifests (kustomize, Helm charts, CI files) are skipped",
     )  # fmt: skip
     review.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE"), default="CREATE")
     review.add_argument(
@@ -620,6 +637,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict", action="store_true",
         help="for CI: an object no validator judges (SKIPPED) fails the review (exit 1)",
     )  # fmt: skip
+    review.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="skip files found in directories (PATHs, --context, --old) matching this gitignore-style pattern "
+        "(repeatable; e.g. 'charts/', '**/secrets/*.yaml', '/kustomize')",
+    )  # fmt: skip
+    review.add_argument(
+        "--skip-non-objects", action="store_true",
+        help="skip named files that are no manifests, as in a directory (for tools that pass changed files one "
+        "by one, such as the pre-commit hook); without it, a named file must hold objects",
+    )  # fmt: skip
+    review.add_argument("-v", "--verbose", action="store_true", help="name each skipped file and why")
     review.set_defaults(func=cmd_review)
 
     audit = sub.add_parser(
