@@ -147,6 +147,13 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime) -
     )
 
 
+def _junit_input_error(message: str, source: str, now: datetime) -> str:
+    """`review --output junit` for a run that stopped at an input error: one test case whose `error` is the
+    message (file, document and line, as on stderr), in a suite named after the file when the error is one file's."""
+    case = junit.Case(source or "inputs", "gardener-webhook.input", error=(message, "InputError", message))
+    return junit.render("gardener-webhook review", [junit.Suite(source or "inputs", (case,))], now=now)
+
+
 def _skipped_files(skipped: Sequence[SkippedFile], *, verbose: bool, out: TextIO) -> None:
     """One `-v` line per skipped file, then their count (nothing when no file was skipped)."""
     if verbose:
@@ -160,7 +167,7 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     """`review`: judge files offline exactly as the server would; returns the exit status.
 
     0: everything judged was allowed (and, with --strict, nothing was skipped); 1: something was denied, or
-    skipped under --strict; 2: usage or unreadable input.
+    skipped under --strict; 2: usage or unreadable input (with --output junit, still a report: one error case).
     Skipped files (kustomize, Helm, CI files in a directory) are listed with -v and counted: after the results
     for text output, on stderr for json and junit, whose stdout a machine reads.
     """
@@ -174,6 +181,8 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
             reader=reader,
         )  # fmt: skip
     except (ReviewInputError, UsageError) as exc:
+        if args.output == "junit":  # the CI's report must show exactly the runs that went wrong
+            out.write(_junit_input_error(str(exc), getattr(exc, "source", ""), now))
         if args.verbose:  # else the error stays the one line on stderr that scripts expect
             _skipped_files(reader.skipped, verbose=True, out=sys.stderr)
         raise UsageError(str(exc)) from None
