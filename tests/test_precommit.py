@@ -1,17 +1,19 @@
 """The pre-commit hook (.pre-commit-hooks.yaml) as a GitOps repository uses it: `pre-commit try-repo`.
 
 pre-commit installs this repository into a fresh environment (from the package registry, like any user of the
-hook) and runs `gardener-webhook review --strict` on the repository's manifests. Issue 10 item 3.
+hook) and runs `gardener-webhook review --strict --skip-non-objects` on the repository's YAML files: manifests,
+and the kustomize, Helm and CI files beside them, which are skipped. Issue 10 item 3, issue 23 A.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import pytest
 import yaml
@@ -25,7 +27,7 @@ PRE_COMMIT: Final = Path(sys.executable).with_name("pre-commit")
 def test_hook_definition() -> None:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "gardener-webhook-review"
-    assert hook["entry"] == "gardener-webhook review --strict"
+    assert hook["entry"] == "gardener-webhook review --strict --skip-non-objects"
     assert hook["language"] == "python"
     assert hook["types_or"] == ["yaml", "json"]
 
@@ -39,6 +41,15 @@ def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path) -> 
     gitops = tmp_path / "gitops"
     (gitops / "profiles").mkdir(parents=True)
     (gitops / "profiles" / "local.yaml").write_text(yaml.safe_dump(cloud_profile_dict()))
+    # What a GitOps repository holds beside its manifests (issue 23 A): none of it fails the hook.
+    (gitops / "profiles" / "kustomization.yaml").write_text("resources:\n- local.yaml\n")
+    (gitops / ".gitlab-ci.yml").write_text("review:\n  script: [gardener-webhook review --strict profiles/]\n")
+    (gitops / "charts" / "app" / "templates").mkdir(parents=True)
+    (gitops / "charts" / "app" / "Chart.yaml").write_text("apiVersion: v2\nname: app\nversion: 0.1.0\n")
+    (gitops / "charts" / "app" / "values.yaml").write_text("replicas: 1\n")
+    (gitops / "charts" / "app" / "templates" / "deployment.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: {{ .Values.replicas }}\n"
+    )
     _git(gitops, "init", "-q")
     _git(gitops, "add", ".")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_CONFIG_NOSYSTEM": "1"}
@@ -58,3 +69,42 @@ def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path) -> 
     typo = try_repo()
     assert typo.returncode == 1, typo.stdout + typo.stderr
     assert "did you mean core.gardener.cloud CloudProfile?" in typo.stdout
+
+
+def _readme_config() -> dict[str, Any]:
+    """The README's pre-commit configuration ("Reviewing manifests in CI"), as a user copies it."""
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.DOTALL)
+    (block,) = [b for b in blocks if "id: gardener-webhook-review" in b]
+    config: dict[str, Any] = yaml.safe_load(block)
+    return config
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_readme_configuration_passes_a_repository_with_kustomize_helm_and_ci_files(tmp_path: Path) -> None:
+    """The README's example, pinned to this checkout's HEAD, on a landscape/ that holds more than manifests."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    config = _readme_config()
+    config["repos"][0].update(repo=str(ROOT), rev=head.stdout.strip())
+    gitops = tmp_path / "gitops"
+    files = {
+        ".pre-commit-config.yaml": yaml.safe_dump(config),
+        "landscape/profile.yaml": yaml.safe_dump(cloud_profile_dict()),
+        "landscape/kustomization.yaml": "resources:\n- profile.yaml\n",
+        "landscape/charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+        "landscape/charts/app/values.yaml": "replicas: 1\n",
+        "landscape/charts/app/templates/deployment.yaml": "spec:\n  replicas: {{ .Values.replicas }}\n",
+        "landscape/.gitlab-ci.yml": "review:\n  script: [make]\n",
+    }
+    for name, text in files.items():
+        (gitops / name).parent.mkdir(parents=True, exist_ok=True)
+        (gitops / name).write_text(text)
+    _git(gitops, "init", "-q")
+    _git(gitops, "add", ".")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_CONFIG_NOSYSTEM": "1"}
+    run = subprocess.run(
+        [str(PRE_COMMIT), "run", "--all-files"],
+        cwd=gitops, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "gardener-webhook review" in run.stdout and "Passed" in run.stdout

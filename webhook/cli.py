@@ -34,7 +34,7 @@ from webhook import __version__, junit
 from webhook.change import BaseError, git_base
 from webhook.cluster.static import StaticView
 from webhook.cluster.view import ClusterView
-from webhook.documents import DocumentError, Manifest, ManifestReader
+from webhook.documents import DocumentError, Excludes, Manifest, ManifestReader, SkippedFile
 from webhook.models.base import parse_rfc3339
 from webhook.review import Result, Reviewed, ReviewInputError, build_view, display_group, review_change, review_files
 from webhook.settings import ConfigError, Settings, load_settings
@@ -150,27 +150,52 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime, o
     )
 
 
+def _junit_input_error(message: str, source: str, now: datetime) -> str:
+    """`review --output junit` for a run that stopped at an input error: one test case whose `error` is the
+    message (file, document and line, as on stderr), in a suite named after the file when the error is one file's."""
+    case = junit.Case(source or "inputs", "gardener-webhook.input", error=(message, "InputError", message))
+    return junit.render("gardener-webhook review", [junit.Suite(source or "inputs", (case,))], now=now)
+
+
+def _skipped_files(skipped: Sequence[SkippedFile], *, verbose: bool, out: TextIO) -> None:
+    """One `-v` line per skipped file, then their count (nothing when no file was skipped)."""
+    if verbose:
+        out.writelines(f"skipped file {s.source}: {s.reason}\n" for s in skipped)
+    if skipped:
+        count = len(skipped)
+        out.write(f"{count} file{'s' if count != 1 else ''} skipped{'' if verbose else ' (-v lists them and why)'}\n")
+
+
 def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     """`review`: judge files offline exactly as the server would; returns the exit status.
 
     0: everything judged was allowed (and, with --strict, nothing was skipped); 1: something was denied, or
-    skipped under --strict; 2: usage or unreadable input.
+    skipped under --strict; 2: usage or unreadable input (with --output junit, still a report: one error case).
+    Skipped files (kustomize, Helm, CI files in a directory) are listed with -v and counted: after the results
+    for text output, on stderr for json and junit, whose stdout a machine reads.
     """
-    settings = _settings(args.config)
-    now = _parse_now(args.now)
+    now = datetime.now(UTC)
+    reader = ManifestReader(sys.stdin, exclude=Excludes(args.exclude), skip_named=args.skip_non_objects)
     change = args.base is not None or args.base_dir is not None
     unchanged = 0
     try:
+        settings = _settings(args.config)
+        now = _parse_now(args.now)
         if change:
-            results, unchanged = _review_change(args, settings, now)
+            base_reader = ManifestReader(exclude=Excludes(args.exclude), skip_named=args.skip_non_objects)
+            results, unchanged = _review_change(args, settings, now, reader, base_reader)
         else:
             if args.all:
                 raise UsageError("--all is only used with --base or --base-dir")
             results = review_files(
                 args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
-                reader=_reader(),
+                reader=reader,
             )  # fmt: skip
-    except ReviewInputError as exc:
+    except (ReviewInputError, UsageError) as exc:
+        if args.output == "junit":  # the CI's report must show exactly the runs that went wrong
+            out.write(_junit_input_error(str(exc), getattr(exc, "source", ""), now))
+        if args.verbose:  # else the error stays the one line on stderr that scripts expect
+            _skipped_files(reader.skipped, verbose=True, out=sys.stderr)
         raise UsageError(str(exc)) from None
     if args.output == "json":
         json.dump([item.to_json() for item in results], out, indent=2)
@@ -183,12 +208,15 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
         if unchanged:
             plural = "s" if unchanged != 1 else ""
             out.write(f"{unchanged} unchanged object{plural} not judged (--all judges them as re-applies)\n")
+    _skipped_files(reader.skipped, verbose=args.verbose, out=out if args.output == "text" else sys.stderr)
     denied = any(item.result is Result.DENIED for item in results)
     skipped = any(item.result is Result.SKIPPED for item in results)
     return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
 
 
-def _review_change(args: argparse.Namespace, settings: Settings, now: datetime) -> tuple[list[Reviewed], int]:
+def _review_change(
+    args: argparse.Namespace, settings: Settings, now: datetime, reader: ManifestReader, base_reader: ManifestReader
+) -> tuple[list[Reviewed], int]:
     """`review --base REV` or `--base-dir DIR`: (results, unchanged objects not judged); see webhook.change."""
     if args.base is not None and args.base_dir is not None:
         raise UsageError("--base and --base-dir cannot be combined: the base is a revision or a directory")
@@ -198,7 +226,8 @@ def _review_change(args: argparse.Namespace, settings: Settings, now: datetime) 
         "context": args.context,
         "settings": settings,
         "now": now,
-        "reader": _reader(),
+        "reader": reader,
+        "base_reader": base_reader,
         "judge_unchanged": args.all,
     }
     try:
@@ -642,7 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     review.add_argument(
         "files", nargs="+", metavar="PATH",
-        help="YAML/JSON file or directory (recursive: *.yaml, *.yml, *.json) of objects or AdmissionReviews; '-' = stdin",
+        help="YAML/JSON file or directory (recursive: *.yaml, *.yml, *.json) of objects or AdmissionReviews; '-' = stdin"
+        "; in a directory, files that are no manifests (kustomize, Helm charts, CI files) are skipped",
     )  # fmt: skip
     review.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE"), default="CREATE")
     review.add_argument(
@@ -670,6 +700,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict", action="store_true",
         help="for CI: an object no validator judges (SKIPPED) fails the review (exit 1)",
     )  # fmt: skip
+    review.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="skip files found in directories (PATHs, --context, --old) matching this gitignore-style pattern "
+        "(repeatable; e.g. 'charts/', '**/secrets/*.yaml', '/kustomize')",
+    )  # fmt: skip
+    review.add_argument(
+        "--skip-non-objects", action="store_true",
+        help="skip named files that are no manifests, as in a directory (for tools that pass changed files one "
+        "by one, such as the pre-commit hook); without it, a named file must hold objects",
+    )  # fmt: skip
+    review.add_argument("-v", "--verbose", action="store_true", help="name each skipped file and why")
     review.set_defaults(func=cmd_review)
 
     audit = sub.add_parser(

@@ -14,11 +14,20 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+import pathspec
 import yaml
 
 
 class DocumentError(ValueError):
-    """Raised when a file cannot be read or is not YAML/JSON; the message names the file."""
+    """Raised when a file cannot be read or is not YAML/JSON; the message names the file.
+
+    source: the file as shown ("<stdin>" for standard input) when the reader knows it, else "" (a JUnit report
+    files the error under it).
+    """
+
+    def __init__(self, message: str, *, source: str = "") -> None:
+        super().__init__(message)
+        self.source = source
 
 
 def _plain(value: Any) -> Any:
@@ -186,17 +195,118 @@ def files_of(path: Path) -> list[Path]:
     return [path]
 
 
+# Files of a repository that sit beside manifests without being objects (issue 23 A). kustomize reads a folder's
+# kustomization from one of these names (sigs.k8s.io/kustomize api/konfig/builtinpluginconsts.go
+# RecognizedKustomizationFileNames); its files' own kinds live in one API group.
+_KUSTOMIZATION_NAMES: Final = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
+_KUSTOMIZE_GROUP: Final = "kustomize.config.k8s.io"
+_KUSTOMIZE_KINDS: Final = frozenset({"Kustomization", "Component"})
+# Go templates (Helm, gomplate, ...): the file is the template, not the manifest it renders to.
+_TEMPLATE_BRACES: Final = "{{"
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file found in a directory that was not read as manifests. source: the path as found; reason: why, in
+    words for a `-v` line (`a kustomize file (kustomization.yaml)`, `excluded by --exclude 'charts/'`)."""
+
+    source: str
+    reason: str
+
+
+class Excludes:
+    """`--exclude` patterns with gitignore semantics (`dir/`, `**`, a leading `/`, `!` re-includes), via pathspec.
+
+    A file found below a directory given on the command line is matched twice: by its path below that directory
+    (as a .gitignore there would see it) and by its path as shown (as given, e.g. `landscape/charts/x.yaml`), so
+    both `charts/` and `landscape/charts/` exclude it. Pure; never raises.
+    """
+
+    def __init__(self, patterns: Sequence[str] = ()) -> None:
+        self.patterns = tuple(patterns)
+        self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+
+    def match(self, path: Path, root: Path) -> str | None:
+        """The last pattern that decides `path` (a file found below directory `root`) is excluded, or None."""
+        for candidate in (path.relative_to(root).as_posix(), path.as_posix()):
+            result = self._spec.check_file(candidate)
+            if result.include and result.index is not None:
+                return self.patterns[result.index]
+        return None
+
+
+def _chart_role(path: Path) -> str | None:
+    """Why `path` is part of a Helm chart (Chart.yaml, its values files, its templates/), or None."""
+    if path.name == "Chart.yaml":
+        return "a Helm chart's Chart.yaml"
+    if path.name.startswith("values") and (path.parent / "Chart.yaml").is_file():
+        return "a Helm chart's values file (beside Chart.yaml)"
+    # Subfolders of templates/ are templates too (templates/_helpers/, templates/crds/).
+    for folder in path.parents:
+        if folder.name == "templates" and (folder.parent / "Chart.yaml").is_file():
+            return f"a Helm chart template (below {folder})"
+    return None
+
+
+def _skip_by_name(path: Path) -> str | None:
+    """Why a found file is no manifest, judged from its path alone, or None."""
+    if path.name in _KUSTOMIZATION_NAMES:
+        return f"a kustomize file ({path.name})"
+    return _chart_role(path)
+
+
+def _skip_by_content(docs: Sequence[tuple[int, int, Any]]) -> str | None:
+    """Why a found file is no manifest, judged from its documents, or None.
+
+    A file with at least one object that has apiVersion and kind is a manifest file, so a document of it without
+    them stays an error (a broken manifest, not a stray file).
+    """
+    for _, _, doc in docs:
+        # Only kustomize's own group: Flux's kustomize.toolkit.fluxcd.io Kustomization is a cluster object.
+        if (
+            isinstance(doc, dict)
+            and doc.get("kind") in _KUSTOMIZE_KINDS
+            and str(doc.get("apiVersion", "")).startswith(f"{_KUSTOMIZE_GROUP}/")
+        ):
+            return f"a kustomize file (kind {doc['kind']})"
+    if not docs:
+        return "empty (no documents)"
+    if not any(_has_type(doc) for _, _, doc in docs):
+        return "no Kubernetes object (no document has apiVersion and kind)"
+    return None
+
+
+def _has_type(doc: Any) -> bool:
+    """Whether a document is an object with apiVersion and kind (a `kind: List` counts by itself)."""
+    return isinstance(doc, dict) and all(isinstance(doc.get(k), str) and doc.get(k) for k in ("apiVersion", "kind"))
+
+
 class ManifestReader:
     """Reads inputs into Manifests, each file (and standard input) exactly once however often it is named.
 
-    stdin: the text stream behind "-" (read on first use). Objects without `apiVersion` or `kind`, and documents
-    that are not objects, raise DocumentError naming the file and document: a manifest that says nothing about
-    its kind cannot be judged, and guessing would let a typo pass.
+    stdin: the text stream behind "-" (read on first use). A file named by itself must hold objects: objects
+    without `apiVersion` or `kind`, and documents that are not objects, raise DocumentError naming the file and
+    document (a manifest that says nothing about its kind cannot be judged, and guessing would let a typo pass).
+    A file found in a directory may instead be no manifest at all, as repositories hold kustomize files, Helm
+    charts, CI files and other YAML beside their manifests: such a file is skipped and recorded in `skipped`
+    (see `_skip_by_name`, `_skip_by_content`), and so is a file matched by `exclude`. skip_named: treat named
+    files like found ones (for tools that pass a repository's changed files one by one, e.g. pre-commit).
     """
 
-    def __init__(self, stdin: TextIO | None = None) -> None:
+    def __init__(
+        self, stdin: TextIO | None = None, *, exclude: Excludes | None = None, skip_named: bool = False
+    ) -> None:
         self._stdin = stdin
-        self._cache: dict[str, list[Manifest]] = {}
+        self._exclude = exclude or Excludes()
+        self.skip_named = skip_named
+        self._texts: dict[str, str] = {}
+        self._docs: dict[str, list[tuple[int, int, Any]]] = {}
+        self._skipped: dict[str, SkippedFile] = {}
+
+    @property
+    def skipped(self) -> list[SkippedFile]:
+        """Every file skipped so far, once each, in the order met."""
+        return list(self._skipped.values())
 
     def read(self, path: Path | str) -> list[Manifest]:
         """Every object of a file, a directory (recursively) or "-" (standard input), Lists expanded.
@@ -211,43 +321,83 @@ class ManifestReader:
         manifests: list[Manifest] = []
         seen: set[str] = set()
         for path in paths:
-            sources = [STDIN] if str(path) in (STDIN, "/dev/stdin") else [str(f) for f in files_of(Path(path))]
-            for source in sources:
+            for source, found in self._sources(path):
                 key = self._key(source)
-                if key not in seen:
-                    seen.add(key)
-                    manifests.extend(self._read_once(source, key))
+                lenient = source != STDIN and (found or self.skip_named)  # a pipe is what the user sent
+                if key in seen or (lenient and key in self._skipped):
+                    continue
+                seen.add(key)
+                reason = self._skip_reason(source, key, Path(path)) if lenient else None
+                if reason is not None:
+                    self._skipped[key] = SkippedFile(source, reason)
+                    continue
+                manifests.extend(self._manifests(source, self._documents(source, key)))
         return manifests
+
+    def _skip_reason(self, source: str, key: str, given: Path) -> str | None:
+        """Why the file `source` (reached through the path `given`) is no manifest, or None to read it.
+
+        Path first (exclusion, kustomize and chart names), then the text before parsing it (a template need not
+        be YAML), then its documents. Raises DocumentError when the file cannot be read or parsed.
+        """
+        path = Path(source)
+        if given.is_dir() and (pattern := self._exclude.match(path, given)) is not None:
+            return f"excluded by --exclude {pattern!r}"
+        if (reason := _skip_by_name(path)) is not None:
+            return reason
+        if _TEMPLATE_BRACES in self._read_text(source, key):
+            return "holds template braces {{ }} (a template, not a manifest)"
+        return _skip_by_content(self._documents(source, key))
+
+    def _sources(self, path: Path | str) -> list[tuple[str, bool]]:
+        """(source, found in a directory) for each file `path` stands for."""
+        if str(path) in (STDIN, "/dev/stdin"):
+            return [(STDIN, False)]
+        found = Path(path).is_dir()
+        return [(str(f), found) for f in files_of(Path(path))]
 
     @staticmethod
     def _key(source: str) -> str:
         return source if source == STDIN else str(Path(source).resolve())
 
-    def _read_once(self, source: str, key: str) -> list[Manifest]:
-        if key not in self._cache:
-            self._cache[key] = self._parse(source, self._text(source))
-        return self._cache[key]
+    def _read_text(self, source: str, key: str) -> str:
+        if key not in self._texts:
+            self._texts[key] = self._text(source)
+        return self._texts[key]
+
+    def _documents(self, source: str, key: str) -> list[tuple[int, int, Any]]:
+        if key not in self._docs:
+            try:
+                self._docs[key] = _load_with_lines(self._read_text(source, key), source)
+            except DocumentError as exc:
+                exc.source = "<stdin>" if source == STDIN else source
+                raise
+        return self._docs[key]
 
     def _text(self, source: str) -> str:
+        shown = "<stdin>" if source == STDIN else source
         if source == STDIN:
             stream = self._stdin if self._stdin is not None else sys.stdin
             if stream is None:
-                raise DocumentError("<stdin>: cannot read: no standard input")
+                raise DocumentError("<stdin>: cannot read: no standard input", source=shown)
             try:
                 return stream.read()
             except (OSError, UnicodeDecodeError) as exc:
-                raise DocumentError(f"<stdin>: cannot read: {exc}") from None
+                raise DocumentError(f"<stdin>: cannot read: {exc}", source=shown) from None
         try:
             return Path(source).read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            raise DocumentError(f"{source}: cannot read: not UTF-8 text") from None
+            raise DocumentError(f"{source}: cannot read: not UTF-8 text", source=shown) from None
         except OSError as exc:
-            raise DocumentError(f"{source}: cannot read: {exc.strerror or exc}") from None
+            raise DocumentError(f"{source}: cannot read: {exc.strerror or exc}", source=shown) from None
 
     @staticmethod
-    def _parse(source: str, text: str) -> list[Manifest]:
+    def _manifests(source: str, docs: Sequence[tuple[int, int, Any]]) -> list[Manifest]:
+        """The Manifests of a file's documents; raises DocumentError (naming file, document, line) for a
+        document without apiVersion or kind, or that is no object."""
+        shown = "<stdin>" if source == STDIN else source
         manifests: list[Manifest] = []
-        for number, line, doc in _load_with_lines(text, source):
+        for number, line, doc in docs:
             is_list = (
                 isinstance(doc, dict)
                 and str(doc.get("kind", "")).endswith("List")
@@ -258,12 +408,13 @@ class ManifestReader:
                 manifest = Manifest(obj if isinstance(obj, dict) else {}, source, number, line, item)
                 if not isinstance(obj, dict):
                     raise DocumentError(
-                        f"{manifest.where}: not an object (a manifest is a mapping with apiVersion and kind)"
+                        f"{manifest.where}: not an object (a manifest is a mapping with apiVersion and kind)",
+                        source=shown,
                     )
                 missing = [
                     key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str) or not obj.get(key)
                 ]
                 if missing:
-                    raise DocumentError(f"{manifest.where}: object has no {' and no '.join(missing)}")
+                    raise DocumentError(f"{manifest.where}: object has no {' and no '.join(missing)}", source=shown)
                 manifests.append(manifest)
         return manifests

@@ -6,7 +6,8 @@ Three promises make it safe as a gate:
 - Nothing is reported ALLOWED that was not judged. An object of a kind no validator judges is SKIPPED, with a
   "did you mean" when its kind differs from a judged one only by case, spelling or API group (`Cloudprofile`,
   `garden.sapcloud.io/v1beta1 CloudProfile`); `--strict` turns any skip into a failure. A document without
-  `apiVersion` or `kind` is an input error (exit 2), naming the file and document.
+  `apiVersion` or `kind` is an input error (exit 2), naming the file and document. In a directory, files that
+  are no manifests (kustomize files, Helm charts, CI files) are skipped and counted, never judged.
 - Objects given together are each other's cluster state, as with `kubectl apply -f dir/`: a Shoot and its
   CloudProfile in one file or directory are judged together. `--context` adds stored objects; an object under
   review replaces a context object with the same group, kind, namespace and name (it is what will be stored).
@@ -49,7 +50,14 @@ _PROFILE_KINDS: Final = frozenset(
 
 
 class ReviewInputError(ValueError):
-    """The inputs cannot be reviewed as given (CLI exit 2); the message names the file, document or flag."""
+    """The inputs cannot be reviewed as given (CLI exit 2); the message names the file, document or flag.
+
+    source: the file the error is in ("<stdin>" for standard input) when it is one file's, else "".
+    """
+
+    def __init__(self, message: str, *, source: str = "") -> None:
+        super().__init__(message)
+        self.source = source
 
 
 class Result(StrEnum):
@@ -218,17 +226,22 @@ def review_files(
 ) -> list[Reviewed]:
     """Review every object of `files` (files, directories, "-") as `operation`; now: aware UTC.
 
-    Returns one Reviewed per object, in input order. Raises ReviewInputError for inputs that cannot be reviewed
-    as given: unreadable or non-YAML files, documents without apiVersion/kind, --old without UPDATE or not
-    matching, duplicate identities, undecodable context objects, no objects at all.
+    Returns one Reviewed per object, in input order. Files found in directories that are no manifests
+    (kustomize, Helm, CI files, YAML without apiVersion/kind) are skipped into `reader.skipped`. Raises
+    ReviewInputError for inputs that cannot be reviewed as given: unreadable or non-YAML files, named files
+    or manifest files with documents without apiVersion/kind, --old without UPDATE or not matching, duplicate
+    identities, undecodable context objects, no objects at all.
     """
     if old is not None and operation != "UPDATE":
         raise ReviewInputError(f"--old is only used with --operation UPDATE (the operation is {operation})")
     targets = _read(reader, files, "")
+    skipped = len(reader.skipped)
     olds = _read(reader, [old], "--old: ") if old is not None else []
     stored = _read(reader, context, "--context: ")
-    if not targets:
-        raise ReviewInputError(f"no objects found in {', '.join(str(f) for f in files)}")
+    # A hook handed only a commit's non-manifests (a changed kustomization.yaml) has nothing to judge: that passes.
+    if not targets and not (reader.skip_named and skipped):
+        why = f" ({skipped} file{'s' if skipped != 1 else ''} skipped; -v lists them and why)" if skipped else ""
+        raise ReviewInputError(f"no objects found in {', '.join(str(f) for f in files)}{why}")
     plain = [m for m in targets if not _is_admission_review(m)]
     view = build_view(plain, stored)
     judged = [m for m in plain if _judged(m)]
@@ -247,7 +260,7 @@ def _read(reader: ManifestReader, paths: Sequence[Path | str], flag: str) -> lis
     try:
         return reader.read_all(paths)
     except DocumentError as exc:
-        raise ReviewInputError(f"{flag}{exc}") from None
+        raise ReviewInputError(f"{flag}{exc}", source=exc.source) from None
 
 
 def _is_admission_review(manifest: Manifest) -> bool:
@@ -292,6 +305,7 @@ def review_change(
     settings: Settings,
     now: datetime,
     reader: ManifestReader,
+    base_reader: ManifestReader,
     judge_unchanged: bool = False,
 ) -> ChangeReview:
     """Review the change from the base (the same paths under `base_dir`) to `files`, as `change` describes:
@@ -299,14 +313,15 @@ def review_change(
     at all (`judge_unchanged`: as a re-apply). The cluster state is the new state plus `context`.
 
     base_label names the base in messages (`HEAD~1`, a directory): a base object's place reads
-    `<label>:<path>`. Raises ReviewInputError as review_files does, and BaseError's message as one.
+    `<label>:<path>`; base_reader reads it (the same exclusions as `reader`, no standard input). Raises
+    ReviewInputError as review_files does, and BaseError's message as one.
     """
     targets = _read(reader, files, "")
     try:
         in_base = base_paths(files, base_dir)
     except BaseError as exc:
         raise ReviewInputError(str(exc)) from None
-    base = [_relabel(m, base_dir, base_label) for m in _read(ManifestReader(), in_base, f"{base_label}: ")]
+    base = [_relabel(m, base_dir, base_label) for m in _read(base_reader, in_base, f"{base_label}: ")]
     stored = _read(reader, context, "--context: ")
     plain = [m for m in targets if not _is_admission_review(m)]
     view = build_view(plain, stored)
