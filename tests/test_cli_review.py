@@ -180,6 +180,65 @@ def test_a_shoot_whose_profile_is_nowhere_says_so_and_hints_at_context(tmp_path:
     assert run("review", tmp_path / "shoot.yaml", "--context", tmp_path / "ctx", "--now", NOW)[0] == 0
 
 
+@pytest.mark.parametrize(
+    ("profile", "shoot_kind", "named"),
+    [
+        pytest.param({**cloud_profile_dict(), "kind": "Cloudprofile"}, "CloudProfile", "kind Cloudprofile; did you mean CloudProfile?", id="case"),
+        pytest.param({**cloud_profile_dict(), "kind": "CloudProfil"}, "CloudProfile", "kind CloudProfil; did you mean CloudProfile?", id="spelling"),
+        pytest.param(
+            {**cloud_profile_dict(), "apiVersion": "garden.sapcloud.io/v1beta1"},
+            "CloudProfile",
+            "kind garden.sapcloud.io CloudProfile; did you mean core.gardener.cloud CloudProfile?",
+            id="group",
+        ),
+        pytest.param(
+            {**namespaced_cloud_profile_dict(), "kind": "NamespacedCloudprofile", "metadata": {"name": "local", "namespace": "garden-local"}},
+            "NamespacedCloudProfile",
+            "kind NamespacedCloudprofile; did you mean NamespacedCloudProfile?",
+            id="namespaced",
+        ),
+    ],
+)  # fmt: skip
+def test_a_misspelt_profile_is_named_instead_of_a_missing_one(
+    tmp_path: Path, profile: dict[str, Any], shoot_kind: str, named: str
+) -> None:
+    """Issue 23 item B: a kind typo in the profile does not send the user looking for a profile that is there."""
+    write(tmp_path / "landscape" / "aws.yaml", profile)
+    write(tmp_path / "landscape" / "shoot.yaml", shoot(kind=shoot_kind))
+    code, out = run("review", tmp_path / "landscape", "--now", NOW)
+    assert code == 1
+    hints = [line for line in out.splitlines() if line.startswith("  hint: ")]
+    assert hints == [f"  hint: the referenced profile is in {tmp_path / 'landscape' / 'aws.yaml'} as {named}"]
+
+
+def test_a_misspelt_profile_of_another_name_or_namespace_is_not_named(tmp_path: Path) -> None:
+    other_name = {**cloud_profile_dict(), "kind": "Cloudprofile", "metadata": {"name": "other"}}
+    other_namespace = {
+        **namespaced_cloud_profile_dict(),
+        "kind": "NamespacedCloudprofile",
+        "metadata": {"name": "local", "namespace": "garden-other"},
+    }
+    path = write(
+        tmp_path / "all.yaml", other_name, other_namespace, shoot(), shoot("dev", kind="NamespacedCloudProfile")
+    )
+    code, out = run("review", path, "--now", NOW)
+    assert code == 1
+    assert out.count("hint: the referenced profile is in none of the given files") == 2
+    assert "did you mean CloudProfile?" not in out and "did you mean NamespacedCloudProfile?" not in out
+
+
+def test_a_misspelt_parent_of_a_namespaced_profile_is_named(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "all.yaml", {**cloud_profile_dict(), "kind": "Cloudprofile"}, namespaced_cloud_profile_dict()
+    )
+    code, out = run("review", path, "--now", NOW)
+    assert code == 1
+    assert (
+        f"  hint: the referenced profile is in {path} as kind Cloudprofile; did you mean CloudProfile?"
+        in out.splitlines()
+    )
+
+
 def test_a_namespaced_profile_finds_its_parent_among_the_reviewed_objects(tmp_path: Path) -> None:
     ncp = namespaced_cloud_profile_dict(
         kubernetes={"versions": [{"version": "1.32.5", "expirationDate": "2027-06-01T00:00:00Z"}]}

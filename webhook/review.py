@@ -177,9 +177,50 @@ def _stored(manifest: Manifest, olds: Sequence[Manifest], targets: Sequence[Mani
     raise ReviewInputError(f"{manifest.where}: --old has no stored {manifest.ref} ({display_group(manifest.group)})")
 
 
-def _hints(outcome: Outcome, view: StaticView, group_kind: tuple[str, str]) -> tuple[str, ...]:
+# A misspelt profile among the inputs: (the profile kind it was meant as, namespace, name) -> (manifest, (group, kind)).
+Misspelt = dict[tuple[str, str, str], tuple[Manifest, tuple[str, str]]]
+
+
+def misspelt_profiles(manifests: Sequence[Manifest]) -> Misspelt:
+    """The objects of kinds no validator judges that are near misses of CloudProfile or NamespacedCloudProfile
+    (`Cloudprofile`, `garden.sapcloud.io` CloudProfile), by the kind meant, namespace and name; the first one wins."""
+    found: Misspelt = {}
+    for manifest in manifests:
+        if (manifest.group, manifest.kind) in REGISTRY or not manifest.name:
+            continue
+        meant = suggestion(manifest.group, manifest.kind)
+        if meant in _PROFILE_KINDS:
+            found.setdefault((meant[1], manifest.namespace, manifest.name), (manifest, meant))
+    return found
+
+
+def _referenced_profile(obj: dict[str, Any], kind: str) -> tuple[str, str, str]:
+    """(kind, namespace, name) of the profile a Shoot (spec.cloudProfile, else spec.cloudProfileName) or a
+    NamespacedCloudProfile (spec.parent) refers to, from the raw object; kind defaults to CloudProfile."""
+    spec = found if isinstance(found := obj.get("spec"), dict) else {}
+    meta = found if isinstance(found := obj.get("metadata"), dict) else {}
+    ref = spec.get("parent") if kind == "NamespacedCloudProfile" else spec.get("cloudProfile")
+    ref = ref if isinstance(ref, dict) else {}
+    name = str(ref.get("name") or ("" if kind == "NamespacedCloudProfile" else spec.get("cloudProfileName") or ""))
+    ref_kind = str(ref.get("kind") or "CloudProfile")
+    namespace = str(meta.get("namespace") or "") if ref_kind == "NamespacedCloudProfile" else ""
+    return ref_kind, namespace, name
+
+
+def _hints(
+    outcome: Outcome, view: StaticView, group_kind: tuple[str, str], obj: dict[str, Any], misspelt: Misspelt
+) -> tuple[str, ...]:
     hints: list[str] = []
-    if _MISSING_REFERENCE_RULES.intersection(outcome.rule_ids):
+    near_miss = misspelt.get(_referenced_profile(obj, group_kind[1])) if misspelt else None
+    if _MISSING_REFERENCE_RULES.intersection(outcome.rule_ids) and near_miss is not None:
+        # The profile is there, under a kind nobody judges: name the typo rather than send the user looking.
+        manifest, (group, kind) = near_miss
+        shown = "<stdin>" if manifest.source == "-" else manifest.source
+        given, meant = (manifest.kind, kind) if manifest.group == group else (
+            f"{display_group(manifest.group)} {manifest.kind}", f"{group} {kind}"
+        )  # fmt: skip
+        hints.append(f"the referenced profile is in {shown} as kind {given}; did you mean {meant}?")
+    elif _MISSING_REFERENCE_RULES.intersection(outcome.rule_ids):
         hints.append(
             "the referenced profile is in none of the given files: review it together with this object "
             "(same file or directory) or pass it with --context FILE "
@@ -223,6 +264,7 @@ def review_files(
     plain = [m for m in targets if not _is_admission_review(m)]
     view = build_view(plain, stored)
     judged = [m for m in plain if _judged(m)]
+    misspelt = misspelt_profiles([*plain, *stored])
     results: list[Reviewed] = []
     for manifest in targets:
         if _is_admission_review(manifest):
@@ -230,7 +272,7 @@ def review_files(
         else:
             previous = _stored(manifest, olds, judged) if operation == "UPDATE" and _judged(manifest) else None
             request = make_review(manifest.obj, operation, previous)
-        results.append(_review_one(manifest, request, view, settings, now))
+        results.append(_review_one(manifest, request, view, settings, now, misspelt))
     return results
 
 
@@ -250,7 +292,12 @@ def _judged(manifest: Manifest) -> bool:
 
 
 def _review_one(
-    manifest: Manifest, request: dict[str, Any], view: StaticView, settings: Settings, now: datetime
+    manifest: Manifest,
+    request: dict[str, Any],
+    view: StaticView,
+    settings: Settings,
+    now: datetime,
+    misspelt: Misspelt,
 ) -> Reviewed:
     inner = found if isinstance(found := request.get("request"), dict) else {}
     gvk = raw_kind if isinstance(raw_kind := inner.get("kind"), dict) else {}
@@ -262,4 +309,6 @@ def _review_one(
     except BadReview as exc:
         raise ReviewInputError(f"{manifest.where}: not a usable AdmissionReview: {exc}") from None
     result = Result.ALLOWED if outcome.allowed else Result.DENIED
-    return Reviewed(manifest, request, result, outcome, hints=_hints(outcome, view, group_kind))
+    judged_obj = found if isinstance(found := inner.get("object") or inner.get("oldObject"), dict) else {}
+    hints = _hints(outcome, view, group_kind, judged_obj, misspelt)
+    return Reviewed(manifest, request, result, outcome, hints=hints)
