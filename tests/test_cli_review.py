@@ -436,3 +436,57 @@ def test_audit_junit_validates(tmp_path: Path) -> None:
     assert set(suites) == {"CloudProfile", "skipped"}
     assert (suites["CloudProfile"].get("tests"), suites["CloudProfile"].get("failures")) == ("2", "1")
     assert suites["skipped"].get("skipped") == "1"
+
+
+# ------------------------------------------------------------------------- output as judged, progress (issue 23)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_text_is_printed_as_each_object_is_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.review
+
+    path = write(tmp_path / "all.yaml", cloud_profile_dict(), shoot(), shoot("dev"))
+    out = io.StringIO()
+    printed_before: list[int] = []
+    judge = webhook.review.judge
+
+    def judge_and_note(*args: Any, **kwargs: Any) -> Any:
+        printed_before.append(len(out.getvalue().splitlines()))
+        return judge(*args, **kwargs)
+
+    monkeypatch.setattr(webhook.review, "judge", judge_and_note)
+    assert main(["review", str(path), "--now", NOW], out=out) == 0
+    assert printed_before == [0, 1, 2]
+
+
+@pytest.mark.parametrize(("output", "shown"), [("text", True), ("json", False), ("junit", False)])
+def test_progress_on_a_terminal_for_text_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str, shown: bool
+) -> None:
+    import webhook.progress
+
+    monkeypatch.setattr(webhook.progress, "DELAY_SECONDS", 0.0)  # as if the run had lasted over a second
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    path = write(tmp_path / "all.yaml", cloud_profile_dict(), shoot())
+    code, out = run("review", path, "--now", NOW, "--output", output)
+    assert code == 0
+    if shown:
+        assert terminal.getvalue().endswith("gardener-webhook review: 2/2 objects judged\r\x1b[K")
+        assert "\x1b" not in out
+    else:
+        assert terminal.getvalue() == ""
+
+
+def test_no_progress_when_stderr_is_no_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.progress
+
+    monkeypatch.setattr(webhook.progress, "DELAY_SECONDS", 0.0)
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert run("review", write(tmp_path / "cp.yaml", cloud_profile_dict()), "--now", NOW)[0] == 0
+    assert stderr.getvalue() == ""

@@ -157,26 +157,40 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
 
     0: everything judged was allowed (and, with --strict, nothing was skipped); 1: something was denied, or
     skipped under --strict; 2: usage or unreadable input.
+    Text is printed as each object is judged, with a progress line on stderr when it is a terminal and the run lasts
+    over a second; JSON and JUnit are one document each, printed at the end, with no progress line.
     """
+    from webhook.progress import ProgressLine
     from webhook.review import Result, ReviewInputError, review_files
+
+    progress: ProgressLine | None = None
+    print_now: Callable[[Reviewed, int, int], None] | None = None
+    if args.output == "text":
+        progress = line = ProgressLine(sys.stderr, "gardener-webhook review")
+
+        def print_now(item: Reviewed, done: int, total: int) -> None:
+            line.clear()
+            _print_text(item, out)
+            out.flush()  # a CI log shows each object when it is judged, not all of them at the end
+            line.update(done, total)
 
     settings = _settings(args.config)
     now = _parse_now(args.now)
     try:
         results = review_files(
             args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
-            reader=_reader(),
+            reader=_reader(), on_result=print_now,
         )  # fmt: skip
     except ReviewInputError as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        if progress is not None:
+            progress.clear()
     if args.output == "json":
         json.dump([item.to_json() for item in results], out, indent=2)
         out.write("\n")
     elif args.output == "junit":
         out.write(_junit_review(results, strict=args.strict, now=now))
-    else:
-        for item in results:
-            _print_text(item, out)
     denied = any(item.result is Result.DENIED for item in results)
     skipped = any(item.result is Result.SKIPPED for item in results)
     return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
