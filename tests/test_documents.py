@@ -58,6 +58,10 @@ TRICKY: dict[str, str] = {
     "complex-key-str": "? a\n: 1\n? |\n  b\n: 2\n",
     "long-keys": "k" * 200 + ": v\n",
     "tabs-in-values": "a: 'x\ty'\nb: \"\\t\"\n",
+    "anchored-root": "&a\nfoo: 1\n",
+    "tagged-roots": "\n\n!!map {a: 1}\n---\n!!str x\n",
+    "indented-root": "  # c\n  a: 1\n",
+    "block-scalar-root": "|\n  lit\n",
     "nothing": "",
     "only-comments": "# nothing here\n\n",
 }
