@@ -44,10 +44,12 @@ lint: $(STAMP)
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(VENV)/bin/python -m pytest -m hypothesis $(ARGS)
 
-# gardener-webhook against a bare aiohttp TLS server, then the in-use check at 10 000 Shoots (under 5 minutes).
+# gardener-webhook against a bare aiohttp TLS server, the in-use check at 10 000 Shoots, then `review` on 20
+# landscape-sized CloudProfiles and 1 000 Shoots (under 6 minutes).
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py $(ARGS)
 	$(VENV)/bin/python bench/inuse.py
+	$(VENV)/bin/python bench/review.py
 
 # The README's Reliability figures: peak RSS under concurrent maximal reviews, stalled clients, shutdown time.
 soak: $(STAMP)

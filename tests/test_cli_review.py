@@ -180,6 +180,65 @@ def test_a_shoot_whose_profile_is_nowhere_says_so_and_hints_at_context(tmp_path:
     assert run("review", tmp_path / "shoot.yaml", "--context", tmp_path / "ctx", "--now", NOW)[0] == 0
 
 
+@pytest.mark.parametrize(
+    ("profile", "shoot_kind", "named"),
+    [
+        pytest.param({**cloud_profile_dict(), "kind": "Cloudprofile"}, "CloudProfile", "kind Cloudprofile; did you mean CloudProfile?", id="case"),
+        pytest.param({**cloud_profile_dict(), "kind": "CloudProfil"}, "CloudProfile", "kind CloudProfil; did you mean CloudProfile?", id="spelling"),
+        pytest.param(
+            {**cloud_profile_dict(), "apiVersion": "garden.sapcloud.io/v1beta1"},
+            "CloudProfile",
+            "kind garden.sapcloud.io CloudProfile; did you mean core.gardener.cloud CloudProfile?",
+            id="group",
+        ),
+        pytest.param(
+            {**namespaced_cloud_profile_dict(), "kind": "NamespacedCloudprofile", "metadata": {"name": "local", "namespace": "garden-local"}},
+            "NamespacedCloudProfile",
+            "kind NamespacedCloudprofile; did you mean NamespacedCloudProfile?",
+            id="namespaced",
+        ),
+    ],
+)  # fmt: skip
+def test_a_misspelt_profile_is_named_instead_of_a_missing_one(
+    tmp_path: Path, profile: dict[str, Any], shoot_kind: str, named: str
+) -> None:
+    """Issue 23 item B: a kind typo in the profile does not send the user looking for a profile that is there."""
+    write(tmp_path / "landscape" / "aws.yaml", profile)
+    write(tmp_path / "landscape" / "shoot.yaml", shoot(kind=shoot_kind))
+    code, out = run("review", tmp_path / "landscape", "--now", NOW)
+    assert code == 1
+    hints = [line for line in out.splitlines() if line.startswith("  hint: ")]
+    assert hints == [f"  hint: the referenced profile is in {tmp_path / 'landscape' / 'aws.yaml'} as {named}"]
+
+
+def test_a_misspelt_profile_of_another_name_or_namespace_is_not_named(tmp_path: Path) -> None:
+    other_name = {**cloud_profile_dict(), "kind": "Cloudprofile", "metadata": {"name": "other"}}
+    other_namespace = {
+        **namespaced_cloud_profile_dict(),
+        "kind": "NamespacedCloudprofile",
+        "metadata": {"name": "local", "namespace": "garden-other"},
+    }
+    path = write(
+        tmp_path / "all.yaml", other_name, other_namespace, shoot(), shoot("dev", kind="NamespacedCloudProfile")
+    )
+    code, out = run("review", path, "--now", NOW)
+    assert code == 1
+    assert out.count("hint: the referenced profile is in none of the given files") == 2
+    assert "did you mean CloudProfile?" not in out and "did you mean NamespacedCloudProfile?" not in out
+
+
+def test_a_misspelt_parent_of_a_namespaced_profile_is_named(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "all.yaml", {**cloud_profile_dict(), "kind": "Cloudprofile"}, namespaced_cloud_profile_dict()
+    )
+    code, out = run("review", path, "--now", NOW)
+    assert code == 1
+    assert (
+        f"  hint: the referenced profile is in {path} as kind Cloudprofile; did you mean CloudProfile?"
+        in out.splitlines()
+    )
+
+
 def test_a_namespaced_profile_finds_its_parent_among_the_reviewed_objects(tmp_path: Path) -> None:
     ncp = namespaced_cloud_profile_dict(
         kubernetes={"versions": [{"version": "1.32.5", "expirationDate": "2027-06-01T00:00:00Z"}]}
@@ -377,3 +436,57 @@ def test_audit_junit_validates(tmp_path: Path) -> None:
     assert set(suites) == {"CloudProfile", "skipped"}
     assert (suites["CloudProfile"].get("tests"), suites["CloudProfile"].get("failures")) == ("2", "1")
     assert suites["skipped"].get("skipped") == "1"
+
+
+# ------------------------------------------------------------------------- output as judged, progress (issue 23)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_text_is_printed_as_each_object_is_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.review
+
+    path = write(tmp_path / "all.yaml", cloud_profile_dict(), shoot(), shoot("dev"))
+    out = io.StringIO()
+    printed_before: list[int] = []
+    judge = webhook.review.judge
+
+    def judge_and_note(*args: Any, **kwargs: Any) -> Any:
+        printed_before.append(len(out.getvalue().splitlines()))
+        return judge(*args, **kwargs)
+
+    monkeypatch.setattr(webhook.review, "judge", judge_and_note)
+    assert main(["review", str(path), "--now", NOW], out=out) == 0
+    assert printed_before == [0, 1, 2]
+
+
+@pytest.mark.parametrize(("output", "shown"), [("text", True), ("json", False), ("junit", False)])
+def test_progress_on_a_terminal_for_text_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str, shown: bool
+) -> None:
+    import webhook.progress
+
+    monkeypatch.setattr(webhook.progress, "DELAY_SECONDS", 0.0)  # as if the run had lasted over a second
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    path = write(tmp_path / "all.yaml", cloud_profile_dict(), shoot())
+    code, out = run("review", path, "--now", NOW, "--output", output)
+    assert code == 0
+    if shown:
+        assert terminal.getvalue().endswith("gardener-webhook review: 2/2 objects judged\r\x1b[K")
+        assert "\x1b" not in out
+    else:
+        assert terminal.getvalue() == ""
+
+
+def test_no_progress_when_stderr_is_no_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.progress
+
+    monkeypatch.setattr(webhook.progress, "DELAY_SECONDS", 0.0)
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert run("review", write(tmp_path / "cp.yaml", cloud_profile_dict()), "--now", NOW)[0] == 0
+    assert stderr.getvalue() == ""
