@@ -36,8 +36,15 @@ def _git(cwd: Path, *argv: str) -> None:
     subprocess.run(["git", *argv], cwd=cwd, check=True, capture_output=True, timeout=60)
 
 
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One PRE_COMMIT_HOME for the module: pre-commit keys its environments by repository and revision, so on a
+    clean checkout (as in CI) `try-repo` and the README's configuration pinned to HEAD share one install."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path) -> None:
+def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path, pre_commit_home: Path) -> None:
     gitops = tmp_path / "gitops"
     (gitops / "profiles").mkdir(parents=True)
     (gitops / "profiles" / "local.yaml").write_text(yaml.safe_dump(cloud_profile_dict()))
@@ -52,7 +59,7 @@ def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path) -> 
     )
     _git(gitops, "init", "-q")
     _git(gitops, "add", ".")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "GIT_CONFIG_NOSYSTEM": "1"}
 
     def try_repo() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -81,7 +88,9 @@ def _readme_config() -> dict[str, Any]:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_the_readme_configuration_passes_a_repository_with_kustomize_helm_and_ci_files(tmp_path: Path) -> None:
+def test_the_readme_configuration_passes_a_repository_with_kustomize_helm_and_ci_files(
+    tmp_path: Path, pre_commit_home: Path
+) -> None:
     """The README's example, pinned to this checkout's HEAD, on a landscape/ that holds more than manifests."""
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
     config = _readme_config()
@@ -101,7 +110,7 @@ def test_the_readme_configuration_passes_a_repository_with_kustomize_helm_and_ci
         (gitops / name).write_text(text)
     _git(gitops, "init", "-q")
     _git(gitops, "add", ".")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "GIT_CONFIG_NOSYSTEM": "1"}
     run = subprocess.run(
         [str(PRE_COMMIT), "run", "--all-files"],
         cwd=gitops, env=env, capture_output=True, text=True, timeout=600, check=False,
