@@ -304,14 +304,14 @@ async def test_the_audit_container_exits_3_when_the_cluster_cannot_be_read(
     api_server_in: Any, tmp_path: Path,
 ) -> None:  # fmt: skip
     """Exit 3 is what the CronJob's podFailurePolicy retries: no API server listening in the Pod's network, or one
-    that refuses the ServiceAccount's token (401). Only `--sync-timeout` is shortened (120 s in the manifest)."""
+    that refuses the ServiceAccount's token (401). Only `--sync-timeout` is shortened (120 s in the manifest, 2 s here)."""
     objects = rendered[AUDIT.overlay]
     (workload,) = [w for w in _workloads(objects) if w["kind"] == AUDIT.kind]
     (container,) = pod_template(workload)["spec"]["containers"]
     assert "--sync-timeout=120" in container["args"]
     container = {
         **container,
-        "args": [a if a != "--sync-timeout=120" else "--sync-timeout=5" for a in container["args"]],
+        "args": [a if a != "--sync-timeout=120" else "--sync-timeout=2" for a in container["args"]],
     }
     run = resolve(workload, container, objects, Image.from_dockerfile(), _material(certificates), tmp_path)
     with Sandbox(run, tmp_path) as sandbox:
@@ -324,6 +324,6 @@ async def test_the_audit_container_exits_3_when_the_cluster_cannot_be_read(
         stderr = sandbox.stderr()
         assert status == 3, stderr[-3000:]
         last = stderr.strip().splitlines()[-1]
-        assert "did not sync within 5 s" in last, last
+        assert "did not sync within 2 s" in last, last
         assert ("401" if api_server == "refusing" else "refused") in last, last
         assert cluster is None or not cluster.writes
