@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import http.client
 import json
 import signal
@@ -180,23 +181,32 @@ def _cluster() -> FakeApiServer:
     return cluster
 
 
+async def _serve_api(
+    sandbox: Sandbox, certificates: Certificates, runners: list[web.AppRunner], *,
+    bearer_tokens: frozenset[str] | None = None,
+) -> FakeApiServer:  # fmt: skip
+    """A fake API server on 127.0.0.1:6443 of the sandbox's network namespace (TLS, the api CA); its runner is
+    appended to `runners` for the caller to clean up."""
+    cluster = _cluster()
+    cluster.bearer_tokens = bearer_tokens
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    certificates.api_ca.issue_cert("127.0.0.1").configure_cert(context)
+    listener = await asyncio.wrap_future(sandbox.in_netns(lambda: _listener(API_PORT)))
+    runner = web.AppRunner(cluster.app())
+    await runner.setup()
+    runners.append(runner)
+    await web.SockSite(runner, listener, ssl_context=context).start()
+    cluster.url = f"https://127.0.0.1:{API_PORT}"
+    return cluster
+
+
 @pytest.fixture
 async def api_server_in(certificates: Certificates) -> AsyncIterator[Any]:
-    """serve(sandbox): a fake API server on 127.0.0.1:6443 of the sandbox's network namespace (TLS, the api CA)."""
+    """serve(sandbox, bearer_tokens=None): `_serve_api` on this test's loop, cleaned up after the test."""
     runners: list[web.AppRunner] = []
 
     async def serve(sandbox: Sandbox, *, bearer_tokens: frozenset[str] | None = None) -> FakeApiServer:
-        cluster = _cluster()
-        cluster.bearer_tokens = bearer_tokens
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        certificates.api_ca.issue_cert("127.0.0.1").configure_cert(context)
-        listener = await asyncio.wrap_future(sandbox.in_netns(lambda: _listener(API_PORT)))
-        runner = web.AppRunner(cluster.app())
-        await runner.setup()
-        runners.append(runner)
-        await web.SockSite(runner, listener, ssl_context=context).start()
-        cluster.url = f"https://127.0.0.1:{API_PORT}"
-        return cluster
+        return await _serve_api(sandbox, certificates, runners, bearer_tokens=bearer_tokens)
 
     yield serve
     for runner in runners:
@@ -256,43 +266,74 @@ def _unb64(text: str) -> str:
     return base64.b64decode("".join(text.split())).decode()
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-async def test_the_container_runs_as_its_manifest_runs_it(
-    case: Case, sandboxing: None, rendered: dict[str, list[dict[str, Any]]], certificates: Certificates,
-    api_server_in: Any, tmp_path: Path,
-) -> None:  # fmt: skip
+async def _run_case(
+    case: Case, rendered: dict[str, list[dict[str, Any]]], certificates: Certificates, scratch: Path
+) -> None:
+    """Start `case`'s container in a sandbox with a fake API server and check it as the module docstring says."""
     objects = rendered[case.overlay]
     (workload,) = [w for w in _workloads(objects) if (w["kind"], w["metadata"]["name"]) == (case.kind, case.name)]
     (container,) = [c for c in pod_template(workload)["spec"]["containers"] if c["name"] == case.container]
-    run = resolve(workload, container, objects, Image.from_dockerfile(), _material(certificates), tmp_path)
+    run = resolve(workload, container, objects, Image.from_dockerfile(), _material(certificates), scratch)
     assert run.uid == 65532 and run.read_only_root
-    with Sandbox(run, tmp_path) as sandbox:
-        sandbox.start()
-        cluster = await api_server_in(sandbox)
-        sandbox.release()
-        if case.kind == "CronJob":
-            deadline = float(workload["spec"]["jobTemplate"]["spec"].get("activeDeadlineSeconds", 900))
-            status = await asyncio.to_thread(sandbox.wait, deadline)
-            assert status in (0, 1), f"audit exited {status}:\n{sandbox.stderr()[-3000:]}"
-            assert "Traceback" not in sandbox.stderr()  # 1 is also Python's status for an uncaught exception
-            assert cluster.writes, "the audit wrote no PolicyReport"
-            return
-        probe = container["readinessProbe"]["httpGet"]
-        health = probe["port"] if isinstance(probe["port"], int) else run.ports[probe["port"]]
-        until = time.monotonic() + START_SECONDS
-        await asyncio.wrap_future(
-            sandbox.in_netns(lambda: poll(lambda: _ready(health, probe["path"]), until=until, alive=sandbox))
-        )
-        answer = await asyncio.wrap_future(
-            sandbox.in_netns(lambda: _admission_review(run.ports["https"], _client_context(rendered, certificates)))
-        )
-        assert answer["response"]["uid"] == "conformance-1"
-        assert isinstance(answer["response"]["allowed"], bool)
-        sandbox.signal(signal.SIGTERM)
-        status = await asyncio.to_thread(sandbox.wait, run.grace_seconds)
-        assert status == 0, (
-            f"not stopped within {run.grace_seconds} s of SIGTERM ({status}):\n{sandbox.stderr()[-3000:]}"
-        )
+    runners: list[web.AppRunner] = []
+    try:
+        with Sandbox(run, scratch) as sandbox:
+            sandbox.start()
+            cluster = await _serve_api(sandbox, certificates, runners)
+            sandbox.release()
+            if case.kind == "CronJob":
+                deadline = float(workload["spec"]["jobTemplate"]["spec"].get("activeDeadlineSeconds", 900))
+                status = await asyncio.to_thread(sandbox.wait, deadline)
+                assert status in (0, 1), f"audit exited {status}:\n{sandbox.stderr()[-3000:]}"
+                assert "Traceback" not in sandbox.stderr()  # 1 is also Python's status for an uncaught exception
+                assert cluster.writes, "the audit wrote no PolicyReport"
+                return
+            probe = container["readinessProbe"]["httpGet"]
+            health = probe["port"] if isinstance(probe["port"], int) else run.ports[probe["port"]]
+            until = time.monotonic() + START_SECONDS
+            await asyncio.wrap_future(
+                sandbox.in_netns(lambda: poll(lambda: _ready(health, probe["path"]), until=until, alive=sandbox))
+            )
+            answer = await asyncio.wrap_future(
+                sandbox.in_netns(lambda: _admission_review(run.ports["https"], _client_context(rendered, certificates)))
+            )
+            assert answer["response"]["uid"] == "conformance-1"
+            assert isinstance(answer["response"]["allowed"], bool)
+            sandbox.signal(signal.SIGTERM)
+            status = await asyncio.to_thread(sandbox.wait, run.grace_seconds)
+            assert status == 0, (
+                f"not stopped within {run.grace_seconds} s of SIGTERM ({status}):\n{sandbox.stderr()[-3000:]}"
+            )
+    finally:
+        for runner in runners:
+            await runner.cleanup()
+
+
+@pytest.fixture(scope="module")
+def outcomes(
+    sandboxing: None, rendered: dict[str, list[dict[str, Any]]], certificates: Certificates,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[Case, Exception | None]:  # fmt: skip
+    """Every case run at once, each in a thread with its own event loop (the sandboxes share no port: each has its
+    own network namespace): the drains of SIGTERM overlap instead of adding up. case -> what failed, or None."""
+
+    def one(case: Case) -> Exception | None:
+        scratch = tmp_path_factory.mktemp(case.id.replace("/", "-").replace(":", "-"))
+        try:
+            asyncio.run(_run_case(case, rendered, certificates, scratch))
+        except Exception as exc:  # noqa: BLE001 - reported by the case's own test, with its traceback
+            return exc
+        return None
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(CASES)) as pool:
+        return dict(zip(CASES, pool.map(one, CASES), strict=True))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_the_container_runs_as_its_manifest_runs_it(case: Case, outcomes: dict[Case, Exception | None]) -> None:
+    error = outcomes[case]
+    if error is not None:
+        raise error
 
 
 AUDIT: Final = Case("garden/static", "CronJob", "gardener-webhook-audit", "audit")
