@@ -25,11 +25,26 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import __version__
+from webhook.cli_base import (
+    EXIT_CLUSTER,
+    EXIT_DENIED,
+    EXIT_OK,
+    EXIT_USAGE,
+    ClusterError,
+    UsageError,
+    _context,
+    _parse_now,
+    _reader,
+    _settings,
+    _view,
+)
+from webhook.cli_review import cmd_review
+from webhook.cli_tools import cmd_certs, cmd_config_schema, cmd_skew
 
 # Everything else is imported by the command that needs it: `--version`, `--help` and a usage error start in about
 # 0.1 s instead of 1.6 (the models, validators, pydantic settings, asyncio, aiohttp and kubernetes are not loaded).
@@ -38,241 +53,9 @@ if TYPE_CHECKING:
     from kubernetes.client import ApiClient
 
     from webhook.cluster.live import NotListed
-    from webhook.cluster.static import StaticView
     from webhook.cluster.view import ClusterView
-    from webhook.documents import Manifest, ManifestReader, SkippedFile
     from webhook.policyreport import PolicyReport
-    from webhook.review import Reviewed
     from webhook.settings import Settings
-    from webhook.skew import Component
-    from webhook.versions import Version
-
-# EXIT_CLUSTER: the audited cluster could not be read or written; a later run may succeed (the CronJob retries it).
-EXIT_OK, EXIT_DENIED, EXIT_USAGE, EXIT_CLUSTER = 0, 1, 2, 3
-
-
-class UsageError(Exception):
-    """Bad command line or unreadable input: message to stderr, exit 2."""
-
-
-class ClusterError(Exception):
-    """The audited cluster could not be read: its live view did not sync in time. Message to stderr, exit 3."""
-
-
-def _parse_now(text: str | None) -> datetime:
-    from webhook.models.base import parse_rfc3339
-
-    if text is None:
-        return datetime.now(UTC)
-    try:
-        value = parse_rfc3339(text)
-    except ValueError:
-        value = None
-    if value is None:
-        raise UsageError(f"--now: {text!r} is not an RFC 3339 date-time (e.g. 2026-11-21T00:00:00Z)")
-    return value
-
-
-def _settings(path: Path | None) -> Settings:
-    from webhook.settings import ConfigError, load_settings
-    from webhook.validators import ALL_RULES
-
-    try:
-        return load_settings(path, known_rules=ALL_RULES)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _context(paths: Sequence[Path | str], reader: ManifestReader) -> tuple[list[Manifest], StaticView]:
-    """The objects of the --context paths (files, directories, "-") and the static view built from them."""
-    from webhook.documents import DocumentError
-    from webhook.review import ReviewInputError, build_view
-
-    try:
-        manifests = reader.read_all(paths)
-        return manifests, build_view([], manifests)
-    except DocumentError as exc:
-        raise UsageError(f"--context: {exc}") from None
-    except ReviewInputError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _view(paths: Sequence[Path | str]) -> StaticView:
-    return _context(paths, _reader())[1]
-
-
-def _reader() -> ManifestReader:
-    from webhook.documents import ManifestReader
-
-    return ManifestReader(sys.stdin)
-
-
-def _print_text(item: Reviewed, out: TextIO, *, operation: bool = False) -> None:
-    judged_as = f" as {item.operation}" if operation else ""
-    if item.outcome is None:
-        out.write(f"{item.result} {item.ref}{judged_as} ({item.reason})\n")
-        return
-    out.write(f"{item.result} {item.ref}{judged_as}\n")
-    out.writelines(f"  {message}\n" for message in item.outcome.messages)
-    out.writelines(f"  Warning: {warning}\n" for warning in item.outcome.full_warnings)
-    out.writelines(f"  hint: {hint}\n" for hint in item.hints)
-
-
-def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime, operation: bool = False) -> str:
-    """`review --output junit`: a suite per input file, a case per object (failures carry the denial lines)."""
-    from webhook import junit
-    from webhook.review import Result, display_group
-
-    suites: dict[str, list[junit.Case]] = {}
-    for item in results:
-        group, kind = item.group_kind
-        classname = f"{display_group(group)}.{kind}"
-        output = tuple(
-            [f"Warning: {w}" for w in (item.outcome.full_warnings if item.outcome else ())]
-            + [f"hint: {h}" for h in item.hints]
-        )
-        failure = None
-        skipped = None
-        if item.result is Result.DENIED and item.outcome is not None:
-            count = len(item.outcome.messages)
-            failure = (
-                f"denied: {count} finding{'s' if count != 1 else ''}",
-                "DENIED",
-                "\n".join(item.outcome.messages),
-            )
-        elif item.result is Result.SKIPPED:
-            if strict:
-                failure = (f"skipped under --strict: {item.reason}", "SKIPPED", item.reason)
-            else:
-                skipped = item.reason
-        name = f"{item.ref} as {item.operation}" if operation else item.ref
-        case = junit.Case(name, classname, failure, skipped, output)
-        source = "<stdin>" if item.manifest.source == "-" else item.manifest.source
-        suites.setdefault(source, []).append(case)
-    return junit.render(
-        "gardener-webhook review", [junit.Suite(name, tuple(cases)) for name, cases in suites.items()], now=now
-    )
-
-
-def _junit_input_error(message: str, source: str, now: datetime) -> str:
-    """`review --output junit` for a run that stopped at an input error: one test case whose `error` is the
-    message (file, document and line, as on stderr), in a suite named after the file when the error is one file's."""
-    from webhook import junit
-
-    case = junit.Case(source or "inputs", "gardener-webhook.input", error=(message, "InputError", message))
-    return junit.render("gardener-webhook review", [junit.Suite(source or "inputs", (case,))], now=now)
-
-
-def _skipped_files(skipped: Sequence[SkippedFile], *, verbose: bool, out: TextIO) -> None:
-    """One `-v` line per skipped file, then their count (nothing when no file was skipped)."""
-    if verbose:
-        out.writelines(f"skipped file {s.source}: {s.reason}\n" for s in skipped)
-    if skipped:
-        count = len(skipped)
-        out.write(f"{count} file{'s' if count != 1 else ''} skipped{'' if verbose else ' (-v lists them and why)'}\n")
-
-
-def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
-    """`review`: judge files offline exactly as the server would; returns the exit status.
-
-    0: everything judged was allowed (and, with --strict, nothing was skipped); 1: something was denied, or
-    skipped under --strict; 2: usage or unreadable input (with --output junit, still a report: one error case).
-    Text is printed as each object is judged, with a progress line on stderr when it is a terminal and the run lasts
-    over a second; JSON and JUnit are one document each, printed at the end, with no progress line. Skipped files
-    (kustomize, Helm, CI files in a directory) are listed with -v and counted: after the results for text output,
-    on stderr for json and junit, whose stdout a machine reads.
-    """
-    from webhook.documents import Excludes, ManifestReader
-    from webhook.progress import ProgressLine
-    from webhook.review import Result, ReviewInputError, review_files
-
-    change = args.base is not None or args.base_dir is not None
-    progress: ProgressLine | None = None
-    print_now: Callable[[Reviewed, int, int], None] | None = None
-    if args.output == "text":
-        progress = line = ProgressLine(sys.stderr, "gardener-webhook review")
-
-        def print_now(item: Reviewed, done: int, total: int) -> None:
-            line.clear()
-            _print_text(item, out, operation=change)
-            out.flush()  # a CI log shows each object when it is judged, not all of them at the end
-            line.update(done, total)
-
-    now = datetime.now(UTC)
-    reader = ManifestReader(sys.stdin, exclude=Excludes(args.exclude), skip_named=args.skip_non_objects)
-    unchanged = 0
-    try:
-        settings = _settings(args.config)
-        now = _parse_now(args.now)
-        if change:
-            base_reader = ManifestReader(exclude=Excludes(args.exclude), skip_named=args.skip_non_objects)
-            results, unchanged = _review_change(args, settings, now, reader, base_reader, print_now)
-        else:
-            if args.all:
-                raise UsageError("--all is only used with --base or --base-dir")
-            results = review_files(
-                args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
-                reader=reader, on_result=print_now,
-            )  # fmt: skip
-    except (ReviewInputError, UsageError) as exc:
-        if args.output == "junit":  # the CI's report must show exactly the runs that went wrong
-            out.write(_junit_input_error(str(exc), getattr(exc, "source", ""), now))
-        if args.verbose:  # else the error stays the one line on stderr that scripts expect
-            _skipped_files(reader.skipped, verbose=True, out=sys.stderr)
-        raise UsageError(str(exc)) from None
-    finally:
-        if progress is not None:
-            progress.clear()
-    if args.output == "json":
-        json.dump([item.to_json() for item in results], out, indent=2)
-        out.write("\n")
-    elif args.output == "junit":
-        out.write(_junit_review(results, strict=args.strict, now=now, operation=change))
-    elif unchanged:
-        plural = "s" if unchanged != 1 else ""
-        out.write(f"{unchanged} unchanged object{plural} not judged (--all judges them as re-applies)\n")
-    _skipped_files(reader.skipped, verbose=args.verbose, out=out if args.output == "text" else sys.stderr)
-    denied = any(item.result is Result.DENIED for item in results)
-    skipped = any(item.result is Result.SKIPPED for item in results)
-    return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
-
-
-def _review_change(
-    args: argparse.Namespace,
-    settings: Settings,
-    now: datetime,
-    reader: ManifestReader,
-    base_reader: ManifestReader,
-    on_result: Callable[[Reviewed, int, int], None] | None,
-) -> tuple[list[Reviewed], int]:
-    """`review --base REV` or `--base-dir DIR`: (results, unchanged objects not judged); see webhook.change."""
-    from webhook.change import BaseError, git_base
-    from webhook.review import review_change
-
-    if args.base is not None and args.base_dir is not None:
-        raise UsageError("--base and --base-dir cannot be combined: the base is a revision or a directory")
-    if args.old is not None or args.operation != "CREATE":
-        raise UsageError("--base and --base-dir find each object's operation themselves: drop --old and --operation")
-    options = {
-        "context": args.context,
-        "settings": settings,
-        "now": now,
-        "reader": reader,
-        "base_reader": base_reader,
-        "judge_unchanged": args.all,
-        "on_result": on_result,
-    }
-    try:
-        if args.base_dir is not None:
-            if not args.base_dir.is_dir():
-                raise UsageError(f"--base-dir {args.base_dir}: not a directory")
-            done = review_change(args.files, base_dir=args.base_dir, base_label=str(args.base_dir), **options)
-        else:
-            with git_base(args.base, args.files) as base_dir:
-                done = review_change(args.files, base_dir=base_dir, base_label=args.base, **options)
-    except BaseError as exc:
-        raise UsageError(str(exc)) from None
-    return done.results, done.unchanged
 
 
 def _live_requested(args: argparse.Namespace, settings: Settings) -> bool:
@@ -503,94 +286,11 @@ def _not_synced(pending: Sequence[NotListed], timeout_seconds: float) -> str:
     return f"the cluster view did not sync within {timeout_seconds:g} s; not listed: {'; '.join(parts)}"
 
 
-def cmd_certs(args: argparse.Namespace, out: TextIO) -> int:
-    """`certs`: write a CA and serving certificate for the webhook's Service; print the base64 caBundle."""
-    from webhook.certs import CertsError, run_certs
-
-    try:
-        return run_certs(
-            dns_names=args.dns,
-            ips=args.ip,
-            out_dir=args.out,
-            days=args.days,
-            ca_days=args.ca_days,
-            patch=args.webhook_config_patch,
-            cluster=args.cluster,
-            now=datetime.now(UTC),
-            out=out,
-            err=sys.stderr,
-        )
-    except CertsError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def cmd_config_schema(args: argparse.Namespace, out: TextIO) -> int:
-    """`config-schema`: print the configuration file's JSON Schema (manifests/config.schema.json is this output)."""
-    from webhook.config_schema import config_schema
-
-    out.write(json.dumps(config_schema(), indent=2, ensure_ascii=False) + "\n")
-    return EXIT_OK
-
-
 def _ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     try:
         return ipaddress.ip_address(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an IP address") from None
-
-
-def _skew_version(argument: str, text: str) -> Version:
-    from webhook.versions import InvalidVersion, parse_version
-
-    try:
-        return parse_version(text)
-    except InvalidVersion:
-        raise UsageError(f"{argument}: {text!r} is not a version (e.g. 1.32.4 or v1.110.0)") from None
-
-
-def _skew_component(argument: str) -> tuple[Component, str]:
-    from webhook.skew import COMPONENT_NAMES, UnknownComponent, parse_component
-
-    name, sep, value = argument.partition("=")
-    if not sep:
-        raise UsageError(f"{argument}: expected COMPONENT=VERSION")
-    try:
-        return parse_component(name), value
-    except UnknownComponent:
-        raise UsageError(f"{argument}: unknown component {name!r} (known: {', '.join(COMPONENT_NAMES)})") from None
-
-
-def cmd_skew(args: argparse.Namespace, out: TextIO) -> int:
-    """`skew`: check component versions against the skew policies (seed 001, 002); exit 1 on any violation."""
-    from webhook.skew import Instance, check_state, plan_upgrade
-
-    installed: list[Instance] = []
-    for argument in args.components:
-        component, text = _skew_component(argument)
-        installed.append(Instance(component, _skew_version(argument, text)))
-    if args.upgrade is not None:
-        component, fromto = _skew_component(args.upgrade)
-        old, sep, new = fromto.partition(":")
-        if not sep:
-            raise UsageError(f"--upgrade {args.upgrade}: expected COMPONENT=FROM:TO")
-        upgrade = (component, _skew_version(args.upgrade, old), _skew_version(args.upgrade, new))
-        violations = plan_upgrade(installed, *upgrade)
-        what = f"upgrading {component} from {upgrade[1]} to {upgrade[2]}"
-    elif installed:
-        violations = check_state(installed)
-        what = "components" if len(installed) != 1 else "component"
-        what = f"{len(installed)} {what}"
-    else:
-        raise UsageError("give at least one COMPONENT=VERSION or --upgrade")
-    out.writelines(
-        f"{violation.policy_id}: {violation.message}\n  source: {violation.source}\n" for violation in violations
-    )
-    if not violations:
-        out.write(f"OK: no version skew violation ({what})\n")
-        return EXIT_OK
-    count = len(violations)
-    out.write(f"{count} violation{'s' if count != 1 else ''} ({what})\n")
-    return EXIT_DENIED
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,7 +26,7 @@ Decisions:
   applied with the change it confirms: the start of a list that was applied, every watch event (bookmarks included),
   and a watch the server ended cleanly after at least half its `timeoutSeconds` (a healthy watch without events).
   A kind is stale when that is older than `max_staleness_seconds`; each watch asks the server to end after [t, 2t) s
-  with t a third of it (at least 1 s, at most `reflector.WATCH_TIMEOUT_SECONDS`), so a healthy kind is confirmed in
+  with t a third of it (at least 1 s, at most `watched.WATCH_TIMEOUT_SECONDS`), so a healthy kind is confirmed in
   time even when nothing changes. A kind that the server does not answer for (unreachable, 5xx, 403, broken
   streams) ages.
 - Consistent reads (`confirm_current`, which the server awaits before it judges a removal: `current`): a kind's
@@ -64,19 +64,21 @@ from webhook.cluster.current import ConsistentRead, holds_resource_version
 from webhook.cluster.index import ClusterIndex
 from webhook.cluster.kubeconfig import InMemoryFiles, KubeconfigError, load_kubeconfig
 from webhook.cluster.reflector import (
-    DEFAULT_BACKOFF,
     LIST_PAGE_SIZE,
     READ_ERRORS,
+    Reflector,
+    describe_error,
+)
+from webhook.cluster.view import require_tracked
+from webhook.cluster.watched import (
+    DEFAULT_BACKOFF,
     Backoff,
     Key,
-    Reflector,
     Resource,
     Tracked,
-    describe_error,
     freeze_long_lived,
     watch_timeout_for,
 )
-from webhook.cluster.view import require_tracked
 from webhook.models.components import (
     APP_GARDENER,
     GARDEN_NAMESPACE,
@@ -94,7 +96,7 @@ logger = logging.getLogger(__name__)
 
 MAX_STALENESS_SECONDS: Final = 30.0  # cluster.maxStalenessSeconds' default
 APPLY_SLICE_SECONDS: Final = 0.002  # longest stretch the loop applies cluster changes before it yields
-FREEZE_EVERY: Final = 100  # objects a list applies between two gc.freeze() calls (see reflector.freeze_long_lived)
+FREEZE_EVERY: Final = 100  # objects a list applies between two gc.freeze() calls (see watched.freeze_long_lived)
 STOP_TIMEOUT_SECONDS: Final = 5.0
 NOT_SERVED_RECHECK_SECONDS: Final = 60.0  # how often a kind the cluster does not serve (404) is looked for again
 # How long `confirm_current` lets a kind's open watch catch up with the resourceVersion read before it asks for a

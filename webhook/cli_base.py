@@ -1,0 +1,74 @@
+"""What every `gardener-webhook` sub-command shares: exit codes, the two error kinds, the clock, the settings and
+the static cluster view of `--context`. Imports nothing heavy at module level (see `cli`)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webhook.cluster.static import StaticView
+    from webhook.documents import Manifest, ManifestReader
+    from webhook.settings import Settings
+
+# EXIT_CLUSTER: the audited cluster could not be read or written; a later run may succeed (the CronJob retries it).
+EXIT_OK, EXIT_DENIED, EXIT_USAGE, EXIT_CLUSTER = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """Bad command line or unreadable input: message to stderr, exit 2."""
+
+
+class ClusterError(Exception):
+    """The audited cluster could not be read: its live view did not sync in time. Message to stderr, exit 3."""
+
+
+def _parse_now(text: str | None) -> datetime:
+    from webhook.models.base import parse_rfc3339
+
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        value = parse_rfc3339(text)
+    except ValueError:
+        value = None
+    if value is None:
+        raise UsageError(f"--now: {text!r} is not an RFC 3339 date-time (e.g. 2026-11-21T00:00:00Z)")
+    return value
+
+
+def _settings(path: Path | None) -> Settings:
+    from webhook.settings import ConfigError, load_settings
+    from webhook.validators import ALL_RULES
+
+    try:
+        return load_settings(path, known_rules=ALL_RULES)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _context(paths: Sequence[Path | str], reader: ManifestReader) -> tuple[list[Manifest], StaticView]:
+    """The objects of the --context paths (files, directories, "-") and the static view built from them."""
+    from webhook.documents import DocumentError
+    from webhook.review import ReviewInputError, build_view
+
+    try:
+        manifests = reader.read_all(paths)
+        return manifests, build_view([], manifests)
+    except DocumentError as exc:
+        raise UsageError(f"--context: {exc}") from None
+    except ReviewInputError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _view(paths: Sequence[Path | str]) -> StaticView:
+    return _context(paths, _reader())[1]
+
+
+def _reader() -> ManifestReader:
+    from webhook.documents import ManifestReader
+
+    return ManifestReader(sys.stdin)
