@@ -1,4 +1,4 @@
-"""`gardener-webhook` sub-commands: serve, review, audit, skew, certs, config-schema (DESIGN.md §4).
+"""`gardener-webhook` sub-commands: serve, review, audit, skew, certs, config-schema (README).
 
 - `serve`: the TLS admission server (`server.run_server`) over a static view (`--context`) or a live one
   (`cluster.sources` of the configuration, `--kubeconfig`, `--in-cluster`).
@@ -496,8 +496,8 @@ def build_parser() -> argparse.ArgumentParser:
     skew = sub.add_parser(
         "skew",
         help="check component versions against the Kubernetes and Gardener version skew policies",
-        description="Check a set of component versions against the version skew policies of Kubernetes (seed 001) "
-        "and Gardener (seed 002). Exit status: 0 no violation, 1 any violation, 2 unusable input.",
+        description="Check a set of component versions against the version skew policies of Kubernetes "
+        "and Gardener. Exit status: 0 no violation, 1 any violation, 2 unusable input.",
     )
     skew.add_argument(
         "components", nargs="*", metavar="COMPONENT=VERSION",

@@ -67,7 +67,7 @@ def _skew_component(argument: str) -> tuple[Component, str]:
 
 
 def cmd_skew(args: argparse.Namespace, out: TextIO) -> int:
-    """`skew`: check component versions against the skew policies (seed 001, 002); exit 1 on any violation."""
+    """`skew`: check component versions against the Kubernetes and Gardener skew policies (README "Version skew"); exit 1 on any violation."""
     from webhook.skew import Instance, check_state, plan_upgrade
 
     installed: list[Instance] = []
