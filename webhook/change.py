@@ -11,11 +11,17 @@ out itself) by group, kind, namespace and name:
   judged as a re-apply (UPDATE with itself as `oldObject`: warnings, never a denial for what was there).
 The cluster state every object is judged against is the new state (plus `--context`): a Shoot meets the profile of
 the same change, and versions in use are what the Shoots of the new state use.
+
+Against a cluster (`review --kubeconfig`), each object is paired with its stored version instead: absent, CREATE;
+present, UPDATE of the stored object by `applied` (what `kubectl apply` of the manifest leaves stored); an apply
+that would change nothing (the result equals the stored object) is not judged, or, with `--all`, judged as a
+re-apply. Nothing is deleted: `kubectl apply -f dir/` deletes nothing either.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import tarfile
@@ -23,8 +29,21 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Final
 
 from webhook.documents import Manifest
+
+# Where each judged kind is stored: (API group, kind) -> (resource, namespaced). Gardener's API types register them
+# so (pkg/apis/core, extensions and seedmanagement `register.go`, the CRDs of extensions.gardener.cloud).
+STORED_AS: Final[dict[tuple[str, str], tuple[str, bool]]] = {
+    ("core.gardener.cloud", "CloudProfile"): ("cloudprofiles", False),
+    ("core.gardener.cloud", "NamespacedCloudProfile"): ("namespacedcloudprofiles", True),
+    ("core.gardener.cloud", "Shoot"): ("shoots", True),
+    ("extensions.gardener.cloud", "OperatingSystemConfig"): ("operatingsystemconfigs", True),
+    ("apps", "Deployment"): ("deployments", True),
+    ("seedmanagement.gardener.cloud", "Gardenlet"): ("gardenlets", True),
+    ("seedmanagement.gardener.cloud", "ManagedSeed"): ("managedseeds", True),
+}
 
 
 class BaseError(ValueError):
@@ -50,6 +69,56 @@ def pair(new: Sequence[Manifest], base: Sequence[Manifest]) -> list[tuple[str, M
         paired.append(("UNCHANGED" if old.obj == manifest.obj else "UPDATE", manifest, old))
     paired.extend(("DELETE", m, m) for m in base if m.name and m.identity not in seen)
     return paired
+
+
+LAST_APPLIED: Final = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def applied(stored: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
+    """What `kubectl apply` of `manifest` leaves stored over `stored`: kubectl's three-way merge, with the stored
+    object's last-applied configuration (annotation `kubectl.kubernetes.io/last-applied-configuration`) as the third.
+
+    - every field the manifest sets takes its value: maps are merged key by key; lists whose entries all have a
+      `name` (worker pools, versions of an image, zones) entry by entry, in the manifest's order (an entry the
+      manifest drops is gone); any other value, other lists included, is replaced;
+    - a field the last apply set and the manifest no longer sets is removed;
+    - any other field keeps its stored value: status, the metadata the API server keeps, defaults, other writers'.
+    Without a (readable) last-applied configuration nothing is removed: the object was created otherwise, and only
+    the fields the manifest sets are known to be its. New dicts; the inputs are not changed. The merge of lists of
+    named entries stands for the strategic merge of the API's `patchMergeKey: name` lists.
+    """
+    meta = stored.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    text = annotations.get(LAST_APPLIED) if isinstance(annotations, dict) else None
+    try:
+        last = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        last = None
+    return _merged(stored, manifest, last if isinstance(last, dict) else None)
+
+
+def _merged(stored: dict[str, Any], manifest: dict[str, Any], last: dict[str, Any] | None) -> dict[str, Any]:
+    merged = {k: v for k, v in stored.items() if k in manifest or last is None or k not in last}
+    for key, value in manifest.items():
+        merged[key] = _merged_value(stored.get(key), value, last.get(key) if last is not None else None)
+    return merged
+
+
+def _merged_value(old: Any, new: Any, last: Any) -> Any:
+    if isinstance(old, dict) and isinstance(new, dict):
+        return _merged(old, new, last if isinstance(last, dict) else None)
+    if isinstance(old, list) and isinstance(new, list) and _named(old) and _named(new):
+        olds = {entry["name"]: entry for entry in old}
+        lasts = {entry["name"]: entry for entry in last} if isinstance(last, list) and _named(last) else {}
+        return [
+            _merged(olds[e["name"]], e, lasts.get(e["name"])) if e["name"] in olds else e for e in new
+        ]  # fmt: skip
+    return new
+
+
+def _named(entries: list[Any]) -> bool:
+    """Whether every entry is a map with a string `name` (the list merges by it)."""
+    return all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in entries)
 
 
 def base_paths(paths: Sequence[Path | str], base_dir: Path) -> list[Path]:

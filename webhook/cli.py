@@ -11,9 +11,9 @@
 The CLI owns I/O and exit codes: it reads files, builds the one frozen Settings and the cluster view, wraps
 plain objects into the AdmissionReview the API server would send, and calls the same `admission.judge`
 as the server. Exit status: 0 ok; 1 `review` or `audit` found a denial (or, with --strict, a skipped object), or
-`skew` a violation; 2 usage or unreadable input (message on stderr); 3 `audit` could not read its cluster (the live
-view did not sync within --sync-timeout: unreachable, or refusing to list) or `audit --apply` judged everything but
-could not write its reports (one line on stderr).
+`skew` a violation; 2 usage or unreadable input (message on stderr); 3 the cluster could not be read (`audit`: the
+live view did not sync within --sync-timeout, unreachable or refusing to list; `review --kubeconfig`: a list or get
+failed) or `audit --apply` judged everything but could not write its reports (one line on stderr).
 """
 
 from __future__ import annotations
@@ -37,10 +37,13 @@ from webhook.cli_base import (
     EXIT_USAGE,
     ClusterError,
     UsageError,
+    _cluster_client,
+    _config_prefix,
     _context,
     _parse_now,
     _reader,
     _settings,
+    _source_plan,
     _view,
 )
 from webhook.cli_review import cmd_review
@@ -73,11 +76,6 @@ def _live_requested(args: argparse.Namespace, settings: Settings) -> bool:
     return True
 
 
-def _config_prefix(config: Path | None) -> str:
-    """How a message names the configuration file, as `load_settings` does ("" for the environment)."""
-    return f"--config {config}: " if config is not None else ""
-
-
 def _live_view(
     kubeconfig: Path | None, in_cluster: bool, settings: Settings, config: Path | None, *, full_shoots: bool = False
 ) -> ClusterView:
@@ -88,28 +86,12 @@ def _live_view(
     Raises UsageError (one line) when kinds are left without a cluster or a cluster's client cannot be set up.
     Imported here: the kubernetes client costs about half a second to import, which `review` never needs.
     """
-    from webhook.cluster.live import RESOURCES, LiveView, Source
+    from webhook.cluster.live import LiveView, Source
 
     cluster = settings.cluster
-    named = {kind for source in cluster.sources for kind in source.kinds}
-    rest = tuple(r.kind for r in RESOURCES if r.kind not in named)
-    # (source name, kubeconfig or None for in-cluster, context, kinds, how messages name it)
-    plan = [
-        (s.name, s.kubeconfig, s.context, s.kinds, f"{_config_prefix(config)}cluster.sources[{i}] ({s.name})")
-        for i, s in enumerate(cluster.sources)
-    ]
-    if rest:
-        flag = "--in-cluster" if in_cluster else "--kubeconfig" if kubeconfig is not None else None
-        if flag is None:
-            them = "it" if len(rest) == 1 else "them"
-            raise UsageError(
-                f"{_config_prefix(config)}cluster.sources leave {', '.join(rest)} without a cluster: name {them} in "
-                "the kinds of a source, or give --kubeconfig FILE or --in-cluster for the kinds no source names"
-            )
-        plan.append((flag, kubeconfig, None, rest, flag))  # named by its flag: no configured name can look like it
     sources: list[Source] = []
     try:
-        for name, path, context, kinds, where in plan:
+        for name, path, context, kinds, where in _source_plan(kubeconfig, in_cluster, settings, config):
             sources.append(Source(name, _cluster_client(path, context, where), kinds))
     except UsageError:
         for built in sources:
@@ -121,19 +103,6 @@ def _live_view(
         max_staleness_seconds=cluster.max_staleness_seconds,
         full_shoots=full_shoots,
     )
-
-
-def _cluster_client(kubeconfig: Path | None, context: str | None, where: str) -> ApiClient:
-    """A client for the cluster of `kubeconfig` (`context`, else its current one), or of this Pod's cluster when None.
-
-    Raises UsageError `where: reason` when it cannot be set up.
-    """
-    from webhook.cluster.live import LiveViewError, client_from_kubeconfig, client_in_cluster
-
-    try:
-        return client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig, context=context)
-    except LiveViewError as exc:
-        raise UsageError(f"{where}: {exc}") from None
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
@@ -435,8 +404,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--base-dir", type=Path, metavar="DIR", help="like --base, with the base checked out in DIR (same paths)"
     )
     review.add_argument(
-        "--all", action="store_true", help="with --base/--base-dir: judge unchanged objects too, as re-applies"
-    )
+        "--all", action="store_true",
+        help="with --base/--base-dir/--kubeconfig/--in-cluster: judge unchanged objects too, as re-applies",
+    )  # fmt: skip
+    review.add_argument(
+        "--kubeconfig", type=Path, metavar="FILE",
+        help="judge the objects as `kubectl apply -f` into this kubeconfig's cluster would meet them now: each paired "
+        "with its stored version (absent: CREATE, present: UPDATE), the cluster's Shoots as versions in use; reads only",
+    )  # fmt: skip
+    review.add_argument("--in-cluster", action="store_true", help="like --kubeconfig, for the cluster this Pod runs in")
     review.add_argument("--config", type=Path, help="configuration file (YAML)")
     review.add_argument("--now", help="fix the clock for date rules (RFC 3339)")
     review.add_argument("--output", choices=("text", "json", "junit"), default="text")

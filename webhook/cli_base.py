@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kubernetes.client import ApiClient
+
     from webhook.cluster.static import StaticView
     from webhook.documents import Manifest, ManifestReader
     from webhook.settings import Settings
@@ -72,3 +74,51 @@ def _reader() -> ManifestReader:
     from webhook.documents import ManifestReader
 
     return ManifestReader(sys.stdin)
+
+
+def _config_prefix(config: Path | None) -> str:
+    """How a message names the configuration file, as `load_settings` does ("" for the environment)."""
+    return f"--config {config}: " if config is not None else ""
+
+
+# One cluster to read: (source name, kubeconfig or None for in-cluster, context, kinds, how messages name it).
+SourcePlan = tuple[str, "Path | None", "str | None", tuple[str, ...], str]
+
+
+def _source_plan(
+    kubeconfig: Path | None, in_cluster: bool, settings: Settings, config: Path | None
+) -> list[SourcePlan]:
+    """The clusters the tracked kinds are read from: each `cluster.sources` entry with its kinds, then the cluster of
+    --kubeconfig (or, with in_cluster, this Pod's) for the kinds no source names, named by its flag (no configured
+    name can look like it). Raises UsageError when kinds are left without a cluster."""
+    from webhook.cluster.view import KINDS
+
+    named = {kind for source in settings.cluster.sources for kind in source.kinds}
+    rest = tuple(kind for kind in KINDS if kind not in named)
+    plan: list[SourcePlan] = [
+        (s.name, s.kubeconfig, s.context, s.kinds, f"{_config_prefix(config)}cluster.sources[{i}] ({s.name})")
+        for i, s in enumerate(settings.cluster.sources)
+    ]
+    if rest:
+        flag = "--in-cluster" if in_cluster else "--kubeconfig" if kubeconfig is not None else None
+        if flag is None:
+            them = "it" if len(rest) == 1 else "them"
+            raise UsageError(
+                f"{_config_prefix(config)}cluster.sources leave {', '.join(rest)} without a cluster: name {them} in "
+                "the kinds of a source, or give --kubeconfig FILE or --in-cluster for the kinds no source names"
+            )
+        plan.append((flag, kubeconfig, None, rest, flag))
+    return plan
+
+
+def _cluster_client(kubeconfig: Path | None, context: str | None, where: str) -> ApiClient:
+    """A client for the cluster of `kubeconfig` (`context`, else its current one), or of this Pod's cluster when None.
+
+    Raises UsageError `where: reason` when it cannot be set up.
+    """
+    from webhook.cluster.live import LiveViewError, client_from_kubeconfig, client_in_cluster
+
+    try:
+        return client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig, context=context)
+    except LiveViewError as exc:
+        raise UsageError(f"{where}: {exc}") from None

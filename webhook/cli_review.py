@@ -15,7 +15,16 @@ if TYPE_CHECKING:
     from webhook.review import Reviewed
     from webhook.settings import Settings
 
-from webhook.cli_base import EXIT_DENIED, EXIT_OK, UsageError, _parse_now, _settings
+from webhook.cli_base import (
+    EXIT_DENIED,
+    EXIT_OK,
+    ClusterError,
+    UsageError,
+    _cluster_client,
+    _parse_now,
+    _settings,
+    _source_plan,
+)
 
 
 def _print_text(item: Reviewed, out: TextIO, *, operation: bool = False) -> None:
@@ -97,7 +106,8 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     from webhook.progress import ProgressLine
     from webhook.review import Result, ReviewInputError, review_files
 
-    change = args.base is not None or args.base_dir is not None
+    against_cluster = args.kubeconfig is not None or args.in_cluster
+    change = args.base is not None or args.base_dir is not None or against_cluster
     progress: ProgressLine | None = None
     print_now: Callable[[Reviewed, int, int], None] | None = None
     if args.output == "text":
@@ -115,7 +125,9 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     try:
         settings = _settings(args.config)
         now = _parse_now(args.now)
-        if change:
+        if against_cluster:
+            results, unchanged = _review_against_cluster(args, settings, now, reader, print_now)
+        elif change:
             base_reader = ManifestReader(exclude=Excludes(args.exclude), skip_named=args.skip_non_objects)
             results, unchanged = _review_change(args, settings, now, reader, base_reader, print_now)
         else:
@@ -125,11 +137,13 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
                 args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
                 reader=reader, on_result=print_now,
             )  # fmt: skip
-    except (ReviewInputError, UsageError) as exc:
+    except (ReviewInputError, UsageError, ClusterError) as exc:
         if args.output == "junit":  # the CI's report must show exactly the runs that went wrong
             out.write(_junit_input_error(str(exc), getattr(exc, "source", ""), now))
         if args.verbose:  # else the error stays the one line on stderr that scripts expect
             _skipped_files(reader.skipped, verbose=True, out=sys.stderr)
+        if isinstance(exc, ClusterError):
+            raise
         raise UsageError(str(exc)) from None
     finally:
         if progress is not None:
@@ -183,4 +197,56 @@ def _review_change(
                 done = review_change(args.files, base_dir=base_dir, base_label=args.base, **options)
     except BaseError as exc:
         raise UsageError(str(exc)) from None
+    return done.results, done.unchanged
+
+
+def _review_against_cluster(
+    args: argparse.Namespace,
+    settings: Settings,
+    now: datetime,
+    reader: ManifestReader,
+    on_result: Callable[[Reviewed, int, int], None] | None,
+) -> tuple[list[Reviewed], int]:
+    """`review --kubeconfig FILE` / `--in-cluster`: (results, unchanged objects not judged); see
+    `review.review_against_cluster`. The tracked kinds are read from `cluster.sources` of --config where they name
+    them, else from the flag's cluster, which also answers for the other judged kinds.
+
+    Raises UsageError for flags that pick another pairing and for a client that cannot be set up, ClusterError
+    (exit 3) when the cluster cannot be read."""
+    from webhook.cluster.stored import Cluster, ClusterReader, ClusterReadError, context_namespace
+    from webhook.review import review_against_cluster
+
+    if args.kubeconfig is not None and args.in_cluster:
+        raise UsageError("--kubeconfig and --in-cluster cannot be combined: the cluster is one or the other")
+    if args.base is not None or args.base_dir is not None or args.context:
+        raise UsageError(
+            "--kubeconfig/--in-cluster pair each object with the cluster's stored one: drop --base, --base-dir and "
+            "--context (the cluster is the context)"
+        )
+    if args.old is not None or args.operation != "CREATE":
+        raise UsageError(
+            "--kubeconfig/--in-cluster find each object's operation themselves: drop --old and --operation"
+        )
+    flag = "--kubeconfig" if args.kubeconfig is not None else "--in-cluster"
+    clusters: list[Cluster] = []
+    try:
+        for name, path, context, kinds, where in _source_plan(args.kubeconfig, args.in_cluster, settings, args.config):
+            clusters.append(Cluster(name, _cluster_client(path, context, where), kinds))
+        default = next((c for c in clusters if c.name == flag), None)
+        if default is None:  # cluster.sources name every tracked kind: the flag's cluster answers for the rest
+            default = Cluster(flag, _cluster_client(args.kubeconfig, None, flag), ())
+    except UsageError:
+        for built in clusters:
+            built.client.close()
+        raise
+    cluster = ClusterReader(clusters, default, namespace=context_namespace(args.kubeconfig))
+    try:
+        done = review_against_cluster(
+            args.files, cluster=cluster, label=f"cluster ({flag})", settings=settings, now=now, reader=reader,
+            judge_unchanged=args.all, on_result=on_result,
+        )  # fmt: skip
+    except ClusterReadError as exc:
+        raise ClusterError(f"{flag}: {exc}") from None
+    finally:
+        cluster.close()
     return done.results, done.unchanged

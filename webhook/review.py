@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from webhook.admission import BadReview, Outcome, judge, make_review
-from webhook.change import BaseError, base_paths, pair
+from webhook.change import STORED_AS, BaseError, applied, base_paths, pair
 from webhook.cluster.static import ContextError, StaticView
 from webhook.documents import DocumentError, Manifest, ManifestReader
 from webhook.settings import Settings
@@ -415,3 +415,91 @@ def _relabel(manifest: Manifest, base_dir: Path, label: str) -> Manifest:
     """A base manifest whose place names the base (`HEAD~1:landscape/aws.yaml`), not the temporary folder."""
     relative = os.path.relpath(manifest.source, base_dir)
     return dataclasses.replace(manifest, source=f"{label}:{relative}")
+
+
+class StoredObjects(Protocol):
+    """A cluster as `review_against_cluster` reads it (`cluster.stored.ClusterReader`)."""
+
+    namespace: str  # where an unnamespaced object of a namespaced kind is applied
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """Every stored object of the kinds the cluster view tracks (raw JSON objects)."""
+        ...
+
+    def stored(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """The stored object, or None when absent (call `snapshot` first)."""
+        ...
+
+
+def review_against_cluster(
+    files: Sequence[Path | str],
+    *,
+    cluster: StoredObjects,
+    label: str,
+    settings: Settings,
+    now: datetime,
+    reader: ManifestReader,
+    judge_unchanged: bool = False,
+    on_result: Callable[[Reviewed, int, int], None] | None = None,
+) -> ChangeReview:
+    """Review `files` as `kubectl apply -f` of them into `cluster` would meet the API server right now.
+
+    Each object of a judged kind is paired with its stored version (an object without a namespace of a namespaced
+    kind goes to `cluster.namespace`, as kubectl sends it): none, CREATE; one, UPDATE of it by `change.applied`
+    (kubectl's three-way merge), or not judged when the apply changes nothing (`judge_unchanged`: judged as a
+    re-apply). The cluster state is the
+    cluster's objects with the applied ones in their place, so the cluster's Shoots are the versions in use.
+    Stored objects the view cannot decode are left out of it, as the live view leaves them. label names the cluster
+    in places (`cluster (--kubeconfig)`). Raises ReviewInputError as review_files does; what `cluster` raises
+    (ClusterReadError) passes through.
+    """
+    targets = [_defaulted_namespace(m, cluster.namespace) for m in _read(reader, files, "")]
+    if not targets and not reader.skipped:
+        raise ReviewInputError(f"no objects found in {', '.join(str(f) for f in files)}")
+    plain = [m for m in targets if not _is_admission_review(m)]
+    _duplicates(plain, "reviewed objects")
+    stored_objects = cluster.snapshot()
+    requests: list[tuple[Manifest, dict[str, Any]]] = []
+    state: list[Manifest] = []  # the reviewed objects as the apply leaves them
+    unchanged = 0
+    for manifest in targets:
+        if _is_admission_review(manifest) or not _judged(manifest) or not manifest.name:
+            request = manifest.obj if _is_admission_review(manifest) else make_review(manifest.obj, "CREATE", None)
+            requests.append((manifest, request))
+            state.append(manifest)
+            continue
+        old = cluster.stored(str(manifest.obj.get("apiVersion", "")), manifest.kind, manifest.namespace, manifest.name)
+        if old is None:
+            requests.append((manifest, make_review(manifest.obj, "CREATE", None)))
+            state.append(manifest)
+            continue
+        new = applied(old, manifest.obj)
+        state.append(dataclasses.replace(manifest, obj=new))
+        if judge_unchanged or new != old:
+            requests.append((manifest, make_review(new, "UPDATE", old)))
+        else:
+            unchanged += 1
+    view = StaticView()
+    replaced = {m.identity for m in state}
+    for i, raw in enumerate(stored_objects):
+        if Manifest(raw, label, i + 1, 0).identity not in replaced:
+            view.add(raw, where=f"{label}, object {i + 1}", strict=False)
+    for manifest in state:
+        if not _is_admission_review(manifest):
+            view.add(manifest.obj, where=manifest.where, strict=False)
+    misspelt = misspelt_profiles(plain)
+    results: list[Reviewed] = []
+    for manifest, request in requests:
+        results.append(_review_one(manifest, request, view, settings, now, misspelt))
+        if on_result is not None:
+            on_result(results[-1], len(results), len(requests))
+    return ChangeReview(results, unchanged)
+
+
+def _defaulted_namespace(manifest: Manifest, namespace: str) -> Manifest:
+    """`manifest` with `metadata.namespace` set to `namespace` when its judged kind is namespaced and it has none."""
+    where = STORED_AS.get((manifest.group, manifest.kind))
+    meta = manifest.obj.get("metadata")
+    if where is None or not where[1] or manifest.namespace or not isinstance(meta, dict):
+        return manifest
+    return dataclasses.replace(manifest, obj={**manifest.obj, "metadata": {**meta, "namespace": namespace}})

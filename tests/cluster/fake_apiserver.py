@@ -19,7 +19,8 @@ The `wgpolicyk8s.io/v1alpha2` PolicyReports (namespaced) and ClusterPolicyReport
 served for writing too, as the API server serves custom resources: GET, POST (409 AlreadyExists), PUT (the
 resourceVersion read must be sent: 422 without it, 409 Conflict when stale) and DELETE of one object, each recorded
 in `writes`; `schemas` (plural -> errors of a body) makes a write with errors a 422 Invalid, as the CRD's schema
-would; `fail_writes` answers the next writes with an error status, `conflict` the next PUTs with 409.
+would; `fail_writes` answers the next writes with an error status, `conflict` the next PUTs with 409. One object of
+any kind it knows (Shoots, OperatingSystemConfigs, Gardenlets, ManagedSeeds, …) can be read with GET (`gets`).
 With `bearer_tokens` set, only requests with one of those `Authorization: Bearer` tokens get in (401 otherwise).
 """
 
@@ -47,6 +48,9 @@ KINDS: Final = {
     "configmaps": "ConfigMap",
     "policyreports": "PolicyReport",
     "clusterpolicyreports": "ClusterPolicyReport",
+    "operatingsystemconfigs": "OperatingSystemConfig",
+    "gardenlets": "Gardenlet",
+    "managedseeds": "ManagedSeed",
 }
 PLURALS: Final = {kind: plural for plural, kind in KINDS.items()}
 REPORTS_GROUP_VERSION: Final = "wgpolicyk8s.io/v1alpha2"
@@ -56,6 +60,9 @@ GROUP_VERSIONS: Final = {
     "deployments": "apps/v1",
     "configmaps": "v1",
     **{p: REPORTS_GROUP_VERSION for p in REPORT_PLURALS},
+    "operatingsystemconfigs": "extensions.gardener.cloud/v1alpha1",
+    "gardenlets": "seedmanagement.gardener.cloud/v1alpha1",
+    "managedseeds": "seedmanagement.gardener.cloud/v1alpha1",
 }
 
 Key = tuple[str, str]
@@ -101,6 +108,7 @@ class FakeApiServer:
     unserved: set[str] = field(default_factory=set)  # plurals answered with 404, as if no CRD/APIService existed
     bearer_tokens: frozenset[str] | None = None  # when set, only these `Authorization: Bearer` tokens get in (401)
     writes: list[Write] = field(default_factory=list)
+    gets: list[tuple[str, str, str]] = field(default_factory=list)  # (plural, namespace, name) of each object GET
     schemas: dict[str, Callable[[dict[str, Any]], list[str]]] = field(default_factory=dict)  # plural -> body errors
     write_failures: list[int] = field(default_factory=list)  # statuses of the next writes (403: Forbidden, ...)
     conflicts: int = 0  # the next PUTs answered 409 Conflict
@@ -119,6 +127,9 @@ class FakeApiServer:
             app.router.add_post(collection, self._create)
             for method in ("GET", "PUT", "DELETE"):
                 app.router.add_route(method, collection + "/{name}", self._object)
+        # One object of any other kind (`review --kubeconfig` reads the stored version of what it reviews).
+        app.router.add_get("/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}", self._get_object)
+        app.router.add_get("/apis/{group}/{version}/{plural}/{name}", self._get_object)
         app.on_shutdown.append(self._shutdown)
         return app
 
@@ -400,6 +411,26 @@ class FakeApiServer:
         stored = copy.deepcopy(body)
         stored["metadata"].update({k: current["metadata"][k] for k in ("uid", "creationTimestamp")})
         return self._written(request, plural, namespace, name, body, web.json_response(self.put(stored)))
+
+    async def _get_object(self, request: web.Request) -> web.Response:
+        """GET one object: a kind the server does not serve in that group/version is 404 without a Status naming the
+        object (as the API server's `404 page not found`), an absent object a NotFound Status naming it."""
+        info = request.match_info
+        plural, namespace, name = info["plural"], info.get("namespace", ""), info["name"]
+        if GROUP_VERSIONS.get(plural) != f"{info['group']}/{info['version']}" or plural in self.unserved:
+            return web.Response(status=404, text="404 page not found\n")
+        if self.bearer_tokens is not None:
+            token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            if token not in self.bearer_tokens:
+                return _status(401, "Unauthorized", "Unauthorized")
+        self.gets.append((plural, namespace, name))
+        current = self.objects[plural].get((namespace, name))
+        if current is None:
+            group = info["group"]
+            body = _status_body(404, "NotFound", f'{plural}.{group} "{name}" not found')
+            body["details"] = {"name": name, "group": group, "kind": plural}
+            return web.json_response(body, status=404)
+        return web.json_response(current)
 
     def _conflict(self, plural: str, name: str, body: Any, current: Any) -> web.Response | None:
         sent = str(body.get("metadata", {}).get("resourceVersion") or "")
