@@ -2,7 +2,7 @@
 
 pre-commit installs this repository into a fresh environment (from the package registry, like any user of the
 hook) and runs `gardener-webhook review --strict --skip-non-objects` on the repository's YAML files: manifests,
-and the kustomize, Helm and CI files beside them, which are skipped. Issue 10 item 3, issue 23 A.
+and the kustomize, Helm and CI files beside them, which are skipped; the second hook judges a commit against HEAD.
 """
 
 from __future__ import annotations
@@ -18,18 +18,21 @@ from typing import Any, Final
 import pytest
 import yaml
 
-from tests.builders import cloud_profile_dict
+from tests.builders import cloud_profile_dict, namespaced_cloud_profile_dict, shoot_dict
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 PRE_COMMIT: Final = Path(sys.executable).with_name("pre-commit")
 
 
-def test_hook_definition() -> None:
-    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+def test_hook_definitions() -> None:
+    hook, change = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "gardener-webhook-review"
     assert hook["entry"] == "gardener-webhook review --strict --skip-non-objects"
     assert hook["language"] == "python"
     assert hook["types_or"] == ["yaml", "json"]
+    assert change["id"] == "gardener-webhook-review-change"
+    assert change["entry"] == "gardener-webhook review --strict --base HEAD"
+    assert change["pass_filenames"] is False and change["always_run"] is True
 
 
 def _git(cwd: Path, *argv: str) -> None:
@@ -48,7 +51,7 @@ def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path, pre
     gitops = tmp_path / "gitops"
     (gitops / "profiles").mkdir(parents=True)
     (gitops / "profiles" / "local.yaml").write_text(yaml.safe_dump(cloud_profile_dict()))
-    # What a GitOps repository holds beside its manifests (issue 23 A): none of it fails the hook.
+    # What a GitOps repository holds beside its manifests: none of it fails the hook.
     (gitops / "profiles" / "kustomization.yaml").write_text("resources:\n- local.yaml\n")
     (gitops / ".gitlab-ci.yml").write_text("review:\n  script: [gardener-webhook review --strict profiles/]\n")
     (gitops / "charts" / "app" / "templates").mkdir(parents=True)
@@ -78,11 +81,11 @@ def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path, pre
     assert "did you mean core.gardener.cloud CloudProfile?" in typo.stdout
 
 
-def _readme_config() -> dict[str, Any]:
-    """The README's pre-commit configuration ("Reviewing manifests in CI"), as a user copies it."""
+def _readme_config(hook: str = "gardener-webhook-review") -> dict[str, Any]:
+    """The README's pre-commit configuration of `hook` ("Reviewing manifests in CI"), as a user copies it."""
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.DOTALL)
-    (block,) = [b for b in blocks if "id: gardener-webhook-review" in b]
+    (block,) = [b for b in blocks if re.search(rf"id: {hook}$", b, flags=re.MULTILINE)]
     config: dict[str, Any] = yaml.safe_load(block)
     return config
 
@@ -117,3 +120,46 @@ def test_the_readme_configuration_passes_a_repository_with_kustomize_helm_and_ci
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     assert "gardener-webhook review" in run.stdout and "Passed" in run.stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_readme_change_hook_judges_a_commit_against_head(tmp_path: Path, pre_commit_home: Path) -> None:
+    """The README's second configuration: the first commit is judged as all CREATEs; a commit that deletes a
+    profile a Shoot still uses fails with the DELETE, and one that leaves everything alone passes."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    config = _readme_config("gardener-webhook-review-change")
+    config["repos"][0].update(repo=str(ROOT), rev=head.stdout.strip())
+    gitops = tmp_path / "gitops"
+    shoot = shoot_dict(cloudProfile={"kind": "NamespacedCloudProfile", "name": "custom"})
+    shoot["metadata"]["namespace"] = "garden-local"
+    files = {  # no dates: the hook judges by today's clock
+        "cloudprofile.yaml": cloud_profile_dict(),
+        "namespacedcloudprofile.yaml": namespaced_cloud_profile_dict(),
+        "shoot.yaml": shoot,
+    }
+    (gitops / "landscape").mkdir(parents=True)
+    for name, obj in files.items():
+        (gitops / "landscape" / name).write_text(yaml.safe_dump(obj))
+    (gitops / "landscape" / "kustomization.yaml").write_text("resources:\n- cloudprofile.yaml\n")
+    (gitops / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def commit() -> subprocess.CompletedProcess[str]:
+        _git(gitops, "add", "-A")
+        return subprocess.run(
+            [str(PRE_COMMIT), "run", "--hook-stage", "pre-commit"],
+            cwd=gitops, env=env, capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+
+    _git(gitops, "init", "-q")
+    first = commit()  # no HEAD yet: everything is added
+    assert first.returncode == 0, first.stdout + first.stderr
+    _git(gitops, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--no-verify", "-m", "base")
+    (gitops / "landscape" / "namespacedcloudprofile.yaml").unlink()  # the Shoot runs on it
+    deleted = commit()
+    assert deleted.returncode == 1, deleted.stdout + deleted.stderr
+    assert "DENIED NamespacedCloudProfile/garden-local/custom as DELETE" in deleted.stdout
+    _git(gitops, "checkout", "--", ".")
+    _git(gitops, "reset", "-q")
+    nothing = commit()
+    assert nothing.returncode == 0, nothing.stdout + nothing.stderr

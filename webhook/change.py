@@ -141,8 +141,8 @@ def base_paths(paths: Sequence[Path | str], base_dir: Path) -> list[Path]:
 def git_base(revision: str, paths: Sequence[Path | str]) -> Iterator[Path]:
     """A temporary folder holding the files of `paths` as they are at `revision` of the Git repository of the
     working directory, at the same relative places; removed on exit. Read from the repository's objects
-    (`git archive`), not from a second checkout. Raises BaseError when git, the repository or the revision is
-    missing."""
+    (`git archive`), not from a second checkout. `HEAD` of a repository without commits (a pre-commit hook on the
+    first commit) is an empty base. Raises BaseError when git, the repository or the revision is missing."""
     top = _git(["rev-parse", "--show-toplevel"]).decode().strip()
     cwd = Path.cwd().resolve()
     prefix = os.path.relpath(cwd, top)
@@ -152,7 +152,10 @@ def git_base(revision: str, paths: Sequence[Path | str]) -> Iterator[Path]:
             continue
         relative = os.path.normpath(os.path.join(prefix, os.path.relpath(Path(path).resolve(), cwd)))
         wanted.append("." if relative == "." else relative)
-    _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], what=f"--base {revision}: no such revision")
+    if revision == "HEAD" and not _has_commits():
+        wanted = []  # the first commit of a repository: its base is nothing (everything in it is added)
+    else:
+        _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], what=f"--base {revision}: no such revision")
     listed = _git(["ls-tree", "-r", "-z", "--name-only", revision, "--", *wanted], cwd=Path(top)) if wanted else b""
     files = [name for name in listed.decode().split("\0") if name]
     with tempfile.TemporaryDirectory(prefix="gardener-webhook-base-") as scratch:
@@ -162,6 +165,14 @@ def git_base(revision: str, paths: Sequence[Path | str]) -> Iterator[Path]:
             with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
                 tar.extractall(root, filter="data")
         yield root / prefix if prefix != "." else root
+
+
+def _has_commits() -> bool:
+    try:
+        _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+    except BaseError:
+        return False
+    return True
 
 
 def _git(args: list[str], *, cwd: Path | None = None, what: str = "") -> bytes:
