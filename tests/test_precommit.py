@@ -159,7 +159,7 @@ def test_the_readme_change_hook_judges_a_commit_against_head(tmp_path: Path, pre
     deleted = commit()
     assert deleted.returncode == 1, deleted.stdout + deleted.stderr
     assert "DENIED NamespacedCloudProfile/garden-local/custom as DELETE" in deleted.stdout
-    _git(gitops, "checkout", "--", ".")
     _git(gitops, "reset", "-q")
+    _git(gitops, "checkout", "--", ".")
     nothing = commit()
     assert nothing.returncode == 0, nothing.stdout + nothing.stderr

@@ -155,7 +155,9 @@ def git_base(revision: str, paths: Sequence[Path | str]) -> Iterator[Path]:
     if revision == "HEAD" and not _has_commits():
         wanted = []  # the first commit of a repository: its base is nothing (everything in it is added)
     else:
-        _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], what=f"--base {revision}: no such revision")
+        _git(
+            ["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], what=f"--base {revision}: no such revision"
+        )
     listed = _git(["ls-tree", "-r", "-z", "--name-only", revision, "--", *wanted], cwd=Path(top)) if wanted else b""
     files = [name for name in listed.decode().split("\0") if name]
     with tempfile.TemporaryDirectory(prefix="gardener-webhook-base-") as scratch:
