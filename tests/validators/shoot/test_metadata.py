@@ -300,3 +300,122 @@ def test_addons(raw: dict[str, Any], expected: Triples) -> None:
 def test_addons_messages(raw: dict[str, Any], lines: list[str]) -> None:
     """The lines gardener-apiserver prints for the same input (Go: field.Error.Error() of validateAddons' errors)."""
     assert [render_line(f) for f in verdict_create(raw).errors if f.rule.id.startswith("SH-ADD")] == lines
+
+
+# ------------------------------------------------------------------------------------------------- operations
+
+OP = "metadata.annotations[gardener.cloud/operation]"
+MOP = "metadata.annotations[maintenance.gardener.cloud/operation]"
+
+
+def operations(op: str | None = None, maintenance: str | None = None, **spec: Any) -> dict[str, Any]:
+    raw = shoot_dict(**spec)
+    annotations = {"gardener.cloud/operation": op, "maintenance.gardener.cloud/operation": maintenance}
+    raw["metadata"]["annotations"] = {k: v for k, v in annotations.items() if v is not None}
+    return raw
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param(operations("reconcile"), [], id="SH-META-003-reconcile"),
+        pytest.param(operations("rotate-rollout-workers=pool-a"), [], id="SH-META-003-worker-prefix"),
+        pytest.param(operations("rotate-ca-start;rotate-ssh-keypair"), [], id="SH-META-003-parallel"),
+        pytest.param(operations("foo"), [("SH-META-003", OP, UNS)], id="SH-META-003-unknown"),
+        pytest.param(operations(maintenance="foo"), [("SH-META-003", MOP, UNS)], id="SH-META-003-unknown-maintenance"),
+        pytest.param(operations("maintain;retry"), [("SH-META-003", OP, FOR)], id="SH-META-003-not-parallel"),
+        pytest.param(
+            operations("reconcile", "reconcile"), [("SH-META-003", "metadata.annotations", FOR)], id="SH-META-003-equal"
+        ),
+        pytest.param(
+            operations("rotate-ca-start;rotate-ca-start-without-workers-rollout"),
+            [("SH-META-003", OP, FOR)],
+            id="SH-META-003-incompatible",
+        ),
+        pytest.param(
+            operations("rotate-credentials-start", hibernation={"enabled": True}),
+            [("SH-META-003", OP, FOR)],
+            id="SH-META-003-hibernated",
+        ),
+        pytest.param(
+            operations("rotate-etcd-encryption-key-start", version="1.34.1"),
+            [("SH-META-003", OP, FOR)],
+            id="SH-META-003-from-1.34",
+        ),
+        pytest.param(operations("rotate-etcd-encryption-key-start"), [], id="SH-META-003-before-1.34"),
+        pytest.param(
+            operations(maintenance="rotate-etcd-encryption-key-complete", version="1.34.1"),
+            [("SH-META-003", OP, FOR)],
+            id="SH-META-003-from-1.34-maintenance-at-gardeners-path",
+        ),
+        pytest.param(
+            operations("rotate-ca-start", "rotate-credentials-start"),
+            [("SH-META-003", OP, FOR)],
+            id="SH-META-003-conflict-with-maintenance",
+        ),
+    ],
+)
+def test_operations(raw: dict[str, Any], expected: Triples) -> None:
+    assert only("SH-META", create(raw)) == expected
+
+
+@pytest.mark.parametrize(
+    ("maintenance", "op", "detail"),
+    [  # Gardener's table "should forbid operations when the maintenance operation conflicts" (shoot_test.go)
+        ("rotate-credentials-start", "rotate-ca-start",
+         "operation 'rotate-ca-start' is not permitted when maintenance operation is 'rotate-credentials-start'"),
+        ("rotate-credentials-start", "rotate-ca-start; rotate-etcd-encryption-key",
+         ("operation 'rotate-ca-start, rotate-etcd-encryption-key' is not permitted when maintenance operation is "
+         "'rotate-credentials-start'")),
+        ("rotate-credentials-complete", "rotate-ca-complete; rotate-serviceaccount-key-complete",
+         ("operation 'rotate-ca-complete, rotate-serviceaccount-key-complete' is not permitted when maintenance "
+         "operation is 'rotate-credentials-complete'")),
+        ("rotate-ca-start; rotate-etcd-encryption-key", "rotate-credentials-start",
+         ("operation 'rotate-credentials-start' is not permitted when maintenance operation is 'rotate-ca-start, "
+         "rotate-etcd-encryption-key'")),
+    ],
+)  # fmt: skip
+def test_operation_conflicts(maintenance: str, op: str, detail: str) -> None:
+    lines = [render_line(f) for f in verdict_create(operations(op, maintenance)).errors]
+    assert lines == [f"{OP}: Forbidden: {detail}"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "line"),
+    [
+        pytest.param(
+            operations("foo"),
+            f'{OP}: Unsupported value: "foo": supported values: "force-in-place-update", "maintain", "reconcile", '
+            '"retry", "rollout-workers", "rotate-ca-complete", "rotate-ca-start", '
+            '"rotate-ca-start-without-workers-rollout", "rotate-credentials-complete", "rotate-credentials-start", '
+            '"rotate-credentials-start-without-workers-rollout", "rotate-etcd-encryption-key", '
+            '"rotate-etcd-encryption-key-complete", "rotate-etcd-encryption-key-start", '
+            '"rotate-observability-credentials", "rotate-rollout-workers", "rotate-serviceaccount-key-complete", '
+            '"rotate-serviceaccount-key-start", "rotate-serviceaccount-key-start-without-workers-rollout", '
+            '"rotate-ssh-keypair"',
+            id="SH-META-003-unknown-message",
+        ),
+        pytest.param(
+            operations("rotate-etcd-encryption-key-start", version="1.34.0"),
+            f"{OP}: Forbidden: for Kubernetes versions >= 1.34, operation 'rotate-etcd-encryption-key-start' is no "
+            "longer supported, please use 'rotate-etcd-encryption-key' instead, which performs a complete etcd "
+            "encryption key rotation",
+            id="SH-META-003-1.34-message",
+        ),
+        pytest.param(
+            operations("reconcile", "reconcile"),
+            f"metadata.annotations: Forbidden: annotations {OP} and {MOP} must not have any equal operations",
+            id="SH-META-003-equal-message",
+        ),
+        pytest.param(
+            operations("rotate-credentials-start;rotate-ca-start-without-workers-rollout"),
+            f"{OP}: Forbidden: operation 'rotate-credentials-start' is not permitted to be run together with "
+            "rotate-ca-start-without-workers-rollout, rotate-serviceaccount-key-start-without-workers-rollout, "
+            "rotate-credentials-start-without-workers-rollout operations",
+            id="SH-META-003-incompatible-message",
+        ),
+    ],
+)
+def test_operation_messages(raw: dict[str, Any], line: str) -> None:
+    """The line gardener-apiserver prints for the same input (Go: validateShootOperation's field.Error)."""
+    assert [render_line(f) for f in verdict_create(raw).errors if f.rule.id == "SH-META-003"] == [line]

@@ -105,6 +105,7 @@ def _judge(
     findings.extend(metadata.validate_metadata(shoot.metadata, namespace, METADATA, create=old is None))
     if old is None:
         findings.extend(static.validate_create_only(shoot))
+    findings.extend(metadata.validate_operations(new.shoot, new.version, METADATA.child("annotations")))
     findings.extend(static.validate_shoot(new, ctx, create=old is None))
     if before is not None:
         findings.extend(static.validate_shoot_update(new, before, ctx))
