@@ -74,6 +74,20 @@ def test_minimal_profile_is_valid() -> None:
             [("CP-META-001", "metadata.labels", INV)],
             id="CP-META-001-labels",
         ),
+        pytest.param({"generateName": "aws-"}, [], id="CP-META-001-generate-name"),
+        pytest.param(
+            {"generateName": "AWS-"}, [("CP-META-001", "metadata.generateName", INV)], id="CP-META-001-bad-prefix"
+        ),
+        pytest.param(
+            {"name": "a", "annotations": {"a/b/c": "x"}},
+            [("CP-META-001", "metadata.annotations", INV)],
+            id="CP-META-001-annotation-key",
+        ),
+        pytest.param(
+            {"name": "a", "annotations": {"k": "v" * (256 * 1024)}},
+            [("CP-META-001", "metadata.annotations", ErrorType.TOO_LONG)],
+            id="CP-META-001-annotations-size",
+        ),
     ],
 )
 def test_metadata(metadata: dict[str, Any], expected: list[Any]) -> None:

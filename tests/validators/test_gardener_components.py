@@ -377,10 +377,17 @@ def test_the_unparseable_real_gardenlet_is_skipped_on_purpose() -> None:
 @pytest.mark.parametrize("path", _real_seedmanagement(), ids=lambda p: p.name[:70])
 @pytest.mark.parametrize("cluster", [LANDSCAPE, INFO_ONLY, view(synced=False)], ids=["landscape", "info", "unsynced"])
 def test_real_gardenlets_and_managed_seeds_are_allowed(path: Path, cluster: StaticView) -> None:
+    """Every real Gardenlet and ManagedSeed passes, on CREATE and re-applied unchanged; the one template
+    (`managedseed-template.yaml`, name `NAMEPLACEHOLDER`, no DNS label) is no ManagedSeed to create, and only that
+    is said on CREATE (MS-META-001)."""
     for obj in read_objects(path):
         if obj.get("kind") not in ("Gardenlet", "ManagedSeed"):
             continue
-        assert judged(obj, cluster=cluster) == {"uid": "uid-1", "allowed": True}
+        if obj["metadata"]["name"] == "NAMEPLACEHOLDER":
+            answer = judged(obj, cluster=cluster)
+            assert (answer["allowed"], answer["auditAnnotations"]) == (False, {"rules": "MS-META-001"})
+        else:
+            assert judged(obj, cluster=cluster) == {"uid": "uid-1", "allowed": True}
         assert judged(obj, copy.deepcopy(obj), cluster=cluster) == {"uid": "uid-1", "allowed": True}
 
 

@@ -769,8 +769,27 @@ class ControlPlane(Model):
     zones: List[str] = Field(default_factory=list)
 
 
+class KubernetesDashboard(Model):
+    """spec.addons.kubernetesDashboard (v1beta1 KubernetesDashboard)."""
+
+    enabled: bool = False
+    authentication_mode: str | None = None
+
+
+class NginxIngress(Model):
+    """spec.addons.nginxIngress (v1beta1 NginxIngress)."""
+
+    enabled: bool = False
+    load_balancer_source_ranges: List[str] = Field(default_factory=list)
+    config: StrMap = Field(default_factory=dict)
+    external_traffic_policy: str | None = None
+
+
 class ShootAddons(Model):
-    """Presence of `spec.addons` is what the version rules read; its content is not modelled."""
+    """spec.addons: the version rules read its presence, validateAddons its content."""
+
+    kubernetes_dashboard: KubernetesDashboard | None = None
+    nginx_ingress: NginxIngress | None = None
 
 
 class AccessRestrictionWithOptions(AccessRestriction):

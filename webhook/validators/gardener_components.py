@@ -39,6 +39,8 @@ from webhook.skew import (
     check_prerequisites,
     check_upgrade,
 )
+from webhook.validators import seedmanagement_metadata
+from webhook.validators.seedmanagement_metadata import validate_gardenlet_metadata, validate_managed_seed_metadata
 from webhook.versions import Version, find_version
 
 VS_GARDENER_002 = Rule("VS-GARDENER-002", SOURCES["VS-GARDENER-002"], uses_cluster=True)
@@ -184,29 +186,37 @@ def _gardenlets_left_behind(violations: Sequence[Violation], upgrade: str) -> st
 
 
 def validate_gardenlet_create(request: CreateRequest[Gardenlet], view: ClusterView, settings: Settings) -> Verdict:
-    """A new Gardenlet: the chart and image versions within skew of the gardener-apiserver (VS-GL-001)."""
+    """A new Gardenlet: its metadata (GL-META-*), the chart and image versions within skew of the gardener-apiserver
+    (VS-GL-001)."""
     new = request.object
-    return Verdict.of(_validate_gardenlet_versions(_gardenlet_versions(new), {}, view))
+    return Verdict.of([*validate_gardenlet_metadata(new.metadata, create=True),
+                       *_validate_gardenlet_versions(_gardenlet_versions(new), {}, view)])  # fmt: skip
 
 
 def validate_gardenlet_update(request: UpdateRequest[Gardenlet], view: ClusterView, settings: Settings) -> Verdict:
-    """A changed Gardenlet: VS-GL-001 on the chart and image versions that changed."""
+    """A changed Gardenlet: its labels, annotations and operation (GL-META-*), VS-GL-001 on the chart and image
+    versions that changed."""
     new, old = request.object, request.old_object
     old_versions = _by_path(_gardenlet_versions(old))
-    return Verdict.of(_validate_gardenlet_versions(_gardenlet_versions(new), old_versions, view))
+    return Verdict.of([*validate_gardenlet_metadata(new.metadata, create=False),
+                       *_validate_gardenlet_versions(_gardenlet_versions(new), old_versions, view)])  # fmt: skip
 
 
 def validate_managed_seed_create(request: CreateRequest[ManagedSeed], view: ClusterView, settings: Settings) -> Verdict:
-    """A new ManagedSeed: its gardenlet image version within skew of the gardener-apiserver (VS-GL-001)."""
+    """A new ManagedSeed: its metadata (MS-META-*), its gardenlet image version within skew of the
+    gardener-apiserver (VS-GL-001)."""
     new = request.object
-    return Verdict.of(_validate_gardenlet_versions(_managed_seed_versions(new), {}, view))
+    return Verdict.of([*validate_managed_seed_metadata(new.metadata, create=True),
+                       *_validate_gardenlet_versions(_managed_seed_versions(new), {}, view)])  # fmt: skip
 
 
 def validate_managed_seed_update(request: UpdateRequest[ManagedSeed], view: ClusterView, settings: Settings) -> Verdict:
-    """A changed ManagedSeed: VS-GL-001 on the gardenlet image version when it changed."""
+    """A changed ManagedSeed: its labels, annotations and operation (MS-META-*), VS-GL-001 on the gardenlet image
+    version when it changed."""
     new, old = request.object, request.old_object
     old_versions = _by_path(_managed_seed_versions(old))
-    return Verdict.of(_validate_gardenlet_versions(_managed_seed_versions(new), old_versions, view))
+    return Verdict.of([*validate_managed_seed_metadata(new.metadata, create=False),
+                       *_validate_gardenlet_versions(_managed_seed_versions(new), old_versions, view)])  # fmt: skip
 
 
 def _image_versions(image: Image | None, path: FieldPath) -> list[tuple[FieldPath, str]]:
@@ -294,7 +304,7 @@ GARDENLET_KIND: Final = KindValidator(
     group="seedmanagement.gardener.cloud",
     kind="Gardenlet",
     model=Gardenlet,
-    rules=GARDENLET_RULES,
+    rules=(*GARDENLET_RULES, *seedmanagement_metadata.GARDENLET_RULES),
     create=validate_gardenlet_create,
     update=validate_gardenlet_update,
 )
@@ -302,7 +312,7 @@ MANAGED_SEED_KIND: Final = KindValidator(
     group="seedmanagement.gardener.cloud",
     kind="ManagedSeed",
     model=ManagedSeed,
-    rules=GARDENLET_RULES,
+    rules=(*GARDENLET_RULES, *seedmanagement_metadata.MANAGED_SEED_RULES),
     create=validate_managed_seed_create,
     update=validate_managed_seed_update,
 )

@@ -9,7 +9,7 @@ pkg/apis/meta/v1/validation/validation.go.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Final
 
@@ -27,6 +27,9 @@ _QUALIFIED_NAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QUALIFIED_NAME_RE: Final = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
 _LABEL_VALUE_FMT: Final = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
 _LABEL_VALUE_RE: Final = re.compile(f"^{_LABEL_VALUE_FMT}$")
+
+# apimachinery ValidateNameFunc: (name, is a generateName prefix) -> messages.
+NameFn = Callable[[str, bool], list[str]]
 
 LABEL_MESSAGE: Final = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
@@ -205,16 +208,71 @@ def validate_pem_certificate(rule: Rule, ca_bundle: str | None, path: FieldPath)
     return []
 
 
-def validate_object_meta(rule: Rule, meta: ObjectMeta, path: FieldPath, *, namespaced: bool) -> list[Finding]:
-    """Name (DNS subdomain), namespace presence, labels (apimachinery ValidateObjectMeta); path: metadata."""
+def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+    """apimachinery NameIsDNSLabel: `name` (a generateName prefix when `prefix`) must be a DNS-1123 label."""
+    return dns1123_label_errors(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    """apimachinery NameIsDNSSubdomain (Gardener's ValidateName): a DNS-1123 subdomain, or a prefix of one."""
+    return dns1123_subdomain_errors(_mask_trailing_dash(name) if prefix else name)
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """apimachinery maskTrailingDash, verbatim: a prefix ending in '-' loses its last two characters for an 'a'."""
+    return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def validate_object_meta(
+    rule: Rule,
+    meta: ObjectMeta,
+    path: FieldPath,
+    *,
+    namespaced: bool,
+    name_fn: NameFn = name_is_dns_subdomain,
+    namespace_from_context: bool = False,
+) -> list[Finding]:
+    """apimachinery ValidateObjectMeta: generateName, name, namespace, labels, annotations; path: metadata.
+
+    name_fn: the kind's name validation (`name_is_dns_label`, `name_is_dns_subdomain`). A name may be absent when
+    generateName is set: the API server generates it (generateName + 5 random characters) before validating, so
+    here generateName alone is judged, as a prefix. namespace_from_context: an absent namespace of a namespaced
+    object is no finding (kubectl apply takes it from the context). Never raises.
+    Source: k8s.io/apimachinery pkg/api/validation/objectmeta.go ValidateObjectMetaAccessor.
+    """
+    return [
+        *validate_object_name(rule, meta, path, namespaced=namespaced, name_fn=name_fn,
+                              namespace_from_context=namespace_from_context),
+        *validate_labels(rule, meta.labels, path.child("labels")),
+        *validate_annotations(rule, meta.annotations, path.child("annotations")),
+    ]  # fmt: skip
+
+
+def validate_object_name(
+    rule: Rule,
+    meta: ObjectMeta,
+    path: FieldPath,
+    *,
+    namespaced: bool,
+    name_fn: NameFn,
+    namespace_from_context: bool = False,
+) -> list[Finding]:
+    """generateName, name and namespace of ValidateObjectMeta (see `validate_object_meta`); path: metadata."""
     findings: list[Finding] = []
-    if not meta.name and not meta.generate_name:
+    if meta.generate_name:
+        generate_path = path.child("generateName")
+        findings.extend(rule.invalid(generate_path, meta.generate_name, m) for m in name_fn(meta.generate_name, True))
+    if meta.name:
+        findings.extend(rule.invalid(path.child("name"), meta.name, m) for m in name_fn(meta.name, False))
+    elif not meta.generate_name:
         findings.append(rule.required(path.child("name"), "name or generateName is required"))
-    elif meta.name:
-        findings.extend(rule.invalid(path.child("name"), meta.name, m) for m in dns1123_subdomain_errors(meta.name))
-    if namespaced and not meta.namespace:
-        findings.append(rule.required(path.child("namespace"), "must provide a namespace"))
+    if namespaced and meta.namespace:
+        namespace_path = path.child("namespace")
+        findings.extend(
+            rule.invalid(namespace_path, meta.namespace, m) for m in name_is_dns_label(meta.namespace, False)
+        )
+    elif namespaced and not namespace_from_context:
+        findings.append(rule.required(path.child("namespace"), ""))
     elif not namespaced and meta.namespace:
         findings.append(rule.forbidden(path.child("namespace"), "not allowed on this type"))
-    findings.extend(validate_labels(rule, meta.labels, path.child("labels")))
     return findings

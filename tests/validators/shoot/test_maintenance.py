@@ -22,6 +22,7 @@ from tests.validators.shoot.cases import (
 
 MNT = "spec.maintenance"
 HIB = "spec.hibernation"
+MAINTENANCE_OPERATION = "maintenance.gardener.cloud/operation"
 
 
 def window(begin: str, end: str) -> dict[str, Any]:
@@ -174,7 +175,11 @@ def with_operation(raw: dict[str, Any], operation: str) -> dict[str, Any]:
     [
         pytest.param(
             with_operation(hibernated(enabled=True), "reconcile;rotate-credentials-start"),
-            [("SH-HIB-003", f"{HIB}.enabled", FOR)],
+            # validateShootOperation refuses the operation too (SH-META-003), before the spec is judged
+            [
+                ("SH-META-003", f"metadata.annotations[{MAINTENANCE_OPERATION}]", FOR),
+                ("SH-HIB-003", f"{HIB}.enabled", FOR),
+            ],
             id="SH-HIB-003-rotation-while-hibernating",
         ),
         pytest.param(
@@ -199,6 +204,10 @@ def test_hibernation_wording() -> None:
         )
     )
     assert details(verdict) == [
+        (
+            f"metadata.annotations[{MAINTENANCE_OPERATION}]: operation 'rotate-etcd-encryption-key' is not permitted "
+            "when shoot is hibernated or is waking up"
+        ),
         (
             f"{HIB}.enabled: shoot cannot be hibernated when maintenance.gardener.cloud/operation annotation contains "
             "rotate-etcd-encryption-key operation"

@@ -4,7 +4,8 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
 1. `resolve` (C.1, ShootMutator): the referenced CloudProfile (or NamespacedCloudProfile's merged spec, `lookup`)
    fills empty or partial versions and omitted machine images. A validating webhook cannot mutate: each resolution
    is a warning naming the value it resolves to, and judging goes on with the resolved values (`Effective`).
-2. `static` (C.2, C.3): the object's own fields, 422 Invalid, in ValidateShoot's order: the pools' own fields in
+2. `static` (C.2, C.3): the object's own fields, 422 Invalid, in ValidateShoot's order (its metadata first, in
+   `metadata`; addons in `addons`): the pools' own fields in
    `workers`, kubelet configurations in `kubelet`, the control-plane components in `kubernetes` (`kubeapiserver`,
    `components`), `networking`, `maintenance`, `hibernation`, the other top-level fields in `spec`.
 3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the seed 000 warnings.
@@ -23,13 +24,14 @@ from __future__ import annotations
 from typing import Final
 
 from webhook.cluster.view import ClusterView
-from webhook.field import Finding, Mode, Verdict
+from webhook.field import METADATA, Finding, Mode, Verdict
 from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
 from webhook.models.core import Shoot, ShootSpec
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings
 from webhook.validators.shoot import (
     access,
+    addons,
     advice,
     components,
     gardener_warnings,
@@ -39,6 +41,7 @@ from webhook.validators.shoot import (
     kubernetes,
     lookup,
     maintenance,
+    metadata,
     networking,
     profile,
     resolve,
@@ -49,7 +52,7 @@ from webhook.validators.shoot import (
 from webhook.validators.shoot.effective import Effective
 
 RULES: Final = (
-    *static.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES, *kubeapiserver.RULES,
+    *metadata.RULES, *static.RULES, *addons.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES, *kubeapiserver.RULES,
     *components.RULES, *networking.RULES, *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES,
     *profile.RULES, *access.RULES, *advice.RULES, *gardener_warnings.RULES,
 )  # fmt: skip
@@ -99,8 +102,10 @@ def _judge(
         namespace=namespace,
         accepted_issuers_as_stored=old is not None and _same_accepted_issuers(shoot, old),
     )
+    findings.extend(metadata.validate_metadata(shoot.metadata, namespace, METADATA, create=old is None))
     if old is None:
         findings.extend(static.validate_create_only(shoot))
+    findings.extend(metadata.validate_operations(new.shoot, new.version, METADATA.child("annotations")))
     findings.extend(static.validate_shoot(new, ctx, create=old is None))
     if before is not None:
         findings.extend(static.validate_shoot_update(new, before, ctx))

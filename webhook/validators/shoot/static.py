@@ -16,7 +16,17 @@ from webhook.field import SPEC, FieldPath, Finding, Rule, render_value
 from webhook.models.core import CRI, Networking, Shoot, ShootMachineImage, Worker
 from webhook.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.skew import Component, allowed_older
-from webhook.validators.shoot import access, hibernation, kubelet, kubernetes, maintenance, networking, spec, workers
+from webhook.validators.shoot import (
+    access,
+    addons,
+    hibernation,
+    kubelet,
+    kubernetes,
+    maintenance,
+    networking,
+    spec,
+    workers,
+)
 from webhook.validators.shoot.components import WORKERLESS
 from webhook.validators.shoot.effective import (
     IN_PLACE_STRATEGIES,
@@ -305,14 +315,15 @@ def _validate_bindings(shoot: Shoot, version: str | None, path: FieldPath) -> li
 
 @SH_VER_004.check
 def _validate_addons(shoot: Shoot, version: str | None, path: FieldPath) -> list[Finding]:
-    """`spec.addons` is forbidden for workerless Shoots and from Kubernetes 1.35 on; path: spec.addons."""
+    """`spec.addons` is forbidden for workerless Shoots and from Kubernetes 1.35 on; else its content is judged
+    (SH-ADD-*, `addons`). path: spec.addons."""
     if shoot.spec.addons is None:
         return []
     if not shoot.spec.provider.workers:
         return [SH_VER_004.forbidden(path, "addons cannot be enabled for Workerless Shoot clusters")]
     if satisfies(version, _GE_135):
         return [SH_VER_004.forbidden(path, "for Kubernetes versions >= 1.35, addons field is no longer supported")]
-    return []
+    return addons.validate_addons(shoot.spec.addons, shoot.spec.purpose, path)
 
 
 # ---------------------------------------------------------------------------------------------------- versions

@@ -1,0 +1,254 @@
+"""Shoot metadata (SH-META-*): the object metadata gardener-apiserver checks before the spec.
+
+SH-META-001: apimachinery's ValidateObjectMeta with NameIsDNSLabel (name or generateName, namespace, labels,
+annotations), then Gardener's "no two consecutive hyphens" on the name. SH-META-002: on CREATE, the Shoot name
+together with its project's name at most 21 characters (16 for a generateName, which gets 5 random characters).
+SH-META-003: the operations in the `gardener.cloud/operation` and `maintenance.gardener.cloud/operation`
+annotations (`;`-separated): known, run in parallel only where allowed, not in both, not together with an
+incompatible one, none that Kubernetes >= 1.34 or a Shoot with `spec.hibernation.enabled` refuses. The checks that
+read the Shoot's status (hibernated per status, an encryption change rolling out, each operation's context: the
+last operation, the credential rotation phases) are not made.
+Name and namespace never change after CREATE (ValidateObjectMetaUpdate), so they are judged on CREATE only;
+labels and annotations on every operation.
+The project is found by gardener-apiserver among the Projects (the one whose spec.namespace is the Shoot's); the
+view holds no Projects, so SH-META-002 reads the project name from the namespace as Gardener names a project's
+namespace: `garden` for project `garden`, `garden-<project>` otherwise. A Shoot without a namespace (kubectl apply
+takes it from the context) or in another namespace is not judged by it.
+Source: gardener pkg/api/core/validation/shoot.go ValidateShootWithOpts, utils.go validateNameConsecutiveHyphens;
+validateShootOperation; plugin/pkg/shoot/validator/admission.go validateProjectMembership; k8s.io/apimachinery pkg/api/validation
+objectmeta.go ValidateObjectMeta.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from webhook.field import FieldPath, Finding, Rule
+from webhook.models.base import ObjectMeta
+from webhook.models.core import Shoot
+from webhook.validators.meta import name_is_dns_label, validate_annotations, validate_labels, validate_object_name
+from webhook.validators.shoot.effective import satisfies
+from webhook.versions import parse_constraint
+
+_SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
+
+SH_META_001 = Rule(
+    "SH-META-001",
+    f"{_SHOOT} ValidateShootWithOpts (ValidateObjectMeta with NameIsDNSLabel, validateNameConsecutiveHyphens)",
+)
+SH_META_002 = Rule("SH-META-002", "gardener/gardener plugin/pkg/shoot/validator/admission.go validateProjectMembership")
+
+SH_META_003 = Rule("SH-META-003", f"{_SHOOT} validateShootOperation")
+
+RULES: Final = (SH_META_001, SH_META_002, SH_META_003)
+
+# gardener-apiserver's limit on len(project name + shoot name), and the random suffix a generateName gets.
+NAME_LENGTH_LIMIT: Final = 21
+GENERATED_SUFFIX_LENGTH: Final = 5
+_GARDEN_NAMESPACE: Final = "garden"
+_PROJECT_NAMESPACE_PREFIX: Final = "garden-"
+
+
+def validate_metadata(meta: ObjectMeta, namespace: str, path: FieldPath, *, create: bool) -> list[Finding]:
+    """SH-META-001 and, on CREATE, SH-META-002 on a Shoot's metadata; path: metadata. Never raises.
+
+    namespace: the request's namespace, else metadata.namespace ("" when neither names one).
+    """
+    findings = _validate_object_meta(meta, path, create=create)
+    if create:
+        findings.extend(_validate_name_length(meta, namespace))
+    return findings
+
+
+@SH_META_001.check
+def _validate_object_meta(meta: ObjectMeta, path: FieldPath, *, create: bool) -> list[Finding]:
+    """Name (DNS label, no "--"), generateName, namespace on CREATE; labels and annotations always."""
+    findings: list[Finding] = []
+    if create:
+        findings.extend(
+            validate_object_name(
+                SH_META_001, meta, path, namespaced=True, name_fn=name_is_dns_label, namespace_from_context=True
+            )
+        )
+    findings.extend(validate_labels(SH_META_001, meta.labels, path.child("labels")))
+    findings.extend(validate_annotations(SH_META_001, meta.annotations, path.child("annotations")))
+    if create and "--" in meta.name:
+        findings.append(
+            SH_META_001.invalid(path.child("name"), meta.name, "name may not contain two consecutive hyphens")
+        )
+    return findings
+
+
+def project_of_namespace(namespace: str) -> str | None:
+    """The project name Gardener gives namespace `namespace` by default (`garden` -> garden, `garden-x` -> x), or
+    None for any other namespace."""
+    if namespace == _GARDEN_NAMESPACE:
+        return _GARDEN_NAMESPACE
+    if namespace.startswith(_PROJECT_NAMESPACE_PREFIX) and len(namespace) > len(_PROJECT_NAMESPACE_PREFIX):
+        return namespace.removeprefix(_PROJECT_NAMESPACE_PREFIX)
+    return None
+
+
+@SH_META_002.check
+def _validate_name_length(meta: ObjectMeta, namespace: str) -> list[Finding]:
+    """len(project + name) <= 21, or len(project + generateName) <= 16 without a name; the path is gardener-apiserver's
+    `name` (not metadata.name), the value the name ("" for a generateName)."""
+    project = project_of_namespace(namespace)
+    if project is None:
+        return []
+    path = FieldPath().child("name")
+    if not meta.name and meta.generate_name:
+        limit = NAME_LENGTH_LIMIT - GENERATED_SUFFIX_LENGTH
+        if len((project + meta.generate_name).encode()) > limit:  # Go's len: bytes
+            detail = (
+                f"the length of the shoot generateName and the project name must not exceed {limit} characters "
+                f"(project: {project}; shoot with generateName: {meta.generate_name})"
+            )
+            return [SH_META_002.invalid(path, meta.name, detail)]
+    elif len((project + meta.name).encode()) > NAME_LENGTH_LIMIT:
+        detail = (
+            f"the length of the shoot name and the project name must not exceed {NAME_LENGTH_LIMIT} characters "
+            f"(project: {project}; shoot: {meta.name})"
+        )
+        return [SH_META_002.invalid(path, meta.name, detail)]
+    return []
+
+
+# ------------------------------------------------------------------------------------------------ operations
+
+OPERATION: Final = "gardener.cloud/operation"
+MAINTENANCE_OPERATION: Final = "maintenance.gardener.cloud/operation"
+_ROTATE_CREDENTIALS_START: Final = "rotate-credentials-start"
+_ROTATE_CREDENTIALS_START_NO_ROLLOUT: Final = "rotate-credentials-start-without-workers-rollout"
+_ROTATE_CREDENTIALS_COMPLETE: Final = "rotate-credentials-complete"
+_ROTATE_CA_START: Final = "rotate-ca-start"
+_ROTATE_CA_START_NO_ROLLOUT: Final = "rotate-ca-start-without-workers-rollout"
+_ROTATE_SA_KEY_START: Final = "rotate-serviceaccount-key-start"
+_ROTATE_SA_KEY_START_NO_ROLLOUT: Final = "rotate-serviceaccount-key-start-without-workers-rollout"
+_ROTATE_ETCD_KEY: Final = "rotate-etcd-encryption-key"
+_ROTATE_ETCD_KEY_START: Final = "rotate-etcd-encryption-key-start"
+_ROTATE_ETCD_KEY_COMPLETE: Final = "rotate-etcd-encryption-key-complete"
+# Operations that carry a pool name after the prefix (rotate-rollout-workers=pool-a,pool-b).
+_WORKER_PREFIXES: Final = ("rotate-rollout-workers", "rollout-workers")
+# forbiddenShootOperationsWhenHibernated, availableShootMaintenanceOperations (= those run in parallel),
+# availableShootOperations.
+FORBIDDEN_WHEN_HIBERNATED: Final = frozenset({
+    _ROTATE_CREDENTIALS_START, _ROTATE_CREDENTIALS_START_NO_ROLLOUT, _ROTATE_CREDENTIALS_COMPLETE, _ROTATE_ETCD_KEY,
+    _ROTATE_ETCD_KEY_START, _ROTATE_ETCD_KEY_COMPLETE, _ROTATE_SA_KEY_START, _ROTATE_SA_KEY_START_NO_ROLLOUT,
+    "rotate-serviceaccount-key-complete",
+})  # fmt: skip
+PARALLEL_OPERATIONS: Final = FORBIDDEN_WHEN_HIBERNATED | {
+    "reconcile", _ROTATE_CA_START, _ROTATE_CA_START_NO_ROLLOUT, "rotate-ca-complete", "rotate-observability-credentials",
+    "rotate-ssh-keypair", *_WORKER_PREFIXES,
+}  # fmt: skip
+SHOOT_OPERATIONS: Final = tuple(sorted(PARALLEL_OPERATIONS | {"maintain", "retry", "force-in-place-update"}))
+_FORBIDDEN_FROM_134: Final = frozenset({_ROTATE_ETCD_KEY_START, _ROTATE_ETCD_KEY_COMPLETE})
+# incompatibleShootOperations, in Gardener's order of each list.
+_INCOMPATIBLE: Final = {
+    _ROTATE_CREDENTIALS_START: (_ROTATE_CA_START_NO_ROLLOUT, _ROTATE_SA_KEY_START_NO_ROLLOUT,
+                                _ROTATE_CREDENTIALS_START_NO_ROLLOUT),
+    _ROTATE_CREDENTIALS_START_NO_ROLLOUT: (_ROTATE_CA_START, _ROTATE_SA_KEY_START),
+    _ROTATE_CA_START: (_ROTATE_CA_START_NO_ROLLOUT,),
+    _ROTATE_SA_KEY_START: (_ROTATE_SA_KEY_START_NO_ROLLOUT,),
+    _ROTATE_ETCD_KEY: (_ROTATE_ETCD_KEY_START,),
+}  # fmt: skip
+# What an operation in one annotation may not meet in the other (the "Validate operation conflicts" switch).
+_START_CONFLICTS: Final = frozenset({
+    _ROTATE_CA_START, _ROTATE_CA_START_NO_ROLLOUT, _ROTATE_SA_KEY_START, _ROTATE_SA_KEY_START_NO_ROLLOUT,
+    _ROTATE_ETCD_KEY, _ROTATE_ETCD_KEY_START,
+})  # fmt: skip
+_COMPLETE_CONFLICTS: Final = frozenset(
+    {"rotate-ca-complete", "rotate-serviceaccount-key-complete", _ROTATE_ETCD_KEY_COMPLETE}
+)
+_CONFLICTS: Final = {
+    _ROTATE_CREDENTIALS_START: _START_CONFLICTS,
+    _ROTATE_CREDENTIALS_START_NO_ROLLOUT: _START_CONFLICTS,
+    _ROTATE_CREDENTIALS_COMPLETE: _COMPLETE_CONFLICTS,
+}
+_LESS_134: Final = parse_constraint("< 1.34-0")
+
+
+def split_operations(value: str) -> list[str]:
+    """gardener utils.SplitAndTrimString(value, ";"): [] for "", else every part trimmed (empty parts kept)."""
+    return [part.strip() for part in value.split(";")] if value else []
+
+
+def validate_operations(shoot: Shoot, version: str | None, path: FieldPath) -> list[Finding]:
+    """SH-META-003 on the operation annotations; version: the control plane's resolved Kubernetes version (None while
+    unknown: the >= 1.34 check is skipped); path: metadata.annotations. Never raises."""
+    annotations = shoot.metadata.annotations
+    return _validate_operations(
+        split_operations(annotations.get(OPERATION, "")), split_operations(annotations.get(MAINTENANCE_OPERATION, "")),
+        shoot, version, path,
+    )  # fmt: skip
+
+
+def _is_worker_operation(op: str) -> bool:
+    return op.startswith(_WORKER_PREFIXES)
+
+
+def _validate_known(ops: list[str], shoot: Shoot, path: FieldPath) -> list[Finding]:
+    """The first unknown, not-parallel or self-hosted-refused operation of one annotation (Gardener stops there)."""
+    self_hosted = any(w.control_plane is not None for w in shoot.spec.provider.workers)
+    managed = shoot.spec.credentials_binding_name is not None or shoot.spec.secret_binding_name is not None
+    for op in ops:
+        if op not in SHOOT_OPERATIONS and not _is_worker_operation(op):
+            return [SH_META_003.unsupported(path, op, SHOOT_OPERATIONS)]
+        if len(ops) > 1 and op not in PARALLEL_OPERATIONS and not _is_worker_operation(op):
+            return [
+                SH_META_003.forbidden(
+                    path, f"operation '{op}' is not permitted to be run in parallel with other operations"
+                )
+            ]
+        if self_hosted and not managed and _is_worker_operation(op):
+            detail = f"operation '{op}' is not permitted for self-hosted shoot clusters with unmanaged infrastructure"
+            return [SH_META_003.forbidden(path, detail)]
+    return []
+
+
+@SH_META_003.check
+def _validate_operations(
+    ops: list[str], maintenance: list[str], shoot: Shoot, version: str | None, path: FieldPath
+) -> list[Finding]:
+    """validateShootOperation without its status checks; path: metadata.annotations."""
+    if not ops and not maintenance:
+        return []
+    op_path, maintenance_path = path.index(OPERATION), path.index(MAINTENANCE_OPERATION)
+    known = _validate_known(ops, shoot, op_path) or _validate_known(maintenance, shoot, maintenance_path)
+    if known:  # Gardener returns at the first of these
+        return known
+    findings: list[Finding] = []
+    if set(ops) & set(maintenance):
+        detail = f"annotations {op_path} and {maintenance_path} must not have any equal operations"
+        findings.append(SH_META_003.forbidden(path, detail))
+    hibernated = shoot.spec.hibernation is not None and shoot.spec.hibernation.enabled is True
+    from_134 = version is not None and not satisfies(version, _LESS_134)
+    for own, own_path, suffix in (
+        (ops, op_path, "operations"),
+        (maintenance, maintenance_path, "maintenance operations"),
+    ):
+        for op in own:
+            if op in _FORBIDDEN_FROM_134 and from_134:  # Gardener names the operation annotation for both
+                detail = (
+                    f"for Kubernetes versions >= 1.34, operation '{op}' is no longer supported, please use "
+                    "'rotate-etcd-encryption-key' instead, which performs a complete etcd encryption key rotation"
+                )
+                findings.append(SH_META_003.forbidden(op_path, detail))
+            incompatible = _INCOMPATIBLE.get(op, ())
+            if set(incompatible) & set(own):
+                detail = f"operation '{op}' is not permitted to be run together with {', '.join(incompatible)} {suffix}"
+                findings.append(SH_META_003.forbidden(own_path, detail))
+            if hibernated and (op in FORBIDDEN_WHEN_HIBERNATED or _is_worker_operation(op)):
+                detail = f"operation '{op}' is not permitted when shoot is hibernated or is waking up"
+                findings.append(SH_META_003.forbidden(own_path, detail))
+    for op in maintenance:
+        clash = sorted(_CONFLICTS.get(op, frozenset()) & set(ops))
+        if clash:
+            detail = f"operation '{', '.join(clash)}' is not permitted when maintenance operation is '{op}'"
+            findings.append(SH_META_003.forbidden(op_path, detail))
+    for op in ops:
+        clash = sorted(_CONFLICTS.get(op, frozenset()) & set(maintenance))
+        if clash:
+            detail = f"operation '{op}' is not permitted when maintenance operation is '{', '.join(clash)}'"
+            findings.append(SH_META_003.forbidden(op_path, detail))
+    return findings
