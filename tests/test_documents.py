@@ -159,3 +159,23 @@ def test_generated_streams_read_alike(docs: list[Any], flow: bool | None, explic
     fast = _load_fast(text)  # None for what libyaml refuses (JSON's surrogate pairs, say): SafeLoader reads it
     assert fast is None or fast == _load_pure(text, "f.yaml")
     assert _load_with_lines(text, "f.yaml") == _load_pure(text, "f.yaml")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: &a\n  name: x\n  self: *a\n",  # a mapping inside itself
+        "apiVersion: v1\nkind: ConfigMap\ndata: &b [*b]\n",  # a sequence inside itself
+        "apiVersion: v1\nkind: ConfigMap\ndata: " + "[" * 5000 + "]" * 5000 + "\n",  # deeper than Python recurses
+    ],
+)
+def test_a_structure_json_cannot_hold_is_an_input_error_naming_the_document(text: str) -> None:
+    message = (
+        "f.yaml: document 1 (line 1): not valid as JSON: an alias refers to a node that contains it, or the "
+        "document nests too deeply"
+    )
+    with pytest.raises(DocumentError) as raised:
+        _load_with_lines(text, "f.yaml")
+    assert str(raised.value) == message
+    with pytest.raises(DocumentError, match="an alias refers to a node that contains it"):
+        load_documents(text, source="f.yaml")

@@ -65,10 +65,13 @@ def load_documents(text: str, *, source: str = "<input>") -> list[Any]:
     if found is not None:
         return [value for _, _, value in found]
     try:
-        docs = list(yaml.safe_load_all(text))
+        return [_plain(d) for d in yaml.safe_load_all(text) if d is not None]
     except (yaml.YAMLError, ValueError) as exc:  # ValueError: a timestamp that is no date (2026-02-30)
         raise DocumentError(f"{source}: not valid YAML or JSON: {exc}".replace("\n", " ")) from None
-    return [_plain(d) for d in docs if d is not None]
+    except RecursionError:
+        raise DocumentError(
+            f"{source}: not valid as JSON: an alias refers to a node that contains it, or a document nests too deeply"
+        ) from None
 
 
 def iter_objects(doc: Any) -> Iterator[Any]:
@@ -219,7 +222,7 @@ def _load_fast(text: str) -> list[tuple[int, int, Any]] | None:
                 first_line = node.start_mark.line
             values.append(_construct_plain(node, loader))
             loader.constructed_objects, loader.recursive_objects = {}, {}  # as construct_document leaves them
-    except (yaml.YAMLError, ValueError):
+    except (yaml.YAMLError, ValueError, RecursionError):
         return None  # SafeLoader gives the message (and is the judge of what is YAML)
     finally:
         loader.dispose()
@@ -300,9 +303,18 @@ def _load_pure(text: str, source: str) -> list[tuple[int, int, Any]]:
         while loader.check_data():  # type: ignore[no-untyped-call]  # unannotated in types-PyYAML
             number += 1
             line = loader.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
-            data = loader.get_data()
-            if data is not None:
-                found.append((number, line, _plain(data)))
+            try:
+                data = loader.get_data()
+                value = None if data is None else _plain(data)
+            except RecursionError:  # an alias inside the node it names: JSON cannot hold it, nor can the API server
+                raise DocumentError(
+                    f"{shown}: document {number} (line {line}): not valid as JSON: an alias refers to a node that "
+                    "contains it, or the document nests too deeply"
+                ) from None
+            if value is not None:
+                found.append((number, line, value))
+    except DocumentError:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "position unknown"
