@@ -24,8 +24,8 @@ def _print_text(item: Reviewed, out: TextIO, *, operation: bool = False) -> None
         out.write(f"{item.result} {item.ref}{judged_as} ({item.reason})\n")
         return
     out.write(f"{item.result} {item.ref}{judged_as}\n")
-    out.writelines(f"  {message}\n" for message in item.outcome.messages)
-    out.writelines(f"  Warning: {warning}\n" for warning in item.outcome.full_warnings)
+    out.writelines(f"  {message}\n" for message in item.messages)
+    out.writelines(f"  Warning: {warning}\n" for warning in item.warnings)
     out.writelines(f"  hint: {hint}\n" for hint in item.hints)
 
 
@@ -38,18 +38,15 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime, o
     for item in results:
         group, kind = item.group_kind
         classname = f"{display_group(group)}.{kind}"
-        output = tuple(
-            [f"Warning: {w}" for w in (item.outcome.full_warnings if item.outcome else ())]
-            + [f"hint: {h}" for h in item.hints]
-        )
+        output = tuple([f"Warning: {w}" for w in item.warnings] + [f"hint: {h}" for h in item.hints])
         failure = None
         skipped = None
         if item.result is Result.DENIED and item.outcome is not None:
-            count = len(item.outcome.messages)
+            count = len(item.messages)
             failure = (
                 f"denied: {count} finding{'s' if count != 1 else ''}",
                 "DENIED",
-                "\n".join(item.outcome.messages),
+                "\n".join(item.messages),
             )
         elif item.result is Result.SKIPPED:
             if strict:
@@ -94,6 +91,7 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     on stderr for json and junit, whose stdout a machine reads.
     """
     from webhook.documents import Excludes, ManifestReader
+    from webhook.fieldvalidation import FieldValidation
     from webhook.progress import ProgressLine
     from webhook.review import Result, ReviewInputError, review_files
 
@@ -123,7 +121,7 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
                 raise UsageError("--all is only used with --base or --base-dir")
             results = review_files(
                 args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
-                reader=reader, on_result=print_now,
+                reader=reader, on_result=print_now, field_validation=FieldValidation(args.field_validation),
             )  # fmt: skip
     except (ReviewInputError, UsageError) as exc:
         if args.output == "junit":  # the CI's report must show exactly the runs that went wrong
@@ -158,6 +156,7 @@ def _review_change(
 ) -> tuple[list[Reviewed], int]:
     """`review --base REV` or `--base-dir DIR`: (results, unchanged objects not judged); see webhook.change."""
     from webhook.change import BaseError, git_base
+    from webhook.fieldvalidation import FieldValidation
     from webhook.review import review_change
 
     if args.base is not None and args.base_dir is not None:
@@ -172,6 +171,7 @@ def _review_change(
         "base_reader": base_reader,
         "judge_unchanged": args.all,
         "on_result": on_result,
+        "field_validation": FieldValidation(args.field_validation),
     }
     try:
         if args.base_dir is not None:
