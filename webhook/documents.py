@@ -20,7 +20,7 @@ from typing import Any, Final, TextIO
 import pathspec
 import yaml
 
-from webhook.fieldvalidation import Duplicate
+from webhook.fieldvalidation import Duplicate, duplicate_keys
 
 # Document number -> the keys given twice in it (filled by the loaders when asked for).
 Duplicates = dict[int, list[Duplicate]]
@@ -173,7 +173,8 @@ def _load_with_lines(text: str, source: str, duplicates: Duplicates | None = Non
     `---`, or of its first token when the first document has none. libyaml reads the text when it can
     (`_load_fast`); SafeLoader reads what libyaml refuses or cannot number, so values, numbers and messages are
     SafeLoader's in every case.
-    duplicates: when given, filled with the keys given twice in each document (`_duplicate_keys`), by number.
+    duplicates: when given, filled with the keys given twice in each document (`fieldvalidation.duplicate_keys`),
+    by document number.
     Raises DocumentError naming the file, the document and the line on one line when the text is not YAML.
     """
     with _collector_paused():
@@ -231,7 +232,7 @@ def _load_fast(text: str, duplicates: Duplicates | None = None) -> list[tuple[in
             values.append(_construct_plain(node, loader, shrunk))
             if shrunk:
                 if duplicates is not None:
-                    duplicates[len(values)] = _duplicate_keys(node)
+                    duplicates[len(values)] = duplicate_keys(node)
                 shrunk.clear()
             loader.constructed_objects, loader.recursive_objects = {}, {}  # as construct_document leaves them
     except (yaml.YAMLError, ValueError):
@@ -250,37 +251,6 @@ def _load_fast(text: str, duplicates: Duplicates | None = None) -> list[tuple[in
     if len(starts) != len(values):
         return None
     return [(number, line + 1, data) for number, (line, data) in enumerate(zip(starts, values), 1) if data is not None]
-
-
-def _duplicate_keys(root: yaml.Node) -> list[Duplicate]:
-    """The scalar keys given twice in any mapping below `root`, in document order, with JSON paths as
-    sigs.k8s.io/json writes them (`spec.provider.type`, `spec.provider.workers[0].name`). Mappings with `<<` merge
-    keys are passed over (a merge may override). Pure; never raises.
-    Source: sigs.k8s.io/yaml YAMLToJSONStrict; sigs.k8s.io/json kubernetes_patch.go (strictFieldStack).
-    """
-    found: list[Duplicate] = []
-    stack: list[tuple[yaml.Node, str]] = [(root, "")]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend((item, f"{path}[{i}]") for i, item in reversed(list(enumerate(node.value))))
-        elif isinstance(node, yaml.MappingNode):
-            keys = [k for k, _ in node.value]
-            merged = any(k.tag in _MERGE_OR_VALUE for k in keys)
-            seen: dict[str, int] = {}
-            children: list[tuple[yaml.Node, str]] = []
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    continue
-                child = f"{path}.{key_node.value}" if path else key_node.value
-                line = key_node.start_mark.line + 1
-                if key_node.value in seen and not merged:
-                    found.append(Duplicate(child, line, seen[key_node.value]))
-                seen.setdefault(key_node.value, line)
-                children.append((value_node, child))
-            stack.extend(reversed(children))
-    found.sort(key=lambda d: d.line)
-    return found
 
 
 _STR: Final = "tag:yaml.org,2002:str"
@@ -351,7 +321,7 @@ def _load_pure(text: str, source: str, duplicates: Duplicates | None = None) -> 
             line = loader.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
             node = loader.get_node()
             data = loader.construct_document(node) if node is not None else None
-            if duplicates is not None and node is not None and (repeated := _duplicate_keys(node)):
+            if duplicates is not None and node is not None and (repeated := duplicate_keys(node)):
                 duplicates[number] = repeated
             if data is not None:
                 found.append((number, line, _plain(data)))

@@ -25,6 +25,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
+import yaml
+
 from webhook.field import Rule
 
 OBJ_VERSION_001: Final = Rule(
@@ -218,3 +220,37 @@ def check_object(
     if mode is FieldValidation.WARN:
         return Checked(warnings=tuple(findings), served=served)
     return Checked(errors=tuple(findings), served=served)
+
+
+_MERGE_TAGS: Final = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
+
+
+def duplicate_keys(root: yaml.Node) -> list[Duplicate]:
+    """The scalar keys given twice in any mapping below `root`, in document order, with JSON paths as
+    sigs.k8s.io/json writes them (`spec.provider.type`, `spec.provider.workers[0].name`). Mappings with `<<` merge
+    keys are passed over (a merge may override). Pure; never raises.
+    Source: sigs.k8s.io/yaml YAMLToJSONStrict; sigs.k8s.io/json kubernetes_patch.go (strictFieldStack).
+    """
+    found: list[Duplicate] = []
+    stack: list[tuple[yaml.Node, str]] = [(root, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((item, f"{path}[{i}]") for i, item in reversed(list(enumerate(node.value))))
+        elif isinstance(node, yaml.MappingNode):
+            keys = [k for k, _ in node.value]
+            merged = any(k.tag in _MERGE_TAGS for k in keys)
+            seen: dict[str, int] = {}
+            children: list[tuple[yaml.Node, str]] = []
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                child = f"{path}.{key_node.value}" if path else key_node.value
+                line = key_node.start_mark.line + 1
+                if key_node.value in seen and not merged:
+                    found.append(Duplicate(child, line, seen[key_node.value]))
+                seen.setdefault(key_node.value, line)
+                children.append((value_node, child))
+            stack.extend(reversed(children))
+    found.sort(key=lambda d: d.line)
+    return found
