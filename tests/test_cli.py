@@ -19,6 +19,10 @@ from webhook.documents import read_objects
 
 EXAMPLE = "gardener__gardener__example_30-cloudprofile.yaml"
 LOCAL_PARENT = "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"
+# A template skeleton that gives `spec.providerConfig` twice: the API server's strict decoding refuses it.
+DUPLICATE_KEY_TEMPLATE = (
+    "gardener__gardener__dev-setup_gardenconfig_overlays_remote_cloudprofile_cloudprofiles.yaml.tmpl"
+)
 # In the repository: the README's broken CloudProfile (a duplicate version, an unsupported updateStrategy).
 INVALID_EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "changes" / "cloudprofile-invalid.yaml"
 
@@ -38,6 +42,15 @@ def write(tmp_path: Path, name: str, obj: Any) -> Path:
 @pytest.mark.parametrize("path", real_fixtures_of("CloudProfile", "NamespacedCloudProfile"), ids=lambda p: p.name[:70])
 def test_real_profiles_reapplied_unchanged_are_allowed(path: Path) -> None:
     code, out = run("review", "--operation", "UPDATE", "--old", path, path, "--context", real_path(LOCAL_PARENT))
+    if path.name == DUPLICATE_KEY_TEMPLATE:
+        assert code == 1, out
+        assert [line for line in out.splitlines() if line.startswith("  strict")] == [
+            '  strict decoding error: duplicate field "spec.providerConfig"'
+        ]
+        code, out = run(
+            "review", "--field-validation=Warn", "--operation", "UPDATE", "--old", path, path,
+            "--context", real_path(LOCAL_PARENT),
+        )  # fmt: skip
     assert code == 0, out
     if "apiVersion: garden.sapcloud.io/" in path.read_text():
         # Gardener's pre-1.0 API group: no API server serves it any more, so nothing judges it (issue 10).

@@ -167,12 +167,14 @@ def test_generated_streams_read_alike(docs: list[Any], flow: bool | None, explic
         "apiVersion: v1\nkind: ConfigMap\nmetadata: &a\n  name: x\n  self: *a\n",  # a mapping inside itself
         "apiVersion: v1\nkind: ConfigMap\ndata: &b [*b]\n",  # a sequence inside itself
         "apiVersion: v1\nkind: ConfigMap\ndata: " + "[" * 5000 + "]" * 5000 + "\n",  # deeper than Python recurses
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)),  # a billion laughs
     ],
 )
 def test_a_structure_json_cannot_hold_is_an_input_error_naming_the_document(text: str) -> None:
     message = (
-        "f.yaml: document 1 (line 1): not valid as JSON: an alias refers to a node that contains it, or the "
-        "document nests too deeply"
+        "f.yaml: document 1 (line 1): not valid as JSON: an alias refers to a node that contains it, the aliases "
+        "expand it beyond 4 000 000 nodes, or it nests too deeply"
     )
     with pytest.raises(DocumentError) as raised:
         _load_with_lines(text, "f.yaml")

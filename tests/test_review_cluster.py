@@ -164,6 +164,11 @@ async def test_kinds_the_view_does_not_track_are_read_one_by_one_and_unnamespace
     _write(tmp_path / "in", "osc.yaml", unnamespaced)
     kubeconfig = await _serve(fake, aiohttp_server, tmp_path)
     code, output = await _review(str(OSC), str(tmp_path / "in"), "--kubeconfig", str(kubeconfig), "--all")
+    # The example's `spec.cri` is no API field: kubectl's strict field validation refuses the apply itself.
+    assert 'strict decoding error: unknown field "spec.cri"' in output
+    code, output = await _review(
+        str(OSC), str(tmp_path / "in"), "--kubeconfig", str(kubeconfig), "--all", "--field-validation", "Ignore"
+    )
     assert _headers(output)[:2] == [
         "ALLOWED OperatingSystemConfig/shoot--dev--crazy/pool-a-original as UPDATE",  # stored so: ratcheted
         "DENIED OperatingSystemConfig/default/pool-a-original as CREATE",

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from webhook import junit
 from webhook.admission import judge, make_review
 from webhook.cluster.view import ClusterView
+from webhook.fieldvalidation import Duplicate, FieldValidation, check_object
 from webhook.models.base import format_rfc3339
 from webhook.models.core import CloudProfile, ExpirableVersion, ExpirableVersionStatus
 from webhook.review import skip_reason
@@ -180,19 +181,29 @@ def _judge(raw: dict[str, Any], operation: str, view: ClusterView, settings: Set
 
 
 def audit_objects(
-    objects: Iterable[dict[str, Any]], *, view: ClusterView, settings: Settings, now: datetime
+    objects: Iterable[dict[str, Any]],
+    *,
+    view: ClusterView,
+    settings: Settings,
+    now: datetime,
+    field_validation: FieldValidation = FieldValidation.IGNORE,
+    duplicates: Sequence[Sequence[Duplicate]] = (),
 ) -> AuditReport:
     """Judge each raw object (parsed JSON) re-applied and created today, plus the landscape's component skew.
 
     Objects of kinds without a validator are reported as skipped (with a "did you mean" for near misses such as
     `Cloudprofile`), never as judged. now: aware UTC. Never raises for bad objects: they
     become OBJ-DECODE-001 entries like any other finding.
+    field_validation: for objects read from files, what the API server's strict decoding would refuse on a
+    re-apply (`fieldvalidation.check_object`: unserved version, unknown and duplicate fields) as deny or warn entries
+    (Ignore, the default, for objects a cluster returned: it decoded them). duplicates: the keys given twice in
+    each object, in the order of `objects` (missing: none).
     """
     counts: dict[str, int] = {}
     entries: list[AuditEntry] = []
     skipped: list[tuple[str, str]] = []
     judged: list[ObjectId] = []
-    for raw in objects:
+    for number, raw in enumerate(objects):
         if not isinstance(raw, dict):
             continue
         group = str(raw.get("apiVersion", "")).rpartition("/")[0]
@@ -205,6 +216,10 @@ def audit_objects(
             continue
         counts[kind] = counts.get(kind, 0) + 1
         judged.append(subject)
+        repeated = duplicates[number] if number < len(duplicates) else ()
+        checked = check_object(raw, repeated, where=subject.ref, mode=field_validation)
+        entries.extend(AuditEntry(f.rule.id, "deny", "re-applied", *ident, f.message) for f in checked.errors)
+        entries.extend(AuditEntry(f.rule.id, "warn", "re-applied", *ident, f.message) for f in checked.warnings)
         reapplied = _judge(raw, "UPDATE", view, settings, now)
         for rule, mode, text in reapplied.entries:
             if mode in ("deny", "warn"):

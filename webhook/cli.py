@@ -170,8 +170,13 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
                 "give the objects to audit with --context PATH, or a cluster with --kubeconfig/--in-cluster or "
                 "cluster.sources in --config"
             )
+        from webhook.fieldvalidation import FieldValidation
+
         manifests, view = _context(args.context, _reader())
-        report = audit_objects([m.obj for m in manifests], view=view, settings=settings, now=now)
+        report = audit_objects(
+            [m.obj for m in manifests], view=view, settings=settings, now=now,
+            field_validation=FieldValidation(args.field_validation), duplicates=[m.duplicates for m in manifests],
+        )  # fmt: skip
     if args.output == "json":
         json.dump(report.to_json(), out, indent=2)
         out.write("\n")
@@ -431,6 +436,11 @@ def build_parser() -> argparse.ArgumentParser:
         "by one, such as the pre-commit hook); without it, a named file must hold objects",
     )  # fmt: skip
     review.add_argument("-v", "--verbose", action="store_true", help="name each skipped file and why")
+    review.add_argument(
+        "--field-validation", choices=("Strict", "Warn", "Ignore"), default="Strict",
+        help="judged objects: what the API server's strict decoding refuses (a version it does not serve, unknown or "
+        "duplicate fields), as kubectl --validate: Strict denies (default), Warn prints warnings, Ignore drops them",
+    )  # fmt: skip
     review.set_defaults(func=cmd_review)
 
     audit = sub.add_parser(
@@ -458,6 +468,11 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--strict", action="store_true", help="for CI: an object no validator judges (SKIPPED) fails the audit (exit 1)"
     )
+    audit.add_argument(
+        "--field-validation", choices=("Strict", "Warn", "Ignore"), default="Strict",
+        help="objects read from --context files: what the API server's strict decoding refuses (a version it does not serve, unknown or "
+        "duplicate fields), as kubectl --validate: Strict denies (default), Warn prints warnings, Ignore drops them",
+    )  # fmt: skip
     audit.add_argument(
         "--apply", action="store_true",
         help="also create or replace the PolicyReports in the audited cluster and delete stale ones "

@@ -33,8 +33,8 @@ def _print_text(item: Reviewed, out: TextIO, *, operation: bool = False) -> None
         out.write(f"{item.result} {item.ref}{judged_as} ({item.reason})\n")
         return
     out.write(f"{item.result} {item.ref}{judged_as}\n")
-    out.writelines(f"  {message}\n" for message in item.outcome.messages)
-    out.writelines(f"  Warning: {warning}\n" for warning in item.outcome.full_warnings)
+    out.writelines(f"  {message}\n" for message in item.messages)
+    out.writelines(f"  Warning: {warning}\n" for warning in item.warnings)
     out.writelines(f"  hint: {hint}\n" for hint in item.hints)
 
 
@@ -47,18 +47,15 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime, o
     for item in results:
         group, kind = item.group_kind
         classname = f"{display_group(group)}.{kind}"
-        output = tuple(
-            [f"Warning: {w}" for w in (item.outcome.full_warnings if item.outcome else ())]
-            + [f"hint: {h}" for h in item.hints]
-        )
+        output = tuple([f"Warning: {w}" for w in item.warnings] + [f"hint: {h}" for h in item.hints])
         failure = None
         skipped = None
         if item.result is Result.DENIED and item.outcome is not None:
-            count = len(item.outcome.messages)
+            count = len(item.messages)
             failure = (
                 f"denied: {count} finding{'s' if count != 1 else ''}",
                 "DENIED",
-                "\n".join(item.outcome.messages),
+                "\n".join(item.messages),
             )
         elif item.result is Result.SKIPPED:
             if strict:
@@ -103,6 +100,7 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     on stderr for json and junit, whose stdout a machine reads.
     """
     from webhook.documents import Excludes, ManifestReader
+    from webhook.fieldvalidation import FieldValidation
     from webhook.progress import ProgressLine
     from webhook.review import Result, ReviewInputError, review_files
 
@@ -135,7 +133,7 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
                 raise UsageError("--all is only used with --base or --base-dir")
             results = review_files(
                 args.files, operation=args.operation, old=args.old, context=args.context, settings=settings, now=now,
-                reader=reader, on_result=print_now,
+                reader=reader, on_result=print_now, field_validation=FieldValidation(args.field_validation),
             )  # fmt: skip
     except (ReviewInputError, UsageError, ClusterError) as exc:
         if args.output == "junit":  # the CI's report must show exactly the runs that went wrong
@@ -172,6 +170,7 @@ def _review_change(
 ) -> tuple[list[Reviewed], int]:
     """`review --base REV` or `--base-dir DIR`: (results, unchanged objects not judged); see webhook.change."""
     from webhook.change import BaseError, git_base
+    from webhook.fieldvalidation import FieldValidation
     from webhook.review import review_change
 
     if args.base is not None and args.base_dir is not None:
@@ -186,6 +185,7 @@ def _review_change(
         "base_reader": base_reader,
         "judge_unchanged": args.all,
         "on_result": on_result,
+        "field_validation": FieldValidation(args.field_validation),
     }
     try:
         if args.base_dir is not None:
@@ -214,6 +214,7 @@ def _review_against_cluster(
     Raises UsageError for flags that pick another pairing and for a client that cannot be set up, ClusterError
     (exit 3) when the cluster cannot be read."""
     from webhook.cluster.stored import Cluster, ClusterReader, ClusterReadError, context_namespace
+    from webhook.fieldvalidation import FieldValidation
     from webhook.review import review_against_cluster
 
     if args.kubeconfig is not None and args.in_cluster:
@@ -243,7 +244,7 @@ def _review_against_cluster(
     try:
         done = review_against_cluster(
             args.files, cluster=cluster, label=f"cluster ({flag})", settings=settings, now=now, reader=reader,
-            judge_unchanged=args.all, on_result=on_result,
+            judge_unchanged=args.all, on_result=on_result, field_validation=FieldValidation(args.field_validation),
         )  # fmt: skip
     except ClusterReadError as exc:
         raise ClusterError(f"{flag}: {exc}") from None

@@ -12,13 +12,18 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 import pathspec
 import yaml
+
+from webhook.fieldvalidation import Duplicate, duplicate_keys
+
+# Document number -> the keys given twice in it (filled by the loaders when asked for).
+Duplicates = dict[int, list[Duplicate]]
 
 
 class DocumentError(ValueError):
@@ -65,12 +70,15 @@ def load_documents(text: str, *, source: str = "<input>") -> list[Any]:
     if found is not None:
         return [value for _, _, value in found]
     try:
+        if "*" in text and any(_expands_too_far(node) for node in yaml.compose_all(text, Loader=yaml.SafeLoader)):
+            raise RecursionError
         return [_plain(d) for d in yaml.safe_load_all(text) if d is not None]
     except (yaml.YAMLError, ValueError) as exc:  # ValueError: a timestamp that is no date (2026-02-30)
         raise DocumentError(f"{source}: not valid YAML or JSON: {exc}".replace("\n", " ")) from None
     except RecursionError:
         raise DocumentError(
-            f"{source}: not valid as JSON: an alias refers to a node that contains it, or a document nests too deeply"
+            f"{source}: not valid as JSON: an alias refers to a node that contains it, the aliases expand a document "
+            "beyond 4 000 000 nodes, or it nests too deeply"
         ) from None
 
 
@@ -117,7 +125,7 @@ class Manifest:
     obj: the raw object (parsed JSON). source: the file as given ("-" for standard input, which is shown as
     "<stdin>"). document: 1-based number of the YAML document in the file (empty documents count, so the number
     matches the file's `---` separators). line: 1-based line where that document starts. item: 0-based index in
-    a `kind: List`'s items, else None.
+    a `kind: List`'s items, else None. duplicates: the keys given twice in the object (paths relative to it).
     """
 
     obj: dict[str, Any]
@@ -125,6 +133,7 @@ class Manifest:
     document: int
     line: int
     item: int | None = None
+    duplicates: tuple[Duplicate, ...] = ()
 
     @property
     def where(self) -> str:
@@ -163,18 +172,22 @@ class Manifest:
         return f"{self.kind}/{self.namespace}/{self.name}" if self.namespace else f"{self.kind}/{self.name}"
 
 
-def _load_with_lines(text: str, source: str) -> list[tuple[int, int, Any]]:
+def _load_with_lines(text: str, source: str, duplicates: Duplicates | None = None) -> list[tuple[int, int, Any]]:
     """Parse YAML/JSON text into (document number, start line, plain JSON value) for each non-empty document.
 
     Document numbers are 1-based and count empty documents; a start line is the 1-based line of the document's
     `---`, or of its first token when the first document has none. libyaml reads the text when it can
     (`_load_fast`); SafeLoader reads what libyaml refuses or cannot number, so values, numbers and messages are
     SafeLoader's in every case.
+    duplicates: when given, filled with the keys given twice in each document (`fieldvalidation.duplicate_keys`),
+    by document number.
     Raises DocumentError naming the file, the document and the line on one line when the text is not YAML.
     """
     with _collector_paused():
-        found = _load_fast(text) if _FAST_LOADER is not None else None
-        return found if found is not None else _load_pure(text, source)
+        found = _load_fast(text, duplicates) if _FAST_LOADER is not None else None
+        if found is None and duplicates:
+            duplicates.clear()  # libyaml's partial findings: SafeLoader reads the text again
+        return found if found is not None else _load_pure(text, source, duplicates)
 
 
 @contextmanager
@@ -202,25 +215,71 @@ _DOCUMENT_START: Final = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.MULTILINE)
 _UNCOUNTED: Final = re.compile("\r(?!\n)|[\x85\u2028\u2029]|^%", re.MULTILINE)
 
 
-def _load_fast(text: str) -> list[tuple[int, int, Any]] | None:
+# Nodes a document may expand to through its aliases: far above any manifest (a 2.7 MB CloudProfile List has about
+# 300 000), far below what would take minutes to build. kubectl's YAML reader refuses such documents too
+# ("document contains excessive aliasing").
+MAX_EXPANDED_NODES: Final = 4_000_000
+
+
+def _expands_too_far(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> bool:
+    """Whether `root`, with every alias replaced by the node it names, has more than `limit` nodes, or an alias
+    inside the node it names (a cycle). Each node is sized once (aliases share nodes), so the cost is the number of
+    distinct nodes."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        children = (
+            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode)
+            else node.value if isinstance(node, yaml.SequenceNode)
+            else []
+        )  # fmt: skip
+        if children_done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in children)
+            if sizes[key] > limit:
+                return True
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            return True  # reached again before it was sized: it contains itself
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+    return False
+
+
+def _load_fast(text: str, duplicates: Duplicates | None = None) -> list[tuple[int, int, Any]] | None:
     """`_load_with_lines` through libyaml, or None when libyaml refuses the text or its numbering is not sure.
 
     libyaml gives no document-start events next to its nodes, so a document's line is taken from the text: every
     document after the first starts with a `---` line (`_DOCUMENT_START`), and the first starts either with one
     (found before its root node) or at its root node's first token, as in SafeLoader. When the `---` lines and the
-    documents do not pair up, None. Never raises on YAML input.
+    documents do not pair up, None. duplicates: as for `_load_with_lines` (a mapping that came out smaller than its
+    keys is looked at again, so a document without repeated keys costs nothing more). Never raises on YAML input.
     """
     if _UNCOUNTED.search(text):
         return None
     loader = _FAST_LOADER(text)
     values: list[Any] = []
     first_line = 0
+    shrunk: list[yaml.MappingNode] = []
+    aliased = "*" in text  # else no document holds an alias
     try:
         while loader.check_node():
             node = loader.get_node()
             if not values:
                 first_line = node.start_mark.line
-            values.append(_construct_plain(node, loader))
+            if aliased and _expands_too_far(node):
+                return None  # SafeLoader's reading names the document
+            values.append(_construct_plain(node, loader, shrunk))
+            if shrunk:
+                if duplicates is not None:
+                    duplicates[len(values)] = duplicate_keys(node)
+                shrunk.clear()
             loader.constructed_objects, loader.recursive_objects = {}, {}  # as construct_document leaves them
     except (yaml.YAMLError, ValueError, RecursionError):
         return None  # SafeLoader gives the message (and is the judge of what is YAML)
@@ -250,13 +309,14 @@ _SCALAR_TAGS: Final = frozenset(
 )
 
 
-def _construct_plain(node: yaml.Node, constructor: Any) -> Any:
+def _construct_plain(node: yaml.Node, constructor: Any, shrunk: list[yaml.MappingNode]) -> Any:
     """`_plain(constructor.construct_document(node))` in one pass, for a SafeConstructor `constructor`.
 
     Strings, mappings and sequences, nearly all of a manifest, are built here directly, as SafeConstructor builds
     them (keys constructed, the last of equal keys wins in the first one's place, then made strings by `_plain`);
     the scalars of `_SCALAR_TAGS` by SafeConstructor's own functions; anything else (`<<` merges, `=` keys,
     keys of other tags or not scalars, other tags, a tag on the wrong kind of node) by `constructor.construct_object`, then `_plain`.
+    A mapping of fewer entries than keys (a key given twice) is appended to `shrunk`.
     Raises what SafeConstructor raises (yaml.constructor.ConstructorError, ValueError for impossible dates).
     Source: PyYAML yaml/constructor.py SafeConstructor.construct_mapping, construct_yaml_seq, construct_yaml_str.
     """
@@ -266,7 +326,7 @@ def _construct_plain(node: yaml.Node, constructor: Any) -> Any:
     if tag in _SCALAR_TAGS and isinstance(node, yaml.ScalarNode):
         return _plain(constructor.yaml_constructors[tag](constructor, node))
     if tag == _SEQ and isinstance(node, yaml.SequenceNode):
-        return [_construct_plain(item, constructor) for item in node.value]
+        return [_construct_plain(item, constructor, shrunk) for item in node.value]
     if tag == _MAP and isinstance(node, yaml.MappingNode):
         pairs = node.value
         if all(isinstance(k, yaml.ScalarNode) and (k.tag == _STR or k.tag in _SCALAR_TAGS) for k, _ in pairs):
@@ -281,15 +341,17 @@ def _construct_plain(node: yaml.Node, constructor: Any) -> Any:
                     else constructor.yaml_constructors[key_node.tag](constructor, key_node)
                 )
                 plain_keys = plain_keys and isinstance(key, str)
-                mapping[key] = _construct_plain(value_node, constructor)
+                mapping[key] = _construct_plain(value_node, constructor, shrunk)
+            if len(mapping) != len(pairs):
+                shrunk.append(node)
             return mapping if plain_keys else {k if isinstance(k, str) else str(k): v for k, v in mapping.items()}
     return _plain(constructor.construct_object(node, deep=True))
 
 
-def _load_pure(text: str, source: str) -> list[tuple[int, int, Any]]:
+def _load_pure(text: str, source: str, duplicates: Duplicates | None = None) -> list[tuple[int, int, Any]]:
     """`_load_with_lines` through PyYAML's pure-Python SafeLoader, whose values, line numbers and messages are the
     contract. Raises DocumentError as `_load_with_lines` does (for a character YAML forbids, with its line only:
-    the text is checked before any document is read)."""
+    the text is checked before any document is read). duplicates: as for `_load_with_lines`."""
     shown = "<stdin>" if source == STDIN else source
     try:
         loader = yaml.SafeLoader(text)
@@ -304,12 +366,17 @@ def _load_pure(text: str, source: str) -> list[tuple[int, int, Any]]:
             number += 1
             line = loader.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
             try:
-                data = loader.get_data()
+                node = loader.get_node()
+                if node is not None and "*" in text and _expands_too_far(node):
+                    raise RecursionError  # reported below, as for a structure Python cannot walk
+                data = loader.construct_document(node) if node is not None else None
+                if duplicates is not None and node is not None and (repeated := duplicate_keys(node)):
+                    duplicates[number] = repeated
                 value = None if data is None else _plain(data)
             except RecursionError:  # an alias inside the node it names: JSON cannot hold it, nor can the API server
                 raise DocumentError(
                     f"{shown}: document {number} (line {line}): not valid as JSON: an alias refers to a node that "
-                    "contains it, or the document nests too deeply"
+                    "contains it, the aliases expand it beyond 4 000 000 nodes, or it nests too deeply"
                 ) from None
             if value is not None:
                 found.append((number, line, value))
@@ -454,6 +521,7 @@ class ManifestReader:
         self.skip_named = skip_named
         self._texts: dict[str, str] = {}
         self._docs: dict[str, list[tuple[int, int, Any]]] = {}
+        self._duplicates: dict[str, Duplicates] = {}
         self._skipped: dict[str, SkippedFile] = {}
 
     @property
@@ -484,7 +552,8 @@ class ManifestReader:
                 if reason is not None:
                     self._skipped[key] = SkippedFile(source, reason)
                     continue
-                manifests.extend(self._manifests(source, self._documents(source, key)))
+                docs = self._documents(source, key)
+                manifests.extend(self._manifests(source, docs, self._duplicates.get(key, {})))
         return manifests
 
     def _skip_reason(self, source: str, key: str, given: Path) -> str | None:
@@ -521,7 +590,10 @@ class ManifestReader:
     def _documents(self, source: str, key: str) -> list[tuple[int, int, Any]]:
         if key not in self._docs:
             try:
-                self._docs[key] = _load_with_lines(self._read_text(source, key), source)
+                repeated: Duplicates = {}
+                self._docs[key] = _load_with_lines(self._read_text(source, key), source, repeated)
+                if repeated:
+                    self._duplicates[key] = repeated
             except DocumentError as exc:
                 exc.source = "<stdin>" if source == STDIN else source
                 raise
@@ -545,9 +617,10 @@ class ManifestReader:
             raise DocumentError(f"{source}: cannot read: {exc.strerror or exc}", source=shown) from None
 
     @staticmethod
-    def _manifests(source: str, docs: Sequence[tuple[int, int, Any]]) -> list[Manifest]:
-        """The Manifests of a file's documents; raises DocumentError (naming file, document, line) for a
-        document without apiVersion or kind, or that is no object."""
+    def _manifests(source: str, docs: Sequence[tuple[int, int, Any]], repeated: Duplicates) -> list[Manifest]:
+        """The Manifests of a file's documents, each with the keys given twice in it (`repeated`: by document);
+        raises DocumentError (naming file, document, line) for a document without apiVersion or kind, or that is
+        no object."""
         shown = "<stdin>" if source == STDIN else source
         manifests: list[Manifest] = []
         for number, line, doc in docs:
@@ -558,7 +631,11 @@ class ManifestReader:
             )
             items = list(enumerate(doc["items"])) if is_list else [(None, doc)]
             for item, obj in items:
-                manifest = Manifest(obj if isinstance(obj, dict) else {}, source, number, line, item)
+                found = repeated.get(number, ())
+                if item is not None:
+                    prefix = f"items[{item}]."
+                    found = [replace(d, path=d.path.removeprefix(prefix)) for d in found if d.path.startswith(prefix)]
+                manifest = Manifest(obj if isinstance(obj, dict) else {}, source, number, line, item, tuple(found))
                 if not isinstance(obj, dict):
                     raise DocumentError(
                         f"{manifest.where}: not an object (a manifest is a mapping with apiVersion and kind)",

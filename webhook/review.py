@@ -37,6 +37,7 @@ from webhook.admission import BadReview, Outcome, judge, make_review
 from webhook.change import STORED_AS, BaseError, applied, base_paths, pair
 from webhook.cluster.static import ContextError, StaticView
 from webhook.documents import DocumentError, Manifest, ManifestReader
+from webhook.fieldvalidation import Checked, FieldValidation, check_object
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
 
@@ -72,7 +73,9 @@ class Result(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Reviewed:
     """One object's review. request: the AdmissionReview sent to `judge` (JSON-ready). outcome: the judgement,
-    None when skipped. reason: why it was skipped. hints: advice for the user that is not a finding."""
+    None when skipped. reason: why it was skipped. hints: advice for the user that is not a finding.
+    fields: what the API server's decoding refuses before any webhook (`fieldvalidation`): its errors deny the
+    object however the judgement went."""
 
     manifest: Manifest
     request: dict[str, Any]
@@ -80,6 +83,19 @@ class Reviewed:
     outcome: Outcome | None = None
     reason: str = ""
     hints: tuple[str, ...] = field(default=())
+    fields: Checked = field(default=Checked())
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        """The denial lines: the API server's decoding errors, then the judgement's."""
+        judged = self.outcome.messages if self.outcome is not None else ()
+        return (*(f.message for f in self.fields.errors), *judged)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The warnings in full: the decoding's (under --field-validation=Warn), then the judgement's."""
+        judged = self.outcome.full_warnings if self.outcome is not None else ()
+        return (*(f.message for f in self.fields.warnings), *judged)
 
     @property
     def ref(self) -> str:
@@ -110,7 +126,13 @@ class Reviewed:
         (nothing judged it) and says why in `skipped`."""
         if self.outcome is None:
             return {**self.request, "skipped": self.reason}
-        return {**self.request, "response": self.outcome.response}
+        found: dict[str, Any] = {**self.request, "response": self.outcome.response}
+        if self.fields.errors or self.fields.warnings:
+            found["fieldValidation"] = {
+                "errors": [{"rule": f.rule.id, "message": f.message} for f in self.fields.errors],
+                "warnings": [{"rule": f.rule.id, "message": f.message} for f in self.fields.warnings],
+            }
+        return found
 
 
 def display_group(group: str) -> str:
@@ -266,8 +288,12 @@ def review_files(
     now: datetime,
     reader: ManifestReader,
     on_result: Callable[[Reviewed, int, int], None] | None = None,
+    field_validation: FieldValidation = FieldValidation.STRICT,
 ) -> list[Reviewed]:
     """Review every object of `files` (files, directories, "-") as `operation`; now: aware UTC.
+
+    field_validation: what the API server's strict decoding finds (unserved version, unknown or duplicate fields,
+    `fieldvalidation.check_object`) does to each judged object: deny it, warn, or nothing; not for DELETE.
 
     Returns one Reviewed per object, in input order; on_result(reviewed, done, total), when given, is called as each
     object is judged (the CLI prints it then). Files found in directories that are no manifests (kustomize, Helm,
@@ -304,7 +330,7 @@ def review_files(
     gc.freeze()
     try:
         for manifest, request in zip(targets, requests, strict=True):
-            results.append(_review_one(manifest, request, view, settings, now, misspelt))
+            results.append(_review_one(manifest, request, view, settings, now, misspelt, field_validation))
             if on_result is not None:
                 on_result(results[-1], len(results), len(targets))
     finally:
@@ -334,7 +360,11 @@ def _review_one(
     settings: Settings,
     now: datetime,
     misspelt: Misspelt,
+    field_validation: FieldValidation,
+    sent: dict[str, Any] | None = None,
 ) -> Reviewed:
+    """Judge one review; sent: what the client sends the API server for it, whose decoding is checked (default: the
+    request's object; `kubectl apply` of an UPDATE sends the manifest, not the merged object judged)."""
     inner = found if isinstance(found := request.get("request"), dict) else {}
     gvk = raw_kind if isinstance(raw_kind := inner.get("kind"), dict) else {}
     group_kind = (str(gvk.get("group", "")), str(gvk.get("kind", "")))
@@ -344,10 +374,23 @@ def _review_one(
         outcome = judge(json.dumps(request).encode("utf-8"), view=view, settings=settings, now=now)
     except BadReview as exc:
         raise ReviewInputError(f"{manifest.where}: not a usable AdmissionReview: {exc}") from None
-    result = Result.ALLOWED if outcome.allowed else Result.DENIED
+    fields = _decoding(manifest, inner if sent is None else {**inner, "object": sent}, field_validation)
+    result = Result.ALLOWED if outcome.allowed and not fields.errors else Result.DENIED
     judged_obj = found if isinstance(found := inner.get("object") or inner.get("oldObject"), dict) else {}
-    hints = _hints(outcome, view, group_kind, judged_obj, misspelt)
-    return Reviewed(manifest, request, result, outcome, hints=hints)
+    hints = (*fields.hints, *_hints(outcome, view, group_kind, judged_obj, misspelt))
+    return Reviewed(manifest, request, result, outcome, hints=hints, fields=fields)
+
+
+def _decoding(manifest: Manifest, inner: dict[str, Any], mode: FieldValidation) -> Checked:
+    """What the API server's decoding finds in the object sent as `inner` (a review's `request`): for a plain
+    manifest the manifest itself, for an AdmissionReview input its `request.object` (a hand-written or edited review
+    can hold what no API server would have sent; keys given twice count anywhere in the review's document).
+    Nothing for DELETE, whose body the API server does not decode as the object."""
+    obj = inner.get("object")
+    if inner.get("operation") == "DELETE" or not isinstance(obj, dict):
+        return Checked()
+    shown = "<stdin>" if manifest.source == "-" else manifest.source
+    return check_object(obj, manifest.duplicates, where=shown, mode=mode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +414,7 @@ def review_change(
     base_reader: ManifestReader,
     judge_unchanged: bool = False,
     on_result: Callable[[Reviewed, int, int], None] | None = None,
+    field_validation: FieldValidation = FieldValidation.STRICT,
 ) -> ChangeReview:
     """Review the change from the base (the same paths under `base_dir`) to `files`, as `change` describes:
     added objects as CREATE, changed ones as UPDATE of the base object, removed ones as DELETE, unchanged ones not
@@ -378,7 +422,8 @@ def review_change(
 
     base_label names the base in messages (`HEAD~1`, a directory): a base object's place reads
     `<label>:<path>`; base_reader reads it (the same exclusions as `reader`, no standard input). on_result as for
-    review_files. Raises ReviewInputError as review_files does, and BaseError's message as one.
+    review_files; field_validation as for review_files. Raises ReviewInputError as review_files does, and BaseError's
+    message as one.
     """
     targets = _read(reader, files, "")
     try:
@@ -405,7 +450,7 @@ def review_change(
             requests.append((manifest, make_review(manifest.obj, operation, old.obj if old is not None else None)))
     results: list[Reviewed] = []
     for manifest, request in requests:
-        results.append(_review_one(manifest, request, view, settings, now, misspelt))
+        results.append(_review_one(manifest, request, view, settings, now, misspelt, field_validation))
         if on_result is not None:
             on_result(results[-1], len(results), len(requests))
     return ChangeReview(results, unchanged)
@@ -441,6 +486,7 @@ def review_against_cluster(
     reader: ManifestReader,
     judge_unchanged: bool = False,
     on_result: Callable[[Reviewed, int, int], None] | None = None,
+    field_validation: FieldValidation = FieldValidation.STRICT,
 ) -> ChangeReview:
     """Review `files` as `kubectl apply -f` of them into `cluster` would meet the API server right now.
 
@@ -450,8 +496,8 @@ def review_against_cluster(
     re-apply). The cluster state is the
     cluster's objects with the applied ones in their place, so the cluster's Shoots are the versions in use.
     Stored objects the view cannot decode are left out of it, as the live view leaves them. label names the cluster
-    in places (`cluster (--kubeconfig)`). Raises ReviewInputError as review_files does; what `cluster` raises
-    (ClusterReadError) passes through.
+    in places (`cluster (--kubeconfig)`). field_validation as for review_files, applied to each manifest as sent.
+    Raises ReviewInputError as review_files does; what `cluster` raises (ClusterReadError) passes through.
     """
     targets = [_defaulted_namespace(m, cluster.namespace) for m in _read(reader, files, "")]
     if not targets and not reader.skipped:
@@ -490,7 +536,8 @@ def review_against_cluster(
     misspelt = misspelt_profiles(plain)
     results: list[Reviewed] = []
     for manifest, request in requests:
-        results.append(_review_one(manifest, request, view, settings, now, misspelt))
+        sent = None if _is_admission_review(manifest) else manifest.obj
+        results.append(_review_one(manifest, request, view, settings, now, misspelt, field_validation, sent))
         if on_result is not None:
             on_result(results[-1], len(results), len(requests))
     return ChangeReview(results, unchanged)

@@ -823,10 +823,15 @@ class ShootSpec(Model):
     access_restrictions: List[AccessRestrictionWithOptions] = Field(default_factory=list)
 
 
-class CredentialsRotation(Model):
-    """One credential's rotation times (CARotation, ETCDEncryptionKeyRotation, …: the fields the warnings read)."""
+class InitiatedRotation(Model):
+    """A rotation that only records its times (ObservabilityRotation, ShootSSHKeypairRotation)."""
 
     last_initiation_time: Time = None
+
+
+class CredentialsRotation(InitiatedRotation):
+    """One credential's rotation times (CARotation, ETCDEncryptionKeyRotation, …: the fields the warnings read)."""
+
     last_initiation_finished_time: Time = None
     last_completion_triggered_time: Time = None
 
@@ -834,9 +839,9 @@ class CredentialsRotation(Model):
 class ShootCredentialsRotation(Model):
     certificate_authorities: CredentialsRotation | None = None
     etcd_encryption_key: CredentialsRotation | None = None
-    observability: CredentialsRotation | None = None
+    observability: InitiatedRotation | None = None
     service_account_key: CredentialsRotation | None = None
-    ssh_keypair: CredentialsRotation | None = None
+    ssh_keypair: InitiatedRotation | None = None
 
 
 class ShootCredentials(Model):
@@ -844,7 +849,7 @@ class ShootCredentials(Model):
 
 
 class ShootStatus(Model):
-    is_hibernated: bool = False
+    is_hibernated: bool = Field(False, alias="hibernated")  # Go's IsHibernated, `json:"hibernated"`
     credentials: ShootCredentials | None = None
 
 

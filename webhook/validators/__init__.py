@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
+from webhook import fieldvalidation
 from webhook.field import Rule, rules_table
 from webhook.kinds import CLUSTER_001, OBJ_DECODE_001, KindValidator
 from webhook.validators import cloudprofile, gardener_components, namespacedcloudprofile, operatingsystemconfig, shoot
@@ -27,4 +28,7 @@ REGISTRY: Final[Mapping[tuple[str, str], KindValidator[Any]]] = MappingProxyType
     }
 )
 
-ALL_RULES: Final[Mapping[str, Rule]] = rules_table((OBJ_DECODE_001, CLUSTER_001), *(k.rules for k in REGISTRY.values()))
+# The field-validation rules are run by review and audit around judging, never by the server (fieldvalidation).
+ALL_RULES: Final[Mapping[str, Rule]] = rules_table(
+    (OBJ_DECODE_001, CLUSTER_001), fieldvalidation.RULES, *(k.rules for k in REGISTRY.values())
+)

@@ -29,7 +29,13 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from webhook.field import ROOT, FieldPath, Finding, Mode, Rule
-from webhook.models.core import CredentialsRotation, KubeAPIServerConfig, Shoot, ShootCredentialsRotation
+from webhook.models.core import (
+    CredentialsRotation,
+    InitiatedRotation,
+    KubeAPIServerConfig,
+    Shoot,
+    ShootCredentialsRotation,
+)
 from webhook.validators.shoot.effective import Effective, satisfies
 from webhook.versions import parse_constraint
 
@@ -187,7 +193,7 @@ def _see(anchor: str) -> str:
     return f"see {_ROTATION}#{anchor} for details"
 
 
-def _initiation_due(rotation: CredentialsRotation | None, threshold: timedelta, now: datetime) -> bool:
+def _initiation_due(rotation: InitiatedRotation | None, threshold: timedelta, now: datetime) -> bool:
     """Never rotated, or last initiated longer than `threshold` ago (Gardener's nil rotation or initiationDue)."""
     last = rotation.last_initiation_time if rotation is not None else None
     return last is None or _older_than(last, threshold, now)

@@ -516,7 +516,7 @@ def _validate_failure_tolerance(spec: ShootSpec, path: FieldPath) -> list[Findin
 def _validate_failure_tolerance_update(new: Shoot, old: Shoot, path: FieldPath) -> list[Finding]:
     """A hibernated Shoot is not made highly available, and a scheduled Shoot keeps its failure tolerance type.
 
-    The status (isHibernated) is the stored Shoot's. path: spec.controlPlane.
+    The status (status.hibernated) is the stored Shoot's. path: spec.controlPlane.
     """
     type_path = path.child("highAvailability", "failureTolerance", "type")
     old_cp, new_cp = old.spec.control_plane, new.spec.control_plane
