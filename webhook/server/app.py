@@ -205,7 +205,7 @@ async def handle_validate(request: web.Request) -> web.Response:
 
 async def _validate(request: web.Request) -> web.Response:
     started = time.perf_counter()
-    now = datetime.now(UTC)  # the request's clock, fixed at receipt (STYLE R8)
+    now = datetime.now(UTC)  # the request's clock, fixed at receipt
     app = request.app
     timeout_seconds = parse_timeout(request.query.get("timeout"))
     allowed_names = app[CLIENT_CNS]

@@ -6,8 +6,9 @@ expired machine image versions that no force update can leave (CP-WARN-004 for u
 for patch/minor). `warn_versions` also serves a NamespacedCloudProfile's overrides.
 A Kubernetes minor offered (a version not expired) that the Gardener release these rules are taken from does not
 support (CP-WARN-006, data in webhook.skew): gardenlet refuses such clusters.
-Source: docs/requirements.md "Version Classifications", "Automatic Version Upgrades", "Update path for
-Kubernetes versions", "Update path for machine image versions"; gardener pkg/utils/validation/kubernetesversion.
+Source: docs/requirements.md "Version Classifications", "Automatic Version Upgrades",
+"Update path for Kubernetes versions", "Update path for machine image versions";
+gardener pkg/utils/validation/kubernetesversion.
 """
 
 from __future__ import annotations
