@@ -1,7 +1,7 @@
 """The README's "Where each rule lives" table: every rule id and the one file that defines it, generated.
 
-A rule's home is the module whose top level assigns `Rule("<id>", …)` (STYLE.md R2: the constant sits at the top of
-the one module that emits it), found by reading the sources, so the table cannot point at a module that merely
+A rule's home is the module whose top level assigns `Rule("<id>", …)` (the constant sits at the top of the one module
+that emits it), found by reading the sources, so the table cannot point at a module that merely
 imports the constant. Consecutive ids of one family in one file share a row (`CP-K8S-001`…`008`).
 `python -m tests.rule_homes --write` rewrites the table in README.md; tests/test_rule_homes.py fails while it is stale.
 """

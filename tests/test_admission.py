@@ -1,4 +1,4 @@
-"""admission.judge: the response contract of DESIGN.md §3, ratcheting on UPDATE, policy."""
+"""admission.judge: the response contract of docs/design.md §3, ratcheting on UPDATE, policy."""
 
 from __future__ import annotations
 
@@ -208,7 +208,7 @@ def test_a_crashing_validator_is_a_logged_500_denial(
 
 
 def test_a_denial_is_bounded_while_messages_keep_every_finding() -> None:
-    """Issue 11 item 2: 600 invalid entries give 100 causes and a message ending in "… and 500 more findings"."""
+    """Bounded denials: 600 invalid entries give 100 causes and a message ending in "… and 500 more findings"."""
     raw = cloud_profile_dict(kubernetes=versions(*(f"1.{i}" for i in range(600))))
     outcome = judge(review_bytes(raw), view=EMPTY_VIEW, settings=Settings(), now=NOW)
     status = outcome.response["status"]

@@ -1,4 +1,4 @@
-"""The `gardener-webhook` command line: review's contract (DESIGN.md §4) and the real manifests."""
+"""The `gardener-webhook` command line: review's contract (docs/design.md §4) and the real manifests."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_real_profiles_reapplied_unchanged_are_allowed(path: Path) -> None:
         )  # fmt: skip
     assert code == 0, out
     if "apiVersion: garden.sapcloud.io/" in path.read_text():
-        # Gardener's pre-1.0 API group: no API server serves it any more, so nothing judges it (issue 10).
+        # Gardener's pre-1.0 API group: no API server serves it any more, so nothing judges it.
         assert out.startswith("SKIPPED ") and "did you mean core.gardener.cloud CloudProfile?" in out
     else:
         assert out.startswith("ALLOWED ")

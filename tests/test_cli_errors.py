@@ -1,4 +1,4 @@
-"""User mistakes end in one line on stderr and exit 2, never a traceback (issue 10 item 4), and packaging.
+"""User mistakes end in one line on stderr and exit 2, never a traceback, and packaging.
 
 Each case runs the installed console script in a subprocess, as a user would: the line names the option,
 the environment variable or the file at fault. `serve` cases must fail before listening, so they are quick.

@@ -1,6 +1,6 @@
 """`review` and `audit` as a CI gate: skipped kinds, objects as each other's context, inputs read once, JUnit.
 
-Issue 10 item 3. Everything goes through the CLI (`main`, or the console script in a subprocess where a pipe
+Everything goes through the CLI (`main`, or the console script in a subprocess where a pipe
 matters) on manifests written here.
 """
 
@@ -202,7 +202,7 @@ def test_a_shoot_whose_profile_is_nowhere_says_so_and_hints_at_context(tmp_path:
 def test_a_misspelt_profile_is_named_instead_of_a_missing_one(
     tmp_path: Path, profile: dict[str, Any], shoot_kind: str, named: str
 ) -> None:
-    """Issue 23 item B: a kind typo in the profile does not send the user looking for a profile that is there."""
+    """A kind typo in the profile does not send the user looking for a profile that is there."""
     write(tmp_path / "landscape" / "aws.yaml", profile)
     write(tmp_path / "landscape" / "shoot.yaml", shoot(kind=shoot_kind))
     code, out = run("review", tmp_path / "landscape", "--now", NOW)
@@ -438,7 +438,7 @@ def test_audit_junit_validates(tmp_path: Path) -> None:
     assert suites["skipped"].get("skipped") == "1"
 
 
-# ------------------------------------------------------------------------- output as judged, progress (issue 23)
+# ------------------------------------------------------------------------------------- output as judged, progress
 
 
 class _Terminal(io.StringIO):

@@ -1,6 +1,6 @@
 """`review --output junit` for every outcome: a run that stops at an input error (exit 2) still writes its report.
 
-Issue 23 B: the CI shows a report for exactly the failures people need to see. Through the CLI (`main`); each
+The CI shows a report for exactly the failures people need to see. Through the CLI (`main`); each
 report is checked against tests/schemas/junit.xsd.
 """
 

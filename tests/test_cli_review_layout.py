@@ -1,6 +1,6 @@
 """`review` on a real repository's layout: kustomize files, Helm charts, READMEs and CI files beside manifests.
 
-Issue 23 A. Everything goes through the CLI (`main`) on a scratch repository: the landscape of examples/ plus the
+Everything goes through the CLI (`main`) on a scratch repository: the landscape of examples/ plus the
 files a GitOps repository holds that are no Kubernetes objects.
 """
 

@@ -1,4 +1,4 @@
-"""`gardener-webhook skew`: seed 001 and 002 rows, the HA examples and the upgrade order through the command line."""
+"""`gardener-webhook skew`: the Kubernetes and Gardener skew policy rows (docs/requirements.md), the HA examples and the upgrade order through the command line."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def ids(*argv: str) -> tuple[int, list[str]]:
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
-    # seed 001
+    # docs/requirements.md "Kubernetes version skew"
     pytest.param(["kube-apiserver=1.32.0", "kubelet=1.29.4"], [], id="VS-K8S-002-three-older"),
     pytest.param(["kube-apiserver=1.32.0", "kubelet=1.28.4"], ["VS-K8S-002"], id="VS-K8S-002-four-older"),
     pytest.param(["kube-apiserver=1.32.0", "kubelet=1.33.0"], ["VS-K8S-002"], id="VS-K8S-002-newer"),
@@ -41,7 +41,7 @@ def ids(*argv: str) -> tuple[int, list[str]]:
     pytest.param(["kube-apiserver=1.32.0", "kubectl=1.34.0"], ["VS-K8S-006"], id="VS-K8S-006-two-newer"),
     pytest.param(["kube-apiserver=1.32.0", "kube-apiserver=1.31.0"], [], id="VS-K8S-001-one-minor"),
     pytest.param(["kube-apiserver=1.32.0", "kube-apiserver=1.30.0"], ["VS-K8S-001"], id="VS-K8S-001-two-minors"),
-    # seed 001 HA narrowing: instances at 1.32 and 1.31
+    # docs/requirements.md "Kubernetes version skew" HA narrowing: instances at 1.32 and 1.31
     pytest.param(["kube-apiserver=1.32.0", "kube-apiserver=1.31.0", "kubelet=1.31.0", "kubelet=1.29.0"], [],
                  id="ha-kubelet-1.31-and-1.29"),
     pytest.param(["kube-apiserver=1.32.0", "kube-apiserver=1.31.0", "kubelet=1.32.0"], ["VS-K8S-002"],
@@ -50,7 +50,7 @@ def ids(*argv: str) -> tuple[int, list[str]]:
                  ["VS-K8S-005"], id="ha-controller-manager-1.32"),
     pytest.param(["kube-apiserver=1.32.0", "kube-apiserver=1.31.0", "kubectl=1.33.0"], ["VS-K8S-006"],
                  id="ha-kubectl-1.33"),
-    # seed 002
+    # docs/requirements.md "Gardener version skew"
     pytest.param(["gardener-apiserver=1.37.0", "gardener-apiserver=1.36.0"], [], id="VS-GARDENER-001-one-minor"),
     pytest.param(["gardener-apiserver=1.37.0", "gardener-apiserver=1.35.0"], ["VS-GARDENER-001"],
                  id="VS-GARDENER-001-two-minors"),
@@ -89,11 +89,11 @@ def test_output_names_components_versions_and_seed() -> None:
     assert out == (
         "VS-GARDENER-002: gardener-scheduler 1.35.1 must be at most one minor version older than gardener-apiserver "
         "1.37.2\n"
-        "  source: seed 002 (Gardener Version Skew Policy), Supported Version Skew: gardener-controller-manager, "
+        '  source: docs/requirements.md "Gardener version skew", Supported Version Skew: gardener-controller-manager, '
         "gardener-scheduler, gardener-admission-controller\n"
         "VS-GL-001: gardenlet version must not be newer than gardener-apiserver version (gardener-apiserver version: "
         "1.37.2, gardenlet version: 1.38.0)\n"
-        "  source: seed 002 (Gardener Version Skew Policy), Supported Version Skew: gardenlet; gardener/gardener "
+        '  source: docs/requirements.md "Gardener version skew", Supported Version Skew: gardenlet; gardener/gardener '
         "pkg/gardenlet/bootstrappers/verify_version.go VerifyGardenerVersion (wording)\n"
         "2 violations (3 components)\n"
     )

@@ -1,4 +1,4 @@
-"""Dockerfile lint: parsed here (no Docker engine needed) and held to the rules of issue 6.
+"""Dockerfile lint: parsed here (no Docker engine needed) and held to the image's hardening rules.
 
 Base images pinned (a digest or an exact X.Y.Z version tag, never `latest`), multi-stage, dependencies
 from the hash-checked lock, non-root uid 65532, ENTRYPOINT ["gardener-webhook", "serve"], nothing that needs

@@ -1,6 +1,6 @@
 """The libyaml fast path of `webhook/documents.py` reads exactly what PyYAML's pure-Python SafeLoader reads.
 
-Issue 23 item A: values (duplicate keys, timestamps, `<<` merges, YAML 1.1 scalars), document numbers, start lines
+Values (duplicate keys, timestamps, `<<` merges, YAML 1.1 scalars), document numbers, start lines
 and error messages are SafeLoader's, whichever parser ran; a table of tricky documents and generated streams.
 """
 

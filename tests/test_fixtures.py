@@ -8,7 +8,7 @@ control plane with a Gardenlet and a ManagedSeed. Every test calls `webhook.cli.
 The clock is fixed: NOW (2026-11-21T12:00:00Z) for the landscape as it stands, LATER (2027-02-01T12:00:00Z) for
 the same landscape after 1.33.5, 1.32.8, 1.31.10, the 1.30 line, gardenlinux 1592.14.0 and 1592.12.0 and
 suse-chost 15.5 have expired. Broken variants are the fixtures edited in Python and written to tmp_path; each
-asserted denial line was checked against the Gardener rule it reproduces (rules catalogue gardener-rules.md, id in
+asserted denial line was checked against the Gardener rule it reproduces (rules catalogue docs/rules.md, id in
 the case name).
 """
 
@@ -82,7 +82,7 @@ def status_code(*argv: str | Path) -> int:
 
 # ------------------------------------------------------------------------------------------ what each folder holds
 
-# The warnings a Shoot owner reads for the landscape at NOW (seed 000; Gardener itself prints none of them).
+# The warnings a Shoot owner reads for the landscape at NOW (docs/requirements.md "Versioning"; Gardener itself prints none of them).
 PROD_EU1_WARNINGS: Final = [
     'Warning: spec.kubernetes.version: "1.33.5" expires on 2026-12-10, then a force update moves it to "1.33.6"',
     'Warning: spec.provider.workers[2].kubernetes.version: "1.31.12" is deprecated and expires on 2027-03-31',

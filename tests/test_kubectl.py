@@ -1,4 +1,4 @@
-"""What a kubectl user reads when the webhook answers (issue 13): every message class on kubectl's own rendering.
+"""What a kubectl user reads when the webhook answers: every message class on kubectl's own rendering.
 
 Our answer travels through the API server and kubectl before anyone reads it. `kubectl_stderr` mirrors that path:
 - the API server turns a denial into an error, prefixing status.message and keeping code, reason and details

@@ -2,17 +2,17 @@
 
 Built-in kinds are validated strictly (unknown fields are errors) by kubernetes-validate, which bundles the
 OpenAPI schemas and works offline; cert-manager's Certificate and Issuer have no built-in schema and are
-checked structurally. Then the contracts of issue 6: RBAC exactly as the cluster view needs it, one webhook
+checked structurally. Then the deployment contracts: RBAC exactly as the cluster view needs it, one webhook
 per resource kind with the same safe settings, namespaceSelectors that never match kube-system or the
 webhook's namespace, the Deployment's hardening, and both certificate flavours wired end to end (the static
-flavour after running `gardener-webhook certs` into a copy of the tree). And those of issue 11 items 6 and 7:
+flavour after running `gardener-webhook certs` into a copy of the tree). And the reliability contracts:
 mTLS on by default (the client CA each flavour provides, the client name serve allows), a ServiceAccount token
 only where a live view runs, NetworkPolicies that open one path each (judged by a small evaluator of their
 selectors), probes with timeouts and a shutdown budget well inside the grace period; and the break-glass
 design of the webhook configuration: which webhooks fail closed, and the matchConditions the API server
 evaluates before calling the webhook. There is no CEL engine here: each expression is pinned verbatim, mirrored
 by a Python function next to it, and the mirror is checked against what the validators would have said. And those of
-issue 14: the configuration file as a ConfigMap the shipped schema accepts, the webhook's own ServiceAccount never
+the landscape layouts: the configuration file as a ConfigMap the shipped schema accepts, the webhook's own ServiceAccount never
 sent, and a landscape with a virtual garden split into its runtime cluster and its virtual garden (webhooks by URL
 with the caBundle, RBAC exactly per cluster, the view's kubeconfig mounted where its configuration points, Gardener's
 network labels and annotations, the PriorityClass); and the garden's hourly `audit --in-cluster --apply`
@@ -299,7 +299,7 @@ def test_one_safe_webhook_per_resource_kind(rendered: dict[str, list[Object]], o
             assert _selects(webhook["namespaceSelector"], {"kubernetes.io/metadata.name": "shoot--dev--a"}), name
 
 
-# ------------------------------------------------------------------- audit annotation (issue 13 item 1)
+# ----------------------------------------------------------------------------------------------- audit annotation
 
 
 def _audit_annotation_key_errors(key: str) -> list[str]:
@@ -320,7 +320,7 @@ def _shipped_webhook_names(objects: list[Object]) -> list[str]:
 
 
 def test_the_api_server_rule_is_mirrored() -> None:
-    """The mirror rejects what the API server rejected in issue 13 (two slashes) and accepts its own example."""
+    """The mirror rejects what the API server rejected once (a key with two slashes) and accepts its own example."""
     assert _audit_annotation_key_errors("shoots.gardener-webhook.gardener.cloud/gardener-webhook/rules")
     assert _audit_annotation_key_errors("podsecuritypolicy.admission.k8s.io/admit-policy") == []
     assert _audit_annotation_key_errors(f"shoots.gardener-webhook.gardener.cloud/{'x' * 64}")
@@ -348,7 +348,7 @@ def test_the_rules_annotation_survives_each_rendered_overlay(rendered: dict[str,
         assert _audit_annotation_key_errors(f"{name}/{RULES_ANNOTATION}") == [], name
 
 
-# --------------------------------------------------------------------- break-glass (issue 11 item 7)
+# ---------------------------------------------------------------------------------------------------- break-glass
 
 # The matchConditions every webhook carries, pinned verbatim: the API server compiles these strings, and the
 # mirrors below are what the tests take them to mean.
@@ -801,7 +801,7 @@ def test_a_service_account_token_only_where_a_live_view_runs(rendered: dict[str,
     assert deployment["spec"]["template"]["spec"]["automountServiceAccountToken"] is live
 
 
-# ---------------------------------------------------------------- configuration file (issue 14 item 3)
+# --------------------------------------------------------------------------------------------- configuration file
 
 CONFIG_SCHEMA: Final = ROOT / "manifests" / "config.schema.json"
 SCHEMA_LINE: Final = "# yaml-language-server: $schema="
@@ -992,7 +992,7 @@ def test_namespaced_objects_live_in_the_webhook_namespace(rendered: dict[str, li
             assert namespace == NAMESPACE, f"{obj['kind']}/{obj['metadata']['name']}"
 
 
-# ------------------------------------------------------------------- the audit CronJob (issue 14 item 5)
+# ---------------------------------------------------------------------------------------------- the audit CronJob
 
 AUDIT_ACCOUNT: Final = "gardener-webhook-audit"
 AUDITED_OVERLAYS: Final = [overlay for overlay in OVERLAYS if overlay.startswith("garden")]
@@ -1111,7 +1111,7 @@ def test_the_seed_runs_no_audit(rendered: dict[str, list[Object]], overlay: str)
     assert by_kind(rendered[overlay], "CronJob") == []
 
 
-# ------------------------------------------------------------- a landscape with a virtual garden (issue 14 item 1)
+# ------------------------------------------------------------------------------ a landscape with a virtual garden
 
 
 def _without_client_config(webhook: Object) -> Object:

@@ -1,4 +1,4 @@
-"""manifests/monitoring/: the ServiceMonitor, alerts and dashboard of issue 14 item 4, rendered and checked offline.
+"""manifests/monitoring/: the ServiceMonitor, alerts and dashboard (README "Monitoring"), rendered and checked offline.
 
 - Both variants (garden, seed) render with `kubectl kustomize`. Built-in kinds pass kubernetes-validate (strict);
   the ServiceMonitor and PrometheusRule pass the openAPIV3Schema of prometheus-operator v0.93.0's CRDs

@@ -1,4 +1,4 @@
-"""`audit --output policyreport` and `audit --apply`: the audit as wgpolicyk8s.io/v1alpha2 reports (issue 14 item 5).
+"""`audit --output policyreport` and `audit --apply`: the audit as wgpolicyk8s.io/v1alpha2 reports.
 
 The reports are checked against the CRD schema of kyverno v1.19.0 (tests/policyreport_schema.py: strictly, so that a
 field the API server would prune fails too), and `--apply` against the fake API server, which refuses what the

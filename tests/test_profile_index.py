@@ -1,5 +1,5 @@
 """Each CloudProfile is indexed once (`profiles.index_of`), and a NamespacedCloudProfile's merge is built once per
-pair of view objects (shoot/lookup.py); a profile replaced in the view is judged by its new content (issue 15)."""
+pair of view objects (shoot/lookup.py); a profile replaced in the view is judged by its new content."""
 
 from __future__ import annotations
 

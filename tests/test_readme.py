@@ -6,7 +6,7 @@ carry over) in a scratch directory that holds what a fresh clone has after `make
 Output is compared line by line after replacing what differs from run to run (uids, times, durations); a line
 `...` in the README stands for any number of lines. Blocks that talk to `https://localhost:9443` get a
 `gardener-webhook serve` started for them, as `make run` would, on free ports substituted into the commands.
-Issue 10 item 2: the README cannot drift from the product again.
+So the README cannot drift from the product.
 """
 
 from __future__ import annotations

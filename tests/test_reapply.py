@@ -1,4 +1,4 @@
-"""The fast paths of `judge` give the answers of the plain paths (issue 15).
+"""The fast paths of `judge` give the answers of the plain paths.
 
 1. `parse_review` reads the envelope with msgspec and keeps the objects as raw JSON slices; for any body, it accepts
    and rejects what the pydantic parse (`_parse_review_slowly`) does, with the same message, envelope and objects.

@@ -1,4 +1,4 @@
-"""webhook.responses: the named constructors are the only source of answers, byte for byte (DESIGN.md §3)."""
+"""webhook.responses: the named constructors are the only source of answers, byte for byte (docs/design.md §3)."""
 
 from __future__ import annotations
 

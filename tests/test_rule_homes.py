@@ -1,4 +1,4 @@
-"""Every rule id has one home, and the README's id -> file table says which (issue 12 item 1)."""
+"""Every rule id has one home, and the README's id -> file table says which."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every seed (issue 14 item 2): the chart charts/gardener-webhook-seed and the Extension that rolls it out.
+"""Every seed: the chart charts/gardener-webhook-seed and the Extension that rolls it out.
 
 What is checked offline, without an API server or a helm binary:
 - the chart is `kubectl kustomize manifests/overlays/seed/static` with its per-landscape parts as values (the

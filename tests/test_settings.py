@@ -1,4 +1,4 @@
-"""Configuration file and environment (DESIGN.md §6)."""
+"""Configuration file and environment (docs/design.md §6)."""
 
 from __future__ import annotations
 

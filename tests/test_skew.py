@@ -1,4 +1,4 @@
-"""webhook/skew.py: every policy row of seeds 001 and 002 on both sides of its boundary, the HA narrowing examples,
+"""webhook/skew.py: every policy row of docs/requirements.md "Kubernetes version skew" and "Gardener version skew" on both sides of its boundary, the HA narrowing examples,
 the upgrade rules and the upgrade-order prerequisites, through the pure functions."""
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ HA = ("kube-apiserver=1.32.0", "kube-apiserver=1.31.0")
 
 
 @pytest.mark.parametrize(("component", "supported", "unsupported"), [
-    # Seed 001, each "Note: If version skew exists between kube-apiserver instances in an HA cluster ...".
+    # docs/requirements.md "Kubernetes version skew", each "Note: If version skew exists between kube-apiserver instances in an HA cluster ...".
     pytest.param("kubelet", ("1.31", "1.30", "1.29"), ("1.32", "1.28"), id="kubelet"),
     pytest.param("kube-proxy", ("1.31", "1.30", "1.29"), ("1.32", "1.28"), id="kube-proxy"),
     pytest.param("kube-controller-manager", ("1.31",), ("1.32", "1.30"), id="kube-controller-manager"),
@@ -233,7 +233,7 @@ def plan(installed: list[str], upgrade: str) -> list[Row]:
 
 
 @pytest.mark.parametrize(("installed", "upgrade", "expected"), [
-    # Seed 002, gardener-apiserver 1.37 -> 1.38: dependents at 1.37, gardenlets at 1.37 or 1.36, HA at 1.37/1.38.
+    # docs/requirements.md "Gardener version skew", gardener-apiserver 1.37 -> 1.38: dependents at 1.37, gardenlets at 1.37 or 1.36, HA at 1.37/1.38.
     pytest.param(["gardener-controller-manager=1.37.1", "gardener-scheduler=1.37.0",
                   "gardener-admission-controller=1.37.2", "gardenlet=1.37.0", "gardenlet=1.36.4"],
                  "gardener-apiserver=1.37.0:1.38.0", [], id="seed-002-apiserver-prerequisites-met"),
@@ -261,7 +261,7 @@ def plan(installed: list[str], upgrade: str) -> list[Row]:
     pytest.param([], "gardener-apiserver=1.37.0:1.39.0",
                  [("VS-GARDENER-003", K.SKIPPED_MINOR, "gardener-apiserver", "1.39.0", "1.37.0")],
                  id="seed-002-apiserver-skips"),
-    # Seed 001, kube-apiserver 1.31 -> 1.32.
+    # docs/requirements.md "Kubernetes version skew", kube-apiserver 1.31 -> 1.32.
     pytest.param(["kube-controller-manager=1.31.0", "kube-scheduler=1.31.0", "cloud-controller-manager=1.31.0",
                   "kubelet=1.31.0", "kubelet=1.30.0", "kubelet=1.29.0", "kube-proxy=1.29.0"],
                  "kube-apiserver=1.31.0:1.32.0", [], id="seed-001-apiserver-prerequisites-met"),
@@ -325,7 +325,11 @@ def test_every_component_is_in_a_policy_and_every_policy_cites_its_seed() -> Non
     named |= {p.component for p in skew.WINDOW_POLICIES} | {p.component for p in skew.UPGRADE_POLICIES}
     assert named == set(C)
     for policy_id, source in skew.SOURCES.items():
-        seed = "seed 001" if policy_id.startswith("VS-K8S-") else "seed 002"
+        seed = (
+            'docs/requirements.md "Kubernetes version skew"'
+            if policy_id.startswith("VS-K8S-")
+            else 'docs/requirements.md "Gardener version skew"'
+        )
         assert source.startswith(seed), policy_id
     assert skew.COMPONENT_NAMES == tuple(sorted(skew.COMPONENT_NAMES))
 

@@ -1,4 +1,4 @@
-"""Warnings in the response: composed to fit the API server's limits, never cut inside a value (DESIGN.md §3).
+"""Warnings in the response: composed to fit the API server's limits, never cut inside a value (docs/design.md §3).
 
 `compose_warning` keeps one warning within 256 characters, `limit_warnings` keeps them within 20 entries and 4096
 characters in all; `Outcome.full_warnings` keeps the uncut texts for the CLI.

@@ -9,7 +9,7 @@ each Seed reports) are checked against the skew policies too. A CloudProfile's `
 manager writes each version's current classification, is compared with the classification computed at `now`
 (AUD-CLS-001, an audit-only finding: a controller that lags, or a reading of the lifecycle that differs). The report
 groups entries by rule id.
-Source: issue 6 item 9, issue 13 §3; DESIGN.md §4 `audit`.
+Contract: docs/design.md §4 `audit`; README "Auditing a landscape".
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ AUD_CLS_001_SOURCE: Final = (
     "pkg/api/core/v1beta1/helper/cloudprofile.go CurrentLifecycleClassification"
 )
 
-# Deployment role label -> the component the skew policies name (seed 002).
+# Deployment role label -> the component the skew policies name (docs/requirements.md "Gardener version skew").
 _COMPONENT_OF_ROLE: Final[Mapping[str, Component]] = {
     "apiserver": Component.GARDENER_APISERVER,
     "controller-manager": Component.GARDENER_CONTROLLER_MANAGER,
@@ -293,7 +293,7 @@ SUBJECT_API_VERSIONS: Final[Mapping[str, str]] = {
 
 
 def landscape_entries(view: ClusterView) -> list[AuditEntry]:
-    """Skew violations among the Gardener components the view knows (seed 002): Deployments and Seeds."""
+    """Skew violations among the Gardener components the view knows (docs/requirements.md "Gardener version skew"): Deployments and Seeds."""
     instances: list[tuple[Instance, str, str]] = []
     for role, component in _COMPONENT_OF_ROLE.items():
         for entry in view.gardener_component_versions(role):

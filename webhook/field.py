@@ -111,10 +111,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule of the catalogue (gardener-rules.md id) or of a seed document.
+    """One rule of the catalogue (docs/rules.md) or of a requirement (docs/requirements.md).
 
     id: stable id used in config keys, audit annotations and logs ("CP-K8S-003").
-    source: where the rule comes from (Gardener file + function, or seed document + section).
+    source: where the rule comes from (Gardener file + function, or docs/requirements.md + heading).
     mode: default mode; the configuration's `rules:` map overrides it.
     uses_cluster: findings depend on cluster state, so a denial is 403 Forbidden rather than 422 Invalid.
     """
@@ -248,7 +248,8 @@ class CleanEntries:
     pairs kept (each pair holds its entry: as many as the entries `DecodedEntries` keeps); beyond it the older half
     is dropped. A caller asks `known` and, when not, runs the check and
     `learn`s its result. Not thread-safe: validators run on one event loop per process.
-    Source of the contract: issue 15 ("findings that depend only on entries whose content did not change are known").
+    The contract: findings that depend only on entries whose content did not change are known (README "How a request
+    is kept cheap, with the same answer").
     """
 
     def __init__(self, capacity: int = 20_000) -> None:
@@ -312,7 +313,7 @@ class ListFindings:
     (`findings` does both).
     Holds the entries, so their ids are not reused while kept; capacity: results kept, max_entries: entries they
     hold in all (each holds a model, so this bounds the memory a stream of distinct objects can pin); least
-    recently used dropped first. Not thread-safe: validators run on one event loop per process. Source of the contract: issue 15.
+    recently used dropped first. Not thread-safe: validators run on one event loop per process. Contract as for `EntryFindings` above.
     """
 
     def __init__(self, capacity: int = 4096, max_entries: int = 20_000) -> None:

@@ -150,7 +150,7 @@ OBJ_DECODE_001: Final = Rule(
 
 CLUSTER_001: Final = Rule(
     "CLUSTER-001",
-    source="DESIGN.md §2 step 4: rules that need cluster state are not judged on an unsynced or stale cluster view",
+    source="docs/design.md §2 step 4: rules that need cluster state are not judged on an unsynced or stale cluster view",
     uses_cluster=True,
 )
 

@@ -18,7 +18,7 @@ The mapping (README "Auditing a landscape" explains the choices):
   a report stays far below etcd's 1.5 MiB request limit; the number left out is the annotation OMITTED_ANNOTATION,
   and `audit` itself still prints everything.
 Pure: builds data, never talks to a cluster (`report_apply` writes the reports).
-Source: issue 14 item 5; the CRDs of kyverno v1.19.0 (tests/schemas/wgpolicyk8s.io_*.yaml).
+Contract: README "PolicyReports: where operators look"; the CRDs of kyverno v1.19.0 (tests/schemas/wgpolicyk8s.io_*.yaml).
 """
 
 from __future__ import annotations

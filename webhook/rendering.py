@@ -5,7 +5,7 @@ Kubernetes field error (`<field path>: <Type>: <value>: <detail>`, values Go-quo
 warning is cleaned for a Warning header and composed to at most MAX_WARNING_CHARS characters without cutting inside
 a quoted value; the warnings of a response are bounded by MAX_WARNINGS and MAX_WARNINGS_TOTAL_CHARS; a denial's
 message (one finding per line, as kubectl prints causes) and causes by MAX_DENIAL_CAUSES and MAX_DENIAL_LINE_CHARS
-(`compose_denial`, for `responses.denied`). Every function here is pure and never raises. Contract: DESIGN.md §3.
+(`compose_denial`, for `responses.denied`). Every function here is pure and never raises. Contract: docs/design.md §3.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every AdmissionReview the webhook answers with comes from one of four named constructors (DESIGN.md §3).
+"""Every AdmissionReview the webhook answers with comes from one of four named constructors (docs/design.md §3).
 
 `allowed`, `denied`, `errored` and `timed_out` build the whole AdmissionReview v1 (`apiVersion`, `kind`,
 `response`), so the shape of a response and of its Kubernetes `Status` is written once, and the code and reason of

@@ -1,4 +1,4 @@
-"""Configuration: the YAML file of DESIGN.md §6, environment variables, and their validation.
+"""Configuration: the YAML file of docs/design.md §6, environment variables, and their validation.
 
 Precedence, highest first: environment (`GARDENER_WEBHOOK_*`), the `--config` file, the defaults below.
 The file uses the documented camelCase keys; unknown keys and bad values are refused at start-up with a
@@ -38,7 +38,7 @@ class Exemptions(_Section):
 
 
 class FeatureGates(BaseModel):
-    """Gardener feature gates that change rules; defaults are gardener-apiserver's (gardener-rules.md §0.4)."""
+    """Gardener feature gates that change rules; defaults are gardener-apiserver's (docs/rules.md §0.4)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True)
 
@@ -153,7 +153,7 @@ class Settings(BaseSettings):
     feature_gates: Gardener feature gates (VersionClassificationLifecycle, CloudProfileCapabilities, …).
     cluster: cluster view options.
     worker_cri_unsupported_images: machine image names whose OS extension does not support CRI configuration;
-    a Shoot worker pool on such an image must not configure its `cri` section (seed 003, CRI Support).
+    a Shoot worker pool on such an image must not configure its `cri` section (docs/requirements.md "OperatingSystemConfig contract", CRI Support).
     credentials_rotation_interval_days: after how long since creation or the last rotation Gardener's Shoot warnings
     suggest rotating credentials (days, 1 to 49710; gardener-apiserver's --shoot-credentials-rotation-interval,
     default 90 days, between 24 hours and 2^32 seconds).

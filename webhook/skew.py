@@ -1,23 +1,23 @@
-"""The version-skew policies of Kubernetes (seed 001) and Gardener (seed 002) as data, and the functions applying them.
+"""The version-skew policies of Kubernetes (docs/requirements.md "Kubernetes version skew") and Gardener (docs/requirements.md "Gardener version skew") as data, and the functions applying them.
 
 The policies are four tables, not scattered conditions:
 - `PAIR_POLICIES`: per component pair, how many minor versions the component may be older or newer than its
-  reference (kubelet vs. kube-apiserver, gardenlet vs. gardener-apiserver, …), with the exception of seed 001 for
+  reference (kubelet vs. kube-apiserver, gardenlet vs. gardener-apiserver, …), with the exception of docs/requirements.md "Kubernetes version skew" for
   kubelet and kube-proxy older than 1.25 (two minors instead of three).
 - `WINDOW_POLICIES`: the HA rule: the newest and the oldest instance of kube-apiserver, gardener-apiserver (and
   gardener-operator, which "follows the same policy as gardener-apiserver") are within one minor version.
 - `UPGRADE_POLICIES`: no downgrade and no skipped minor for kube-apiserver, gardener-apiserver and gardener-operator.
 - `PREREQUISITE_POLICIES`: the upgrade order: before the reference is upgraded, the listed dependents must be
-  within skew of the *new* version (seed 002 "Supported Component Upgrade Order", seed 001 likewise).
+  within skew of the *new* version (docs/requirements.md "Supported Component Upgrade Order", docs/requirements.md "Kubernetes version skew" likewise).
 
 A component is judged against *every* instance of its reference: it must not be newer (beyond `newer`) than the
 oldest instance and not older (beyond `older`) than the newest one. With HA instances at 1.32 and 1.31 this
-narrows a kubelet to 1.31, 1.30 and 1.29, as seed 001's examples say. Versions are loose semantic versions (a
+narrows a kubelet to 1.31, 1.30 and 1.29, as the policy's examples say (docs/requirements.md "Kubernetes version skew"). Versions are loose semantic versions (a
 leading `v`, patch, pre-release and build suffixes are accepted) and are compared at the minor level only.
 Every function is pure and returns `Violation`s, never raises on versions; `parse_component` raises at the edge.
 Last, which Kubernetes minors the Gardener release these rules are taken from supports (`SUPPORTED_KUBERNETES_MINORS`,
 Gardener's kubernetesversion.SupportedVersions at that commit).
-Sources: seed 001 (Kubernetes "Version Skew Policy"), seed 002 (Gardener "Version Skew Policy"),
+Sources: docs/requirements.md "Kubernetes version skew", docs/requirements.md "Gardener version skew",
 gardener/gardener pkg/gardenlet/bootstrappers/verify_version.go and pkg/operator/bootstrappers/verify_version.go
 (wording of the two checks Gardener itself enforces at start-up).
 """
@@ -32,10 +32,10 @@ from typing import Final
 
 from webhook.versions import Version
 
-_SEED_001: Final = "seed 001 (Kubernetes Version Skew Policy)"
-_SEED_002: Final = "seed 002 (Gardener Version Skew Policy)"
+_SEED_001: Final = 'docs/requirements.md "Kubernetes version skew"'
+_SEED_002: Final = 'docs/requirements.md "Gardener version skew"'
 
-# Seed 001: kubelet and kube-proxy older than 1.25 may only be two minors behind (instead of three).
+# docs/requirements.md "Kubernetes version skew": kubelet and kube-proxy older than 1.25 may only be two minors behind (instead of three).
 LEGACY_BELOW: Final = (1, 25)
 # Different majors are farther apart than any allowed skew (no policy spans a major version).
 _ACROSS_MAJORS: Final = 1 << 30
@@ -43,7 +43,7 @@ _WORDS: Final = {1: "one", 2: "two", 3: "three"}
 
 
 class Component(StrEnum):
-    """The components the policies name, spelled as the seeds (and the `skew` command) spell them."""
+    """The components the policies name, spelled as the policies (and the `skew` command) spell them."""
 
     KUBE_APISERVER = "kube-apiserver"
     KUBELET = "kubelet"
@@ -258,7 +258,7 @@ class Violation:
     subject: the instance judged (WINDOW: the newest instance; DOWNGRADE/SKIPPED_MINOR: the new version).
     other: what it was judged against (the reference instance; WINDOW: the oldest; upgrades: the old version).
     limit: the allowed minor distance that was exceeded (0 for "must not be newer" and for upgrades).
-    legacy: seed 001's below-1.25 exception set the limit. message: the requirement, ready for a finding detail.
+    legacy: the Kubernetes policy's below-1.25 exception set the limit. message: the requirement, ready for a finding detail.
     """
 
     policy_id: str
@@ -461,7 +461,7 @@ def plan_upgrade(installed: Sequence[Instance], component: Component, old: Versi
 
 # ------------------------------------------------------------------------------ Kubernetes minors Gardener supports
 
-# The Gardener release this webhook's rules are taken from: the commit gardener-rules.md was written from (its
+# The Gardener release this webhook's rules are taken from: the commit docs/rules.md was written from (its
 # VERSION file reads v1.150.0-dev). A CloudProfile is judged as written for that release.
 GARDENER_RELEASE: Final = "v1.150.0-dev"
 GARDENER_COMMIT: Final = "b312835d1784c3628983205c05452b2eaa95b645"

@@ -5,7 +5,7 @@ semver v3 (`NewVersion`, `NewConstraint`), which is looser than SemVer 2.0: a le
 minor/patch (`1.30` = 1.30.0) and leading zeros in the numeric core (`18.04.201906170`) are accepted.
 Neither `packaging` (PEP 440) nor `semver` (strict SemVer) parses that grammar, so it is implemented here,
 once, with the ordering of SemVer 2.0 (build metadata ignored).
-Source: gardener-rules.md §0.5; github.com/Masterminds/semver/v3 version.go, constraints.go.
+Source: docs/rules.md §0.5; github.com/Masterminds/semver/v3 version.go, constraints.go.
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ def parse_constraint(text: str) -> Constraint:
 
 
 class Classification(StrEnum):
-    """Version classification of gardener-rules.md §0.6; `unavailable` is derived, never declared."""
+    """Version classification of docs/rules.md §0.6; `unavailable` is derived, never declared."""
 
     UNAVAILABLE = "unavailable"
     PREVIEW = "preview"

@@ -1,7 +1,7 @@
 """A kubeconfig's bearer token rotated in place is used without a restart (virtual-garden token kubeconfigs).
 
 In a gardener-operator landscape the view reads the virtual garden through a kubeconfig whose token Gardener's
-token-requestor renews in place (a Secret volume, or a `tokenFile` on it); issue 14 item 1.
+token-requestor renews in place (a Secret volume, or a `tokenFile` on it), as a virtual garden's view needs.
 """
 
 from __future__ import annotations

@@ -313,7 +313,7 @@ def scrape(view: LiveView) -> str:
 async def test_a_404_after_sync_keeps_the_last_state_and_the_in_use_denial(
     cluster: FakeApiServer, start_view: StartView, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """An aggregated API briefly unserved (gardener-apiserver rollout) must not empty the view: issue 11."""
+    """An aggregated API briefly unserved (gardener-apiserver rollout) must not empty the view."""
     caplog.set_level(logging.WARNING, logger="webhook.cluster.live")
     view = await synced_view(start_view, watch_timeout_seconds=1)  # t = 1 s: 404s are looked at again every second
     await eventually(lambda: cluster.watching("Shoot") == 1, "the Shoot watch")

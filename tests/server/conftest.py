@@ -68,5 +68,5 @@ async def tls_client(
 async def health_client(
     aiohttp_client: ClientFactory, registry: CollectorRegistry, readiness: Readiness
 ) -> TestClient[Any, Any]:
-    """A client of the health app (plain HTTP by design, DESIGN.md §4) sharing `registry` with `app`."""
+    """A client of the health app (plain HTTP by design, docs/design.md §4) sharing `registry` with `app`."""
     return await aiohttp_client(create_health_app(EMPTY_VIEW, registry=registry, readiness=readiness))

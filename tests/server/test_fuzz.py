@@ -1,4 +1,4 @@
-"""Fuzzing the HTTP app over TLS: whatever the body, the answer keeps the contract (DESIGN.md §2–3).
+"""Fuzzing the HTTP app over TLS: whatever the body, the answer keeps the contract (docs/design.md §2–3).
 
 For every registered kind, hypothesis (tests/strategies.py) sends AdmissionReviews whose object and oldObject carry
 arbitrary JSON. The answer must be 200 with a well-formed AdmissionReview (uid echoed, `allowed` a bool, an int

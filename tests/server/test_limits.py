@@ -1,4 +1,4 @@
-"""Bounded resources end to end, over real sockets (issue 11): what a stalled or greedy client can hold.
+"""Bounded resources end to end, over real sockets: what a stalled or greedy client can hold.
 
 The server runs in a subprocess with test-sized bounds (`serve_with_limits`): a read timeout of 0.5 s instead
 of 10 s, a handshake timeout of 0.5 s, 3 connections. Each test measures how long the server took to act

@@ -1,4 +1,4 @@
-"""webhook/server/probes.py and metrics.py: /healthz, /readyz, /metrics (plain HTTP by design, DESIGN.md §4)."""
+"""webhook/server/probes.py and metrics.py: /healthz, /readyz, /metrics (plain HTTP by design, docs/design.md §4)."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ async def test_metrics_before_any_request(app: Any, health_client: Client) -> No
 
 
 def test_label_values_come_from_closed_sets() -> None:
-    """Issue 11 item 4: random kinds and operations (as on the timeout and internal-error paths, which read them
+    """Random kinds and operations (as on the timeout and internal-error paths, which read them
     from the raw body) never create series beyond the closed sets."""
     metrics = Metrics.create(CollectorRegistry())
     rng = random.Random(11)

@@ -25,7 +25,7 @@ CONTAINERD: Final = "spec.criConfig.containerd"
 KUBELET_PATH: Final = "/var/lib/kubelet/config/kubelet"
 HYPERKUBE: Final = "europe-docker.pkg.dev/gardener-project/releases/hyperkube"
 
-# The seven real OperatingSystemConfigs of ../shared/fixtures/real (SOURCES.md).
+# The seven real OperatingSystemConfigs of the optional corpus in $GARDENER_WEBHOOK_REAL_FIXTURES (file names as there).
 REAL_OSCS: Final = (
     "gardener-attic__gardener-extensions__controllers_os-suse-jeos_example_operatingsystemconfig.yaml",
     "gardener__gardener-extension-os-coreos__example_30-operatingsystemconfig.yaml",

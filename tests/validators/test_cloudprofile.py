@@ -1,4 +1,4 @@
-"""CloudProfile rules (gardener-rules.md §A, seed 000): one table per area, named after rule ids."""
+"""CloudProfile rules (docs/rules.md §A, docs/requirements.md "Versioning"): one table per area, named after rule ids."""
 
 from __future__ import annotations
 
@@ -764,7 +764,7 @@ def test_cp_lc_007_version_cannot_turn_unavailable() -> None:
     assert update(old, old, LIFECYCLE_ON) == []
 
 
-# ----------------------------------------------------------------------------------------- seed 000 rules
+# ----------------------------------------------------------------------------------------- docs/requirements.md "Versioning" rules
 
 
 def test_cp_exp_001_new_versions_with_past_expiration_denied_on_create() -> None:

@@ -1,4 +1,4 @@
-"""Tests of the in-use rules (gardener-rules.md §B): REF-CP-000..006, REF-NCP-001, REF-DEL-001/002.
+"""Tests of the in-use rules (docs/rules.md §B): REF-CP-000..006, REF-NCP-001, REF-DEL-001/002.
 
 They live in webhook/validators/cloudprofile.py and namespacedcloudprofile.py; one table per rule id asserts the
 exact (rule id, path, type) list of each update or delete, with a denied and an allowed case each.

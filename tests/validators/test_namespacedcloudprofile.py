@@ -1,4 +1,4 @@
-"""Tests of webhook/validators/namespacedcloudprofile.py: one table per rule id (gardener-rules.md §A.8)."""
+"""Tests of webhook/validators/namespacedcloudprofile.py: one table per rule id (docs/rules.md §A.8)."""
 
 from __future__ import annotations
 

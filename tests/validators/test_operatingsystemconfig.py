@@ -1,4 +1,4 @@
-"""OperatingSystemConfig rules (gardener-rules.md §D, seed 003, DESIGN.md §5): one table per rule id."""
+"""OperatingSystemConfig rules (docs/rules.md §D, docs/requirements.md "OperatingSystemConfig contract", docs/design.md §5): one table per rule id."""
 
 from __future__ import annotations
 
@@ -791,7 +791,7 @@ def _paths(*entries: tuple[str, str | None]) -> list[dict[str, Any]]:
         pytest.param(_paths(("/a", "n1"), ("/a", None)), [], [("OSC-FILE-006", "spec.files[1].path", DUP)], id="OSC-FILE-006-host-then-global"),
         pytest.param(_paths(("/a", "n1"), ("/a", "n2")), [], [], id="OSC-FILE-006-distinct-hosts"),
         pytest.param(_paths(("/a", "n1"), ("/a", "n1")), [], [("OSC-FILE-006", "spec.files[1].path", DUP)], id="OSC-FILE-006-same-host"),
-        # Gardener remembers only the first host name of a path and lets this through; DESIGN.md §5 does not.
+        # Gardener remembers only the first host name of a path and lets this through; docs/design.md §5 does not.
         pytest.param(
             _paths(("/a", "n1"), ("/a", "n2"), ("/a", "n2")), [], [("OSC-FILE-006", "spec.files[2].path", DUP)],
             id="OSC-FILE-006-repeat-of-a-later-host",

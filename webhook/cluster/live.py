@@ -1,4 +1,4 @@
-"""LiveView: the cluster view kept current by list-then-watch of the Kubernetes API (DESIGN.md §4, STYLE R7).
+"""LiveView: the cluster view kept current by list-then-watch of the Kubernetes API (docs/design.md §4).
 
 One reflector thread per kind (`reflector.Reflector`), each on the client of the source its kind is read from
 (`Source`: a landscape run by gardener-operator serves the Gardener kinds from the virtual garden while the

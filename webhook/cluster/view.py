@@ -136,7 +136,7 @@ class ClusterView(Protocol):
         """Shoots referencing `profile` whose worker pools' `minimum`s add up to more than `max_nodes_total`."""
         ...
 
-    # Gardener component versions (VS-* rules, seed 002). Deployments count only in namespace `garden` with labels
+    # Gardener component versions (VS-* rules, docs/requirements.md "Gardener version skew"). Deployments count only in namespace `garden` with labels
     # `app=gardener` and a known `role`; the ConfigMap only as `gardener-system-public/gardener-info`.
 
     def gardener_component_versions(self, role: str) -> Sequence[ComponentVersion]:

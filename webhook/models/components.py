@@ -1,4 +1,4 @@
-"""Models of the objects that carry Gardener component versions (seed 002, gardener-rules.md §E).
+"""Models of the objects that carry Gardener component versions (docs/requirements.md "Gardener version skew", docs/rules.md §E).
 
 - `Deployment` (apps/v1): a deliberately tiny subset, since every Deployment of a cluster may be sent to the
   webhook: name, namespace, labels and the containers' names and images. Gardener's control-plane Deployments sit

@@ -1,4 +1,4 @@
-"""Gardener's v1beta1 defaulting, applied before judging raw input (gardener-rules.md §0.3).
+"""Gardener's v1beta1 defaulting, applied before judging raw input (docs/rules.md §0.3).
 
 Objects that reached us through the API server are already defaulted; defaulting is idempotent, so applying
 it again changes nothing and costs one scan. Objects read by `review` from files are raw: without this,

@@ -4,7 +4,7 @@ Field names follow pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go. 
 (`path`, `content`, `name`, `encoding`, …) are `str | None`: None means the key is absent (or null, which the
 API server prunes before validation), "" means it is present but empty. The CRD rules (OSC-CRD-*) read the
 first, Gardener's webhook rules the second. `spec.cri` is not an API field: it is modelled only so that the
-seed document's spelling can be pointed out (the API server prunes it).
+OperatingSystemConfig contract's spelling can be pointed out (the API server prunes it).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class OperatingSystemConfigSpec(Model):
     units: List[Unit] = Field(default_factory=list)
     files: List[File] = Field(default_factory=list)
     in_place_updates: InPlaceUpdates | None = None
-    # Not an API field: the seed document's spelling of criConfig (OSC-CRI-006 points it out).
+    # Not an API field: the OperatingSystemConfig contract's spelling of criConfig (OSC-CRI-006 points it out).
     cri: Any = None
 
 

@@ -1,7 +1,7 @@
 """The admission app: `POST /validate` over TLS, transport checks, metrics and one log line per request.
 
 The handler knows HTTP and nothing about Gardener: `admission.judge` turns the body into the response.
-Transport checks run first, cheapest first (DESIGN.md §2, as controller-runtime's http.go):
+Transport checks run first, cheapest first (docs/design.md §2, as controller-runtime's http.go):
   1. Content-Type must be `application/json` (parameters such as charset allowed), else 415.
   2. Body at most `max_body_bytes` (8 MiB, the kube-apiserver's own request limit is 3 MiB per object
      plus the review envelope), else 413: by Content-Length before reading, and by aiohttp's
@@ -205,7 +205,7 @@ async def handle_validate(request: web.Request) -> web.Response:
 
 async def _validate(request: web.Request) -> web.Response:
     started = time.perf_counter()
-    now = datetime.now(UTC)  # the request's clock, fixed at receipt (STYLE R8)
+    now = datetime.now(UTC)  # the request's clock, fixed at receipt
     app = request.app
     timeout_seconds = parse_timeout(request.query.get("timeout"))
     allowed_names = app[CLIENT_CNS]
@@ -268,7 +268,7 @@ async def _validate(request: web.Request) -> web.Response:
             return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))
         except DeadlineExceeded:
             return _timed_out(request, started, _identify(envelopes, body), timeout_seconds)
-        except Exception:  # noqa: BLE001 - anything outside the validators must still answer (DESIGN.md §2)
+        except Exception:  # noqa: BLE001 - anything outside the validators must still answer (docs/design.md §2)
             return _internal_error(request, started, _identify(envelopes, body))
     finally:
         gate.release()

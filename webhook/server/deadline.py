@@ -1,4 +1,4 @@
-"""Cut off the judging of one request when its `?timeout=` budget runs out (DESIGN.md §2.6).
+"""Cut off the judging of one request when its `?timeout=` budget runs out (docs/design.md §2 step 6).
 
 `judge` is pure, CPU-bound Python that runs inline on the event loop (about a millisecond for a typical
 review). To bound it without moving it off the loop, `Deadline.limit(seconds)` arms a one-shot interval

@@ -1,4 +1,4 @@
-"""The plain-HTTP health and metrics app: `/healthz`, `/readyz`, `/metrics` (DESIGN.md §4).
+"""The plain-HTTP health and metrics app: `/healthz`, `/readyz`, `/metrics` (docs/design.md §4).
 
 It runs on its own port (default 8080) so that kubelet probes and Prometheus need no TLS client setup, and
 on its own thread and event loop (`HealthThread`): judging a large review holds the admission loop for up to

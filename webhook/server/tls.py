@@ -10,7 +10,7 @@ With `--cert-dir`, `cert_dir_files(dir)` names `tls.crt`/`tls.key` (the Kubernet
 ciphers only, and, with a client CA, client certificates required (`TLSOptions`).
 `issue_certificates` makes the CA and serving pair of `gardener-webhook certs` for any DNS names and IPs.
 Keys are ECDSA P-256: fast to make, fast handshakes, accepted by the kube-apiserver.
-Source: controller-runtime pkg/webhook/server.go (option defaults, tls.crt/tls.key), DESIGN.md §4.
+Source: controller-runtime pkg/webhook/server.go (option defaults, tls.crt/tls.key), docs/design.md §4.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Gardener component version skew (seed 002; gardener-rules.md §E; DESIGN.md §5): VS-* rules where versions are set.
+"""Gardener component version skew (docs/requirements.md "Gardener version skew"; docs/rules.md §E; docs/design.md §5): VS-* rules where versions are set.
 
 Three kinds carry Gardener versions:
 - `apps/v1` Deployments of the Gardener control plane (namespace `garden`, labels `app=gardener` and
@@ -127,7 +127,7 @@ def _validate_component(new: Deployment, old: Deployment | None, role: str, view
 def _validate_against_apiserver(component: Instance, view: ClusterView, path: FieldPath) -> list[Finding]:
     """controller-manager, scheduler, admission-controller: not newer than gardener-apiserver, at most one minor older.
 
-    path: the component container's image. Source: seed 002 Supported Version Skew.
+    path: the component container's image. Source: docs/requirements.md "Gardener version skew" Supported Version Skew.
     """
     if not view.known(*_APISERVER_KINDS):
         return [cluster_state_unknown(path, "the gardener-apiserver version")]
@@ -138,14 +138,14 @@ def _validate_against_apiserver(component: Instance, view: ClusterView, path: Fi
 def _validate_upgrade(component: Component, old: Version, new: Version, path: FieldPath) -> list[Finding]:
     """No downgrade and no skipped minor (VS-GARDENER-003 gardener-apiserver, VS-OP-001 gardener-operator).
 
-    Other components have no upgrade rule (seed 002) and get no finding. path: the container's image.
+    Other components have no upgrade rule (docs/requirements.md "Gardener version skew") and get no finding. path: the container's image.
     """
     return [_UPGRADE_RULE[v.policy_id].forbidden(path, v.message) for v in check_upgrade(component, old, new)]
 
 
 @VS_GARDENER_004.check
 def _validate_apiserver_prerequisites(old: Version, new: Version, view: ClusterView, path: FieldPath) -> list[Finding]:
-    """The upgrade order of seed 002 before a minor upgrade of gardener-apiserver from `old` to `new`.
+    """The upgrade order of docs/requirements.md "Gardener version skew" before a minor upgrade of gardener-apiserver from `old` to `new`.
 
     VS-GARDENER-004: each controller-manager, scheduler and admission-controller Deployment within skew of `new`
     (at the current minor for a one-minor upgrade). VS-GARDENER-005: no Seed's gardenlet (status.gardener.version)
@@ -261,7 +261,7 @@ def _validate_gardenlet_versions(
     """Each gardenlet version not newer than the gardener-apiserver and at most two minors older (VS-GL-001).
 
     versions: (path, tag) in the object; old: tag by rendered path in the stored object (UPDATE), whose unchanged
-    entries are skipped. Tags that are not versions are skipped. Source: seed 002 gardenlet; gardener
+    entries are skipped. Tags that are not versions are skipped. Source: docs/requirements.md "Gardener version skew" gardenlet; gardener
     pkg/gardenlet/bootstrappers/verify_version.go VerifyGardenerVersion (wording).
     """
     findings: list[Finding] = []

@@ -1,4 +1,4 @@
-"""Warnings for Shoot owners (seed 000; Gardener gives none): SH-WARN-001..004, and the 120-character limit."""
+"""Warnings for Shoot owners (docs/requirements.md "Versioning"; Gardener gives none): SH-WARN-001..004, and the 120-character limit."""
 
 from __future__ import annotations
 

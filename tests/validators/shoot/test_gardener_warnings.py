@@ -1,6 +1,6 @@
 """gardener-apiserver's own Shoot warnings (webhook/validators/shoot/gardener_warnings.py): SH-GW-001..014.
 
-Through the Shoot entry points against the shared profile; only SH-GW-* warnings are compared (the seed 000
+Through the Shoot entry points against the shared profile; only SH-GW-* warnings are compared (the docs/requirements.md "Versioning"
 advice has its own tests). Gardener's wording is the contract: the texts are asserted where Gardener's are kept.
 """
 

@@ -1,4 +1,4 @@
-"""Admission rules against the CloudProfile (gardener-rules.md §C.4, SH-ADM-*): tables per rule id.
+"""Admission rules against the CloudProfile (docs/rules.md §C.4, SH-ADM-*): tables per rule id.
 
 As Gardener's ShootValidator, a value is judged when it changed against the stored Shoot (everything on CREATE):
 expired versions stay acceptable for existing clusters, and unrelated edits never trip over a profile that moved on.

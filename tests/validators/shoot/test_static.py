@@ -1,4 +1,4 @@
-"""Static Shoot rules (gardener-rules.md §C.2, §C.3, SHM-001, seed 001 skew, seed 003 CRI policy): tables per rule id.
+"""Static Shoot rules (docs/rules.md §C.2, §C.3, SHM-001, kubelet skew of docs/requirements.md "Kubernetes version skew", CRI policy of docs/requirements.md "CRI Support"): tables per rule id.
 
 Every case runs through the entry functions against the shared profile (tests/validators/shoot/cases.py), so a rule
 that fires where it should not fails the case too.

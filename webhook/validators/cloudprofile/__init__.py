@@ -1,10 +1,10 @@
-"""CloudProfile (core.gardener.cloud/v1beta1): gardener-rules.md §A plus the version rules of seed 000.
+"""CloudProfile (core.gardener.cloud/v1beta1): docs/rules.md §A plus the version rules of docs/requirements.md "Versioning".
 
 Entry points follow Gardener: `validate_create` runs every static rule on the object; `validate_update` runs
 them again on the new object and adds the update-only rules (CP-LIM-002, CP-LC-007). The seed's "a new
 version must not have an expiration date in the past" (CP-EXP-001) judges only versions that are new in this
-request, never an unchanged one (DESIGN.md §5). Warnings (CP-WARN-*) advise the operator; Gardener has none.
-An update is also judged against the cluster (gardener-rules.md §B, REF-CP-*): what it removes must not be in use
+request, never an unchanged one (docs/design.md §5). Warnings (CP-WARN-*) advise the operator; Gardener has none.
+An update is also judged against the cluster (docs/rules.md §B, REF-CP-*): what it removes must not be in use
 by Shoots or child NamespacedCloudProfiles; a DELETE is denied while anything references the profile (REF-DEL-001).
 
 One module per rule family; a rule id names its module:
@@ -111,7 +111,7 @@ SHARED_LISTS: Final = (
 
 
 def prepare(profile: CloudProfile) -> CloudProfile:
-    """v1beta1 defaulting before judgement (gardener-rules.md §0.3)."""
+    """v1beta1 defaulting before judgement (docs/rules.md §0.3)."""
     return default_cloud_profile(profile)
 
 

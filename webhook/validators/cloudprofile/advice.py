@@ -1,13 +1,14 @@
 """Advice for the operator of a CloudProfile (CP-WARN-*): warnings, never denials; Gardener has none of them.
 
-Seed 000: a deprecated version should carry an expirationDate (CP-WARN-001); versions expiring within
+docs/requirements.md "Versioning": a deprecated version should carry an expirationDate (CP-WARN-001); versions expiring within
 `expiryWarningDays` (CP-WARN-002); a gap between Kubernetes minors strands clusters below it (CP-WARN-003);
 expired machine image versions that no force update can leave (CP-WARN-004 for updateStrategy major, CP-WARN-005
 for patch/minor). `warn_versions` also serves a NamespacedCloudProfile's overrides.
 A Kubernetes minor offered (a version not expired) that the Gardener release these rules are taken from does not
 support (CP-WARN-006, data in webhook.skew): gardenlet refuses such clusters.
-Source: seed 000 (shoot_versions.md) "Version Classifications", "Automatic Version Upgrades", "Update path for
-Kubernetes versions", "Update path for machine image versions"; gardener pkg/utils/validation/kubernetesversion.
+Source: docs/requirements.md "Version Classifications", "Automatic Version Upgrades",
+"Update path for Kubernetes versions", "Update path for machine image versions";
+gardener pkg/utils/validation/kubernetesversion.
 """
 
 from __future__ import annotations
@@ -28,22 +29,24 @@ from webhook.skew import (
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.versions import Classification, Version, current_classification, find_version, version_stamps
 
-_SEED: Final = "seed 000 (shoot_versions.md)"
+_SEED: Final = "docs/requirements.md"
 
 CP_WARN_001 = Rule(
-    "CP-WARN-001", "seed 000 Version Classifications: deprecated versions should have an expiration date", Mode.WARN
+    "CP-WARN-001", f'{_SEED} "Version Classifications": deprecated versions should have an expiration date', Mode.WARN
 )
-CP_WARN_002 = Rule("CP-WARN-002", "seed 000 Automatic Version Upgrades: versions expiring soon", Mode.WARN)
-CP_WARN_003 = Rule("CP-WARN-003", f"{_SEED} Update path for Kubernetes versions: consecutive minors", Mode.WARN)
-CP_WARN_004 = Rule("CP-WARN-004", f"{_SEED} Update path for machine image versions: strategy major", Mode.WARN)
-CP_WARN_005 = Rule("CP-WARN-005", f"{_SEED} Update path for machine image versions: strategies patch/minor", Mode.WARN)
+CP_WARN_002 = Rule("CP-WARN-002", f'{_SEED} "Automatic Version Upgrades": versions expiring soon', Mode.WARN)
+CP_WARN_003 = Rule("CP-WARN-003", f'{_SEED} "Update path for Kubernetes versions": consecutive minors', Mode.WARN)
+CP_WARN_004 = Rule("CP-WARN-004", f'{_SEED} "Update path for machine image versions": strategy major', Mode.WARN)
+CP_WARN_005 = Rule(
+    "CP-WARN-005", f'{_SEED} "Update path for machine image versions": strategies patch/minor', Mode.WARN
+)
 CP_WARN_006 = Rule("CP-WARN-006", SUPPORTED_KUBERNETES_SOURCE, Mode.WARN)
 
 RULES: Final = (CP_WARN_001, CP_WARN_002, CP_WARN_003, CP_WARN_004, CP_WARN_005, CP_WARN_006)
 
 
 def warn_spec(spec: CloudProfileSpec, ctx: ProfileContext, expiry_warning_days: int, path: FieldPath) -> list[Finding]:
-    """Seed 000 advice (CP-WARN-*): deprecated without date, expiring soon, minor gaps, stuck force updates."""
+    """docs/requirements.md "Versioning" advice (CP-WARN-*): deprecated without date, expiring soon, minor gaps, stuck force updates."""
     findings = warn_versions(spec.kubernetes.versions, ctx, expiry_warning_days, path.child("kubernetes", "versions"))
     findings.extend(_warn_minor_gaps(spec.kubernetes.versions, path.child("kubernetes", "versions")))
     findings.extend(_warn_unsupported_minors(spec.kubernetes.versions, ctx, path.child("kubernetes", "versions")))
@@ -64,7 +67,7 @@ def warn_versions(
     *,
     image: str | None = None,
 ) -> list[Finding]:
-    """Seed 000 warnings for one version list: deprecated without expirationDate (CP-WARN-001), and
+    """docs/requirements.md "Versioning" warnings for one version list: deprecated without expirationDate (CP-WARN-001), and
     expiring within `expiry_warning_days` days (CP-WARN-002). path points at the versions list. Remembered for the
     same version models until the clock could change them (`field.LIST_FINDINGS`).
     """
@@ -114,7 +117,7 @@ def _warn_versions(
 
 @CP_WARN_003.check
 def _warn_minor_gaps(versions: Sequence[ExpirableVersion], path: FieldPath) -> list[Finding]:
-    """Seed 000: force updates move one minor at a time, so a missing minor strands clusters below it."""
+    """docs/requirements.md "Versioning": force updates move one minor at a time, so a missing minor strands clusters below it."""
     minors = sorted({p.minor_key for p in (find_version(v.version) for v in versions) if p is not None})
     findings: list[Finding] = []
     for (major, lower), (next_major, upper) in pairwise(minors):
@@ -167,7 +170,7 @@ def _parsed_non_preview(image: MachineImage, ctx: ProfileContext) -> list[tuple[
 
 
 def _warn_force_update_impossible(image: MachineImage, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
-    """Seed 000 update paths: expired image versions that no force update can leave (CP-WARN-004/005).
+    """docs/requirements.md "Versioning" update paths: expired image versions that no force update can leave (CP-WARN-004/005).
 
     major: force updates go to the overall latest version, so an expired latest (non-preview) version strands
     every expired version. patch: target = a higher version of the same major; minor: any higher version.

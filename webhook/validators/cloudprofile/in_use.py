@@ -2,7 +2,7 @@
 
 The only CloudProfile rules that read the cluster view (403 Forbidden): removed Kubernetes versions, machine image
 versions, images, limits and capability values against the Shoots and child NamespacedCloudProfiles using the
-profile (gardener-rules.md §B), and a DELETE while anything references the profile.
+profile (docs/rules.md §B), and a DELETE while anything references the profile.
 
 Paths: a removed entry has no place in the new object, so findings point at the list it was removed from in the
 new object: spec.kubernetes.versions; spec.machineImages[i].versions when image i is still there, else
@@ -34,7 +34,9 @@ from webhook.profiles import ARCHITECTURE
 
 _REF: Final = "gardener/gardener plugin/pkg/global/resourcereferencemanager/admission.go ReferenceManager.Validate"
 REF_CP_001 = Rule(
-    "REF-CP-001", f"{_REF} (Shoots' spec.kubernetes.version); DESIGN.md §5 adds worker pool versions", uses_cluster=True
+    "REF-CP-001",
+    f"{_REF} (Shoots' spec.kubernetes.version); docs/design.md §5 adds worker pool versions",
+    uses_cluster=True,
 )
 REF_CP_002 = Rule("REF-CP-002", f"{_REF} (NamespacedCloudProfiles' spec.kubernetes.versions)", uses_cluster=True)
 REF_CP_003 = Rule("REF-CP-003", f"{_REF} (Shoot workers' machine.image)", uses_cluster=True)
@@ -44,7 +46,7 @@ REF_CP_006 = Rule("REF-CP-006", f"{_REF} (collectMachine*CapabilityViolations)",
 REF_DEL_001 = Rule(
     "REF-DEL-001",
     "gardener/gardener pkg/controllermanager/controller/cloudprofile/reconciler.go delete (finalizer); "
-    "DESIGN.md §5 denies the DELETE itself",
+    "docs/design.md §5 denies the DELETE itself",
     uses_cluster=True,
 )
 
@@ -199,7 +201,7 @@ def _validate_kubernetes_versions_unused(
 ) -> list[Finding]:
     """A removed Kubernetes version must not run any related control plane or worker pool; path: the versions list.
 
-    Worker pools count (DESIGN.md §5; Gardener checks control planes only); a pool is named only when its version
+    Worker pools count (docs/design.md §5; Gardener checks control planes only); a pool is named only when its version
     differs from its control plane's, which is reported for the Shoot already.
     """
     findings: list[Finding] = []

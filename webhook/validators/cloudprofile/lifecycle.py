@@ -1,9 +1,9 @@
 """Classification lifecycles and expiry of expirable versions (CP-LC-*, CP-EXP-001), Kubernetes and machine image alike.
 
 `lifecycle` stages (behind the VersionClassificationLifecycle gate) and their order and start times; on UPDATE no
-version may turn unavailable (CP-LC-007); a version new in the request must not arrive expired (CP-EXP-001, seed 000).
+version may turn unavailable (CP-LC-007); a version new in the request must not arrive expired (CP-EXP-001, docs/requirements.md "Versioning").
 Sources: gardener pkg/api/core/validation/utils.go validateExpirableVersion, validateLifecycle*; cloudprofile.go
-ValidateCloudProfileExpirableVersionsUpdate; seed 000 (shoot_versions.md) "Version Requirements".
+ValidateCloudProfileExpirableVersionsUpdate; docs/requirements.md "Version Requirements".
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from webhook.versions import (
 
 _UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"
 _CP: Final = "gardener/gardener pkg/api/core/validation/cloudprofile.go"
-_SEED: Final = "seed 000 (shoot_versions.md)"
+_SEED: Final = "docs/requirements.md"
 
 CP_LC_000 = Rule("CP-LC-000", f"{_UTILS} validateExpirableVersion")
 CP_LC_001 = Rule("CP-LC-001", f"{_UTILS} validateExpirableVersion")
@@ -36,7 +36,7 @@ CP_LC_004 = Rule("CP-LC-004", f"{_UTILS} validateLifecycleInOrder")
 CP_LC_005 = Rule("CP-LC-005", f"{_UTILS} validateLifecycleStartTimes")
 CP_LC_006 = Rule("CP-LC-006", f"{_UTILS} validateLifecycleStartTimes")
 CP_LC_007 = Rule("CP-LC-007", f"{_CP} ValidateCloudProfileExpirableVersionsUpdate")
-CP_EXP_001 = Rule("CP-EXP-001", f"{_SEED} Version Requirements: no new version with an expiration date in the past")
+CP_EXP_001 = Rule("CP-EXP-001", f'{_SEED} "Version Requirements": no new version with an expiration date in the past')
 
 
 RULES: Final = (CP_LC_000, CP_LC_001, CP_LC_002, CP_LC_003, CP_LC_004, CP_LC_005, CP_LC_006, CP_LC_007, CP_EXP_001)
@@ -222,7 +222,7 @@ def _turned_unavailable(
 def validate_new_versions_not_expired(
     new: CloudProfileSpec, old: CloudProfileSpec | None, ctx: ProfileContext, path: FieldPath
 ) -> list[Finding]:
-    """Seed 000: a version new in this request must not already be expired (CP-EXP-001).
+    """docs/requirements.md "Versioning": a version new in this request must not already be expired (CP-EXP-001).
 
     old: None on CREATE (every version is new); on UPDATE a version is new when its string (per image, for
     machine images) is absent from the old object. Unchanged versions are never judged by the clock.

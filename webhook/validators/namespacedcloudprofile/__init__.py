@@ -1,4 +1,4 @@
-"""NamespacedCloudProfile (core.gardener.cloud/v1beta1): gardener-rules.md §A.8.
+"""NamespacedCloudProfile (core.gardener.cloud/v1beta1): docs/rules.md §A.8.
 
 Two stages, as in gardener-apiserver. Static rules (NCP-001..005) judge the object alone; their findings answer
 422. Admission rules (NCP-ADM-*) judge the object against its parent CloudProfile from the cluster view; they
@@ -16,7 +16,7 @@ One module per rule family; a rule id names its module:
 An update that removes overrides or changes limits is also judged against the Shoots using the profile (REF-NCP-001),
 and a DELETE is denied while Shoots reference it (REF-DEL-002).
 
-Decision (DESIGN.md §5): Gardener silently drops newly given versions that are already expired; a validating
+Decision (docs/design.md §5): Gardener silently drops newly given versions that are already expired; a validating
 webhook cannot drop, so such versions are denied (NCP-ADM-003) unless the stored object already carried them
 with the same expiration date.
 Sources: gardener pkg/api/core/validation/namespacedcloudprofile.go, plugin/pkg/namespacedcloudprofile/validator/
@@ -92,7 +92,7 @@ def validate_delete(request: DeleteRequest[NamespacedCloudProfile], view: Cluste
 def _warnings(
     spec: NamespacedCloudProfileSpec, ctx: ProfileContext, expiry_warning_days: int, path: FieldPath
 ) -> list[Finding]:
-    """Seed 000 advice on the overrides: deprecated without date, expiring soon (CP-WARN-001/002)."""
+    """docs/requirements.md "Versioning" advice on the overrides: deprecated without date, expiring soon (CP-WARN-001/002)."""
     findings: list[Finding] = []
     if spec.kubernetes is not None:
         k8s_path = path.child("kubernetes", "versions")

@@ -21,13 +21,13 @@ from webhook.versions import Classification, current_classification
 REF_NCP_001 = Rule(
     "REF-NCP-001",
     "gardener/gardener plugin/pkg/global/resourcereferencemanager/admission.go ReferenceManager.Validate "
-    "(case NamespacedCloudProfile); DESIGN.md §5 adds worker pool Kubernetes versions",
+    "(case NamespacedCloudProfile); docs/design.md §5 adds worker pool Kubernetes versions",
     uses_cluster=True,
 )
 REF_DEL_002 = Rule(
     "REF-DEL-002",
     "gardener/gardener pkg/controllermanager/controller/namespacedcloudprofile/reconciler.go (finalizer); "
-    "DESIGN.md §5 denies the DELETE itself",
+    "docs/design.md §5 denies the DELETE itself",
     uses_cluster=True,
 )
 
@@ -90,7 +90,7 @@ def validate_not_in_use(
 
     Shoots: in this namespace, referencing this NamespacedCloudProfile, not being deleted (index look-ups).
     A removed Kubernetes override counts when the parent's entry is expired (the override extended it); it is
-    checked against control planes and, per DESIGN.md §5, worker pools. A removed machine image override counts
+    checked against control planes and, per docs/design.md §5, worker pools. A removed machine image override counts
     when the parent lacks that version or has it expired. After a limits change the effective maxNodesTotal (the
     override when > 0, else the parent's; MergeCloudProfiles) must cover every Shoot's sum of pool minimums.
     Paths: spec.kubernetes.versions; spec.machineImages[i].versions while the image is kept, else spec.machineImages;

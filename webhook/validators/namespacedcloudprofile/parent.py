@@ -51,7 +51,7 @@ NCP_ADM_001 = Rule("NCP-ADM-001", f"{_ADM} validateKubernetesVersionOverrides", 
 NCP_ADM_002 = Rule("NCP-ADM-002", f"{_ADM} validateKubernetesVersionOverrides", uses_cluster=True)
 NCP_ADM_003 = Rule(
     "NCP-ADM-003",
-    f"{_ADM} validateKubernetesVersionOverrides, validateMachineImageOverrides; DESIGN.md §5 (deny instead of "
+    f"{_ADM} validateKubernetesVersionOverrides, validateMachineImageOverrides; docs/design.md §5 (deny instead of "
     "the strategy's dropInactiveVersions)",
     uses_cluster=True,
 )

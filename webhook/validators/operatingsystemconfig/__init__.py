@@ -1,4 +1,4 @@
-"""OperatingSystemConfig (extensions.gardener.cloud/v1alpha1, seed cluster): gardener-rules.md §D, seed 003.
+"""OperatingSystemConfig (extensions.gardener.cloud/v1alpha1, seed cluster): docs/rules.md §D, docs/requirements.md "OperatingSystemConfig contract".
 
 Gardener judges an OSC twice: kube-apiserver first checks the CRD schema (required keys, the `criConfig.name`
 enum, CEL immutability of `criConfig.name` and `class`), then gardener-resource-manager's webhook runs
@@ -6,18 +6,18 @@ enum, CEL immutability of `criConfig.name` and `class`), then gardener-resource-
 these checks, so the CRD requirements that matter are rules here too (OSC-CRD-*). A defect is reported once:
 a missing key is the CRD's finding, an empty value the webhook's.
 
-Seed 003 and DESIGN.md §5 add: kubelet and containerd must agree on the cgroup driver (OSC-CGR-001), `cgroupfs`
-with Kubernetes ≥ 1.31 is a warning (OSC-CGR-002), and warnings for the seed's vocabulary that the API silently
+docs/requirements.md "OperatingSystemConfig contract" and docs/design.md §5 add: kubelet and containerd must agree on the cgroup driver (OSC-CGR-001), `cgroupfs`
+with Kubernetes ≥ 1.31 is a warning (OSC-CGR-002), and warnings for the contract's vocabulary that the API silently
 drops or never checks: `spec.cri` (OSC-CRI-006), unit commands (OSC-UNIT-002), file modes (OSC-FILE-004).
-Duplicate file paths follow DESIGN.md §5: any repeat for the same host is a duplicate (OSC-FILE-006).
+Duplicate file paths follow docs/design.md §5: any repeat for the same host is a duplicate (OSC-FILE-006).
 DELETE is never validated, as in Gardener; neither are subresources (webhook.admission skips them).
 
 Each rule family (a rule id without its number) lives in one module, Rule constants and checks together:
     crd.py       OSC-CRD-*    the CRD schema: required keys, `criConfig.name` enum, CEL immutability (§D.1)
     metadata.py  OSC-META-*   object metadata (§D.2)
     purpose.py   OSC-PUR-*    `spec.purpose` (§D.2)
-    cri.py       OSC-CRI-*    `spec.criConfig`: cgroupDriver, containerd, registries, plugins; the seed's `spec.cri`
-    cgroup.py    OSC-CGR-*    containerd and the kubelet agree on the cgroup driver (seed 003)
+    cri.py       OSC-CRI-*    `spec.criConfig`: cgroupDriver, containerd, registries, plugins; the contract's `spec.cri`
+    cgroup.py    OSC-CGR-*    containerd and the kubelet agree on the cgroup driver (docs/requirements.md "OperatingSystemConfig contract")
     units.py     OSC-UNIT-*   `spec.units`, `status.extensionUnits` (§D.2)
     files.py     OSC-FILE-*   `spec.files`, `status.extensionFiles`, duplicate paths (§D.2)
     update.py    OSC-UPD-*    update-only rules (§D.3)
@@ -56,7 +56,7 @@ _EMPTY_STATUS: Final = OperatingSystemConfigStatus()
 
 
 def validate_create(request: CreateRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
-    """Judge a new OperatingSystemConfig: CRD requirements, Gardener's webhook rules, seed 003 checks, warnings."""
+    """Judge a new OperatingSystemConfig: CRD requirements, Gardener's webhook rules, docs/requirements.md "OperatingSystemConfig contract" checks, warnings."""
     osc = request.object
     return Verdict.of(validate_operating_system_config(osc))
 
@@ -72,7 +72,7 @@ def validate_update(request: UpdateRequest[OperatingSystemConfig], view: Cluster
 def validate_operating_system_config(
     osc: OperatingSystemConfig, stored: OperatingSystemConfig | None = None
 ) -> list[Finding]:
-    """Every rule that judges one object, spec and status (gardener ValidateOperatingSystemConfig + seed 003).
+    """Every rule that judges one object, spec and status (gardener ValidateOperatingSystemConfig + docs/requirements.md "OperatingSystemConfig contract").
 
     The paths `filePaths` may name are those of `spec.files` and `status.extensionFiles` together. stored: the
     stored object on UPDATE, whose changed immutable values the update rules report (and these rules then skip).
@@ -97,7 +97,7 @@ def validate_operating_system_config(
 def _validate_spec(
     spec: OperatingSystemConfigSpec, paths: set[str], stored_cri_name: str | None, path: FieldPath
 ) -> list[Finding]:
-    """Rules on a present spec after its keys (gardener ValidateOperatingSystemConfigSpec + seed 003); path: spec.
+    """Rules on a present spec after its keys (gardener ValidateOperatingSystemConfigSpec + docs/requirements.md "OperatingSystemConfig contract"); path: spec.
 
     stored_cri_name: the stored object's `criConfig.name` (UPDATE), else None.
     """

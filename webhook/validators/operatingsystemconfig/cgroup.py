@@ -4,7 +4,7 @@ OSC-CGR-001: `spec.criConfig.cgroupDriver` equals the `cgroupDriver` of every Ku
 the inline files. OSC-CGR-002 (warning): `cgroupfs`, in either place, when the node runs Kubernetes ≥ 1.31
 (a version read from `inPlaceUpdates.kubelet` or the tag of the kubelet binary's image). Gardener checks neither;
 the values themselves are OSC-CRI-001's business (`cri`).
-Source: seed 003 (OperatingSystemConfig contract), cgroup driver; DESIGN.md §5.
+Source: docs/requirements.md "OperatingSystemConfig contract", cgroup driver; docs/design.md §5.
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from webhook.validators.operatingsystemconfig._shared import SEED
 from webhook.validators.operatingsystemconfig.cri import CGROUP_DRIVERS
 from webhook.versions import Version, find_version
 
-OSC_CGR_001 = Rule("OSC-CGR-001", f"{SEED} cgroup driver: kubelet and containerd use the same driver; DESIGN.md §5")
-OSC_CGR_002 = Rule("OSC-CGR-002", f"{SEED} cgroup driver: systemd for Kubernetes 1.31+; DESIGN.md §5", Mode.WARN)
+OSC_CGR_001 = Rule(
+    "OSC-CGR-001", f'{SEED} "cgroup driver": kubelet and containerd use the same driver; docs/design.md §5'
+)
+OSC_CGR_002 = Rule("OSC-CGR-002", f'{SEED} "cgroup driver": systemd for Kubernetes 1.31+; docs/design.md §5', Mode.WARN)
 
 RULES: Final = (OSC_CGR_001, OSC_CGR_002)
 
@@ -95,7 +97,7 @@ def _validate_cgroup_drivers(
 ) -> list[Finding]:
     """containerd's `criConfig.cgroupDriver` equals the `cgroupDriver` of every kubelet configuration file.
 
-    Compared only when both are written down (DESIGN.md §5); an unsupported CRI value is OSC-CRI-001's finding.
+    Compared only when both are written down (docs/design.md §5); an unsupported CRI value is OSC-CRI-001's finding.
     path: spec.criConfig.cgroupDriver, where the finding sits; its detail names the kubelet file's path.
     """
     driver = cri.cgroup_driver if cri is not None else None
@@ -140,7 +142,7 @@ def _image_tag(image: str) -> str | None:
 def _warn_cgroupfs(
     spec: OperatingSystemConfigSpec, kubelet_files: Sequence[_KubeletFile], path: FieldPath
 ) -> list[Finding]:
-    """`cgroupfs` (containerd or kubelet) with Kubernetes ≥ 1.31, when the version is known (seed 003).
+    """`cgroupfs` (containerd or kubelet) with Kubernetes ≥ 1.31, when the version is known (docs/requirements.md "OperatingSystemConfig contract").
 
     path: spec.criConfig.cgroupDriver; a kubelet file's warning sits on its inline data. systemd is fine on any version.
     """

@@ -1,13 +1,13 @@
-"""OSC-CRI-001..006: `spec.criConfig`, its cgroup driver and containerd section, and the seed's `spec.cri`.
+"""OSC-CRI-001..006: `spec.criConfig`, its cgroup driver and containerd section, and the contract's `spec.cri`.
 
 OSC-CRI-001 cgroupDriver is cgroupfs or systemd; OSC-CRI-002 no containerd section for `purpose: provision`;
 OSC-CRI-003 a non-empty sandboxImage; OSC-CRI-004 registries: unique upstreams as `host[:port]`, server and
 host URLs as Go's url.Parse reads them (webhook.gourl), capabilities; OSC-CRI-005 plugin operations, paths and
-values; OSC-CRI-006 (warning) `spec.cri`, the seed's spelling, which the API server drops. The CRD's checks of
+values; OSC-CRI-006 (warning) `spec.cri`, the contract's spelling, which the API server drops. The CRD's checks of
 this section (the `name` enum, required keys) are in `crd`, the kubelet's agreement on the driver in `cgroup`.
 Source: gardener pkg/api/extensions/validation/operatingsystemconfig.go (ValidateCRIConfig,
 ValidateContainerdConfig, validateContainerdRegistryConfigs, validateHostPort, validateContainerdPluginConfigs);
-seed 003 CRI Support.
+docs/requirements.md "OperatingSystemConfig contract" CRI Support.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ OSC_CRI_002 = Rule("OSC-CRI-002", f"{OSC} ValidateContainerdConfig (purpose prov
 OSC_CRI_003 = Rule("OSC-CRI-003", f"{OSC} ValidateContainerdConfig (sandboxImage)")
 OSC_CRI_004 = Rule("OSC-CRI-004", f"{OSC} validateContainerdRegistryConfigs, validateHostPort")
 OSC_CRI_005 = Rule("OSC-CRI-005", f"{OSC} validateContainerdPluginConfigs")
-OSC_CRI_006 = Rule("OSC-CRI-006", f"{SEED} CRI Support: the seed spells `spec.criConfig` as `spec.cri`", Mode.WARN)
+OSC_CRI_006 = Rule(
+    "OSC-CRI-006", f'{SEED} "CRI Support": the contract spells `spec.criConfig` as `spec.cri`', Mode.WARN
+)
 
 RULES: Final = (OSC_CRI_001, OSC_CRI_002, OSC_CRI_003, OSC_CRI_004, OSC_CRI_005, OSC_CRI_006)
 
@@ -166,7 +168,7 @@ def _validate_plugins(plugins: Sequence[PluginConfig], path: FieldPath) -> list[
 
 @OSC_CRI_006.check
 def warn_cri_field(cri: object, path: FieldPath) -> list[Finding]:
-    """`spec.cri` in any form, the seed's spelling of `spec.criConfig` (OSC-CRI-006); cri: its raw value or None.
+    """`spec.cri` in any form, the contract's spelling of `spec.criConfig` (OSC-CRI-006); cri: its raw value or None.
 
     path: spec.cri.
     """

@@ -3,10 +3,10 @@
 OSC-FILE-001 a non-empty path and exactly one content source; OSC-FILE-002 the fields of a secretRef or imageRef;
 OSC-FILE-003 inline encoding (`""` or `b64`) and data; OSC-FILE-004 (warning) `permissions` that is no octal
 file mode; OSC-FILE-005 hostName is a DNS subdomain; OSC-FILE-006 a path repeats only for distinct hosts, across
-spec.files then status.extensionFiles (every repeat for the same host counts, DESIGN.md §5). The CRD's required
+spec.files then status.extensionFiles (every repeat for the same host counts, docs/design.md §5). The CRD's required
 keys of files are checked first, in `crd`.
 Source: gardener pkg/api/extensions/validation/operatingsystemconfig.go (ValidateFiles, validateFileDuplicates),
-pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go (File.Permissions); DESIGN.md §5.
+pkg/apis/extensions/v1alpha1/types_operatingsystemconfig.go (File.Permissions); docs/design.md §5.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ OSC_FILE_002 = Rule("OSC-FILE-002", f"{OSC} ValidateFiles (secretRef, imageRef)"
 OSC_FILE_003 = Rule("OSC-FILE-003", f"{OSC} ValidateFiles (inline encoding and data)")
 OSC_FILE_004 = Rule("OSC-FILE-004", f"{TYPES} File.Permissions: a file mode (unchecked by Gardener)", Mode.WARN)
 OSC_FILE_005 = Rule("OSC-FILE-005", f"{OSC} ValidateFiles (hostName)")
-OSC_FILE_006 = Rule("OSC-FILE-006", f"{OSC} validateFileDuplicates; DESIGN.md §5 (every repeat for the same host)")
+OSC_FILE_006 = Rule("OSC-FILE-006", f"{OSC} validateFileDuplicates; docs/design.md §5 (every repeat for the same host)")
 
 RULES: Final = (OSC_FILE_001, OSC_FILE_002, OSC_FILE_003, OSC_FILE_004, OSC_FILE_005, OSC_FILE_006)
 
@@ -100,7 +100,7 @@ class _PathScope:
 def validate_file_duplicates(
     spec_files: Sequence[File], status_files: Sequence[File], spec_path: FieldPath, status_path: FieldPath
 ) -> list[Finding]:
-    """A path repeats only with distinct hostNames, across spec.files then status.extensionFiles (DESIGN.md §5).
+    """A path repeats only with distinct hostNames, across spec.files then status.extensionFiles (docs/design.md §5).
 
     A global entry (no hostName) reaches every host, so it conflicts with every other entry of its path; a host
     entry conflicts with an earlier entry for the same host or an earlier global one. Gardener remembers only the

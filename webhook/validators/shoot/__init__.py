@@ -1,4 +1,4 @@
-"""Shoot (core.gardener.cloud/v1beta1): gardener-rules.md §C, seeds 000, 001 and 003.
+"""Shoot (core.gardener.cloud/v1beta1): docs/rules.md §C; docs/requirements.md "Versioning", "Kubernetes version skew" and "OperatingSystemConfig contract".
 
 Gardener judges a Shoot in three stages, and so does this package, in one pass without early exits:
 1. `resolve` (C.1, ShootMutator): the referenced CloudProfile (or NamespacedCloudProfile's merged spec, `lookup`)
@@ -8,7 +8,7 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
    `metadata`; addons in `addons`): the pools' own fields in
    `workers`, kubelet configurations in `kubelet`, the control-plane components in `kubernetes` (`kubeapiserver`,
    `components`), `networking`, `maintenance`, `hibernation`, the other top-level fields in `spec`.
-3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the seed 000 warnings.
+3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the docs/requirements.md "Versioning" warnings.
 `access` judges control-plane zones and access restrictions in stages 2 (SH-ZONE-*, called by `static`) and 3
 (SH-ADM-ZONE-*, SH-ADM-ACC-*). `gardener_warnings` gives gardener-apiserver's own Shoot warnings (SH-GW-*) when
 stages 1 and 2 deny nothing, as Gardener computes them only after its mutator and static validation passed.

@@ -1,15 +1,15 @@
-"""Warnings for Shoot owners about the versions they run (seed 000; Gardener gives none): SH-WARN-001..004.
+"""Warnings for Shoot owners about the versions they run (docs/requirements.md "Versioning"; Gardener gives none): SH-WARN-001..004.
 
 For the control plane, every pool's own Kubernetes version and every pool's machine image version, at most one
 warning each, in this order of urgency: already expired and left in use on UPDATE (SH-WARN-004, with the version
 the next maintenance window force-updates to), expiring within `expiryWarningDays` (SH-WARN-003, with the date and
 the force-update target), `preview` (SH-WARN-001) and `deprecated` (SH-WARN-002). Each warning fits 120 characters
-together with its field path (Shoot owners read them in kubectl's output; the API server's limit, DESIGN.md §3, is
+together with its field path (Shoot owners read them in kubectl's output; the API server's limit, docs/design.md §3, is
 256): longer variants are tried first, shorter ones after.
 Force-update targets follow Gardener's maintenance controller: Kubernetes moves to the latest patch of its minor,
 else to the next consecutive minor (a pool never beyond its control plane); machine images follow the image's
 updateStrategy among the versions the pool can use (architecture, CRI, kubelet constraint, in-place support).
-Sources: seed 000 (Automatic Version Upgrades, Update path for machine image versions); gardener
+Sources: docs/requirements.md "Versioning" (Automatic Version Upgrades, Update path for machine image versions); gardener
 pkg/controllermanager/controller/shoot/maintenance (reconciler.go, helper/helper.go FilterMachineImageVersions).
 """
 
@@ -43,19 +43,19 @@ from webhook.versions import (
     parse_constraint,
 )
 
-_SEED: Final = "seed 000 (shoot_versions.md)"
+_SEED: Final = "docs/requirements.md"
 
-SH_WARN_001 = Rule("SH-WARN-001", f"{_SEED} Version Classifications: preview", Mode.WARN, uses_cluster=True)
-SH_WARN_002 = Rule("SH-WARN-002", f"{_SEED} Version Classifications: deprecated", Mode.WARN, uses_cluster=True)
+SH_WARN_001 = Rule("SH-WARN-001", f'{_SEED} "Version Classifications": preview', Mode.WARN, uses_cluster=True)
+SH_WARN_002 = Rule("SH-WARN-002", f'{_SEED} "Version Classifications": deprecated', Mode.WARN, uses_cluster=True)
 SH_WARN_003 = Rule(
     "SH-WARN-003",
-    f"{_SEED} Automatic Version Upgrades: expiring within expiryWarningDays",
+    f'{_SEED} "Automatic Version Upgrades": expiring within expiryWarningDays',
     Mode.WARN,
     uses_cluster=True,
 )
 SH_WARN_004 = Rule(
     "SH-WARN-004",
-    f"{_SEED} Automatic Version Upgrades: expired versions are force-updated",
+    f'{_SEED} "Automatic Version Upgrades": expired versions are force-updated',
     Mode.WARN,
     uses_cluster=True,
 )

@@ -1,4 +1,4 @@
-"""The Shoot as Gardener judges it: after the mutator's defaulting (gardener-rules.md §C.1), plus shared lookups.
+"""The Shoot as Gardener judges it: after the mutator's defaulting (docs/rules.md §C.1), plus shared lookups.
 
 A validating webhook cannot mutate, so the Shoot rules judge an `Effective` copy in which every partial value that
 Gardener's ShootMutator would fill is filled (versions, architectures, machine images). Values that could not be

@@ -1,6 +1,6 @@
 """The warnings gardener-apiserver itself gives for a Shoot (GetWarnings): SH-GW-001..014, in Gardener's words.
 
-One rule per warning of gardener-rules.md §F (SH-GW-0nn = W-SH-0nn): credentials never rotated (001), a credential
+One rule per warning of docs/rules.md §F (SH-GW-0nn = W-SH-0nn): credentials never rotated (001), a credential
 due for rotation (002), a rotation whose completion is overdue (003) — these three on UPDATE only, as Gardener —
 and deprecated fields: kubeControllerManager.podEvictionTimeout (004), the etcd key rotation start/complete
 operation annotations (005), clusterAutoscaler.maxEmptyBulkDelete below 1.33 (006), cloudProfileName from 1.33

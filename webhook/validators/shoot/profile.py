@@ -1,4 +1,4 @@
-"""Admission rules of a Shoot against its CloudProfile (gardener-rules.md §C.4, SH-ADM-*): 403 Forbidden.
+"""Admission rules of a Shoot against its CloudProfile (docs/rules.md §C.4, SH-ADM-*): 403 Forbidden.
 
 As Gardener's ShootValidator, most rules judge only what changed against the stored Shoot (on CREATE the stored
 Shoot is empty, so everything is judged): an expired version stays acceptable for an existing cluster, and a

@@ -1,8 +1,8 @@
-"""Static Shoot rules (gardener-rules.md §C.2, §C.3, SHM-001, seed 003): the object's own fields, 422 Invalid.
+"""Static Shoot rules (docs/rules.md §C.2, §C.3, SHM-001, docs/requirements.md "OperatingSystemConfig contract"): the object's own fields, 422 Invalid.
 
 They judge the Effective Shoot (partial versions resolved, see `resolve`), as Gardener's static validation runs
 after its mutator. Values still unknown are skipped: whatever kept them unknown is reported already.
-Worker kubelet skew follows the Kubernetes skew policy (seed 001, DESIGN.md §5) instead of Gardener's flat
+Worker kubelet skew follows the Kubernetes skew policy (docs/requirements.md "Kubernetes version skew", docs/design.md §5) instead of Gardener's flat
 "three minors" rule. Sources: gardener pkg/api/core/validation/shoot.go (functions named per rule),
 pkg/apiserver/registry/core/shoot/strategy.go, plugin/pkg/shoot/mutator/admission.go.
 """
@@ -50,7 +50,8 @@ SH_K8S_003 = Rule("SH-K8S-003", f"{_SHOOT} ValidateShootSpecUpdate, ValidateKube
 SH_K8S_004 = Rule("SH-K8S-004", f"{_SHOOT} ValidateShootSpecUpdate (worker pools), ValidateKubernetesVersionUpdate")
 SH_K8S_005 = Rule(
     "SH-K8S-005",
-    "seed 001 Version Skew Policy, kubelet; DESIGN.md §5 (replaces the flat limit of "
+    'docs/requirements.md "Kubernetes version skew", Supported version skew: kubelet; docs/design.md §5 (replaces the flat '
+    "limit of "
     f"{_SHOOT} validateWorkerGroupAndControlPlaneKubernetesVersion)",
 )
 SH_VER_001 = Rule("SH-VER-001", f"{_SHOOT} ValidateCloudProfileReference (cloudProfileName, >= 1.34)")
@@ -65,9 +66,7 @@ SH_INP_001 = Rule(
     f"{_SHOOT} ValidateWorker (updateStrategy), ValidateInPlaceUpdateStrategyOnCreation, ValidateProviderUpdate, "
     "validateMachineImageVersionInPlaceUpdate",
 )
-SH_CRI_POL_001 = Rule(
-    "SH-CRI-POL-001", "seed 003 (OperatingSystemConfig contract) CRI Support; settings.workerCriUnsupportedImages"
-)
+SH_CRI_POL_001 = Rule("SH-CRI-POL-001", 'docs/requirements.md "CRI Support"; settings.workerCriUnsupportedImages')
 
 RULES: Final = (
     SHM_001, SH_K8S_001, SH_K8S_002, SH_K8S_003, SH_K8S_004, SH_K8S_005,
@@ -89,7 +88,7 @@ _MINOR_WORDS: Final = {2: "two", 3: "three"}
 
 @dataclass(frozen=True, slots=True)
 class StaticContext:
-    """What static rules read besides the Shoot: the InPlaceNodeUpdates gate, the CRI policy (seed 003), the Shoot's
+    """What static rules read besides the Shoot: the InPlaceNodeUpdates gate, the CRI policy (docs/requirements.md "OperatingSystemConfig contract"), the Shoot's
     namespace, and whether an UPDATE keeps kube-apiserver's acceptedIssuers as stored (then they are not judged).
     """
 
@@ -166,7 +165,7 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
 
 def _validate_pools(eff: Effective, ctx: StaticContext, *, create: bool) -> list[Finding]:
     """This module's checks of each pool (ValidateWorker's machine, CRI, architecture, update strategy and kubelet
-    version, the in-place gate, the CRI policy of seed 003)."""
+    version, the in-place gate, the CRI policy of docs/requirements.md "OperatingSystemConfig contract")."""
     findings: list[Finding] = []
     for i, worker in enumerate(eff.workers):
         path = worker_path(i)
@@ -342,7 +341,7 @@ def _validate_kubernetes_version(version: str, known: bool, path: FieldPath) -> 
 
 
 def _kubelet_skew_limit(kubelet: Version) -> int:
-    """Seed 001: three minors behind kube-apiserver, two when the kubelet is older than 1.25 (webhook.skew's table)."""
+    """docs/requirements.md "Kubernetes version skew": three minors behind kube-apiserver, two when the kubelet is older than 1.25 (webhook.skew's table)."""
     return allowed_older(Component.KUBELET, Component.KUBE_APISERVER, kubelet)
 
 
@@ -351,7 +350,7 @@ def _validate_kubelet_skew(control_plane: str, pool: str, path: FieldPath) -> li
     """A pool's kubelet is never newer than the control plane, and at most three minors older (two when the kubelet
     is older than 1.25); path: spec.provider.workers[i].kubernetes.version. Versions are compared normalised.
 
-    Source: seed 001 (kubelet); gardener shoot.go validateWorkerGroupAndControlPlaneKubernetesVersion (wording).
+    Source: docs/requirements.md "Kubernetes version skew" (kubelet); gardener shoot.go validateWorkerGroupAndControlPlaneKubernetesVersion (wording).
     """
     kubelet = normalized(pool)
     if kubelet is None:
@@ -579,7 +578,7 @@ def _validate_cri_policy(
     worker: Worker, image: ShootMachineImage | None, ctx: StaticContext, path: FieldPath
 ) -> list[Finding]:
     """Pools on machine images whose OS extension does not support CRI configuration do not configure their CRI
-    (seed 003: "prevent specifying the .spec.provider.workers[].cri section"); path: workers[i].cri.
+    (docs/requirements.md "OperatingSystemConfig contract": "prevent specifying the .spec.provider.workers[].cri section"); path: workers[i].cri.
 
     image: the effective machine image (as given, kept from the stored pool, or resolved).
     """
