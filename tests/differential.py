@@ -13,9 +13,9 @@ when present, the real corpus, each of a judged kind, as CREATE, re-applied (UPD
 fuzzing pools, entries dropped or repeated, keys dropped) as CREATE, as an UPDATE of the object and as an UPDATE
 back to it; all under both settings of the VersionClassificationLifecycle gate and at three clocks (before,
 between and after the examples' expiration dates). The cluster state is every tracked base object.
-Each review is judged twice: on the plain path (no memo, entry memos off) and through one memo per setting that
-sees the reviews as a stream, as a server worker does; the two answers must be equal (else the run fails at once),
-and the plain one is recorded.
+Each review is judged twice: on the plain path (no caches) and through one `Caches` per setting that sees the
+reviews as a stream, as a server worker does; the two answers must be equal (else the run fails at once), and the
+plain one is recorded.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from tests.strategies import BASES, NASTY_STRINGS, NASTY_VERSIONS, paths_of
-from webhook import field
-from webhook.admission import Memo, judge, make_review
+from webhook.admission import judge, make_review
+from webhook.caching.caches import Caches
 from webhook.cluster.static import StaticView
 from webhook.documents import read_objects
 from webhook.settings import FeatureGates, Settings
@@ -126,32 +126,28 @@ def _view(objects: list[tuple[str, dict[str, Any]]]) -> StaticView:
     return view
 
 
-def _answer(body: bytes, view: StaticView, settings: Settings, now: datetime, memo: Memo | None) -> str:
-    response = dict(judge(body, view=view, settings=settings, now=now, memo=memo).response)
+def _answer(body: bytes, view: StaticView, settings: Settings, now: datetime, caches: Caches | None) -> str:
+    response = dict(judge(body, view=view, settings=settings, now=now, caches=caches).response)
     response.pop("uid", None)
     return json.dumps(response, sort_keys=True, ensure_ascii=False)
 
 
 def run(mutations: int, seed: int) -> list[tuple[str, str]]:
     """(label, canonical answer) of every review under every setting and clock; raises AssertionError when the
-    memo path answers differently from the plain one."""
+    cached path answers differently from the plain one."""
     view = _view(base_objects())
     items = list(reviews(mutations, seed))
     bodies = [(label, json.dumps(review).encode()) for label, review in items]
     answers: list[tuple[str, str]] = []
     for gate in (False, True):
         settings = Settings(feature_gates=FeatureGates(version_classification_lifecycle=gate))
-        memo = Memo()
+        caches = Caches()
         for now in CLOCKS:
             for label, body in bodies:
-                field.remember_entry_findings(False)
-                try:
-                    plain = _answer(body, view, settings, now, None)
-                finally:
-                    field.remember_entry_findings(True)
-                cached = _answer(body, view, settings, now, memo)
+                plain = _answer(body, view, settings, now, None)
+                cached = _answer(body, view, settings, now, caches)
                 tag = f"{label} lifecycle={gate} now={now:%Y-%m-%dT%H:%M}"
-                assert cached == plain, f"{tag}: the memo path answers otherwise\nplain:  {plain}\ncached: {cached}"
+                assert cached == plain, f"{tag}: the cached path answers otherwise\nplain:  {plain}\ncached: {cached}"
                 answers.append((tag, plain))
     return answers
 

@@ -20,8 +20,10 @@ from tests.builders import (
 )
 from webhook import admission
 from webhook.admission import BadReview, Envelope, judge, kinds_to_confirm, parse_review
+from webhook.caching.caches import Caches
 from webhook.rendering import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, sanitize_warnings
 from webhook.settings import Exemptions, Settings
+from webhook.validators.cloudprofile.spec import CP_REG_001
 
 
 def outcome(body: bytes, settings: Settings | None = None) -> Any:
@@ -184,18 +186,20 @@ def test_rules_escalated_by_config_are_ratcheted_too() -> None:
     )
 
 
+@CP_REG_001.check
+def _explode(*_: Any) -> Any:
+    """A rule's check that crashes (module-level, as every rule's check is)."""
+    raise RuntimeError("boom")
+
+
 def test_a_crashing_validator_is_a_logged_500_denial(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     from webhook import admission
     from webhook.kinds import KindValidator
     from webhook.models.core import CloudProfile
-    from webhook.validators.cloudprofile.spec import CP_REG_001
 
-    @CP_REG_001.check
-    def explode(*_: Any) -> Any:
-        raise RuntimeError("boom")
-
+    explode = _explode
     broken = KindValidator("core.gardener.cloud", "CloudProfile", CloudProfile, (), create=explode, update=explode)
     monkeypatch.setattr(admission, "REGISTRY", {("core.gardener.cloud", "CloudProfile"): broken})
     out = outcome(review_bytes(cloud_profile_dict(), uid="crash-1"))
@@ -334,10 +338,10 @@ def test_kinds_to_confirm_decodes_once_for_judging(monkeypatch: pytest.MonkeyPat
     calls: list[object] = []
     real = admission._decode_pair
     monkeypatch.setattr(admission, "_decode_pair", lambda *args: calls.append(args) or real(*args))
-    for memo in (None, admission.Memo()):
+    for memo in (None, Caches()):
         calls.clear()
         parsed = parse_review(body)
-        assert admission.kinds_to_confirm(parsed, memo=memo) == REFERRERS
-        answer = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, memo=memo, review=parsed)
+        assert admission.kinds_to_confirm(parsed, caches=memo) == REFERRERS
+        answer = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, caches=memo, review=parsed)
         assert answer == alone
         assert len(calls) == 1

@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
+import traceback
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
 
 import pytest
 
+from webhook.caching.findings import CleanEntries, ListFindings, stable_until
 from webhook.field import (
     METADATA,
     NO_VALUE,
     ROOT,
     SPEC,
-    CleanEntries,
     ErrorType,
     FieldPath,
     Finding,
-    ListFindings,
     Mode,
     Rule,
     Verdict,
     render_value,
-    rule_of_code,
+    rule_of_frame,
     rules_table,
-    stable_until,
 )
 
 RULE = Rule("TEST-001", source="tests/test_field.py")
@@ -151,16 +150,23 @@ def test_finding_key_identifies_the_same_finding_on_old_and_new_objects() -> Non
     assert RULE.forbidden(PATH, "must not").key()[4] == ""
 
 
-def test_check_records_the_function_for_crash_attribution_and_returns_it_unchanged() -> None:
-    def validate_something(path: FieldPath) -> list[Finding]:
-        return [RULE.required(path, "must provide something")]
+def _crashing_check(path: FieldPath) -> list[Finding]:
+    raise ValueError(str(path))
 
-    def unrecorded() -> None:
-        return None
 
-    assert RULE.check(validate_something) is validate_something
-    assert rule_of_code(validate_something.__code__) is RULE
-    assert rule_of_code(unrecorded.__code__) is None
+def _unmarked(path: FieldPath) -> list[Finding]:
+    return _crashing_check(path)
+
+
+def test_check_marks_the_function_for_crash_attribution_and_returns_it_unchanged() -> None:
+    assert RULE.check(_crashing_check) is _crashing_check
+    try:
+        _unmarked(PATH)
+    except ValueError as exc:
+        rules = {frame.f_code.co_name: rule_of_frame(frame) for frame, _ in traceback.walk_tb(exc.__traceback__)}
+    assert rules["_crashing_check"] is RULE
+    assert rules["_unmarked"] is None
+    assert rules["test_check_marks_the_function_for_crash_attribution_and_returns_it_unchanged"] is None
 
 
 # ------------------------------------------------------------------------------------------------ render_value
@@ -277,9 +283,6 @@ def test_clean_entries_skip_only_the_same_object_under_the_same_context() -> Non
     for i in range(10):
         memo.learn(object(), i, [])
     assert len(memo) <= 4
-    memo.enabled = False
-    memo.learn(twin, "ctx", [])
-    assert not memo.known(twin, "ctx")
 
 
 def test_list_findings_are_taken_for_the_same_entries_within_the_window_only() -> None:

@@ -21,6 +21,7 @@ import webhook.kinds
 from tests.builders import NOW, review_bytes
 from tests.strategies import BASES, CLUSTER, mutated
 from webhook.admission import BadReview, judge
+from webhook.caching.caches import Caches
 from webhook.kinds import decode, share_entries
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
@@ -64,7 +65,7 @@ def test_equal_json_in_another_list_or_of_another_kind_is_another_model() -> Non
     decoded = decode(entry.model, profile)
     shared = share_entries(copy.deepcopy(profile), profile, decoded, entry.shared_lists)
     assert decode(entry.model, shared) == decoded
-    memo = webhook.admission.Memo()
+    memo = Caches()
     cloud_profile = _update_review("CloudProfile", BASES["CloudProfile"](), profile, profile)
     namespaced = BASES["NamespacedCloudProfile"]()
     namespaced["spec"]["kubernetes"] = {"versions": [dict(same)]}
@@ -126,7 +127,7 @@ def test_judge_answers_the_same_with_and_without_sharing(
     old = data.draw(mutated(new), label="old")
     body = _update_review(kind, base, new, old)
     with_sharing = _answer(body)
-    memo = webhook.admission.Memo()
+    memo = Caches()
     _answer(_update_review(kind, base, old, base), memo)  # entries of an earlier request kept across requests
     with_earlier_entries = _answer(body, memo)
     with monkeypatch.context() as patch:
@@ -135,9 +136,9 @@ def test_judge_answers_the_same_with_and_without_sharing(
     assert with_sharing == without == with_earlier_entries
 
 
-def _answer(body: bytes, memo: webhook.admission.Memo | None = None) -> str:
+def _answer(body: bytes, memo: Caches | None = None) -> str:
     """The review judge answers (JSON), or the BadReview reason."""
     try:
-        return json.dumps(judge(body, view=CLUSTER, settings=Settings(), now=NOW, memo=memo).review)
+        return json.dumps(judge(body, view=CLUSTER, settings=Settings(), now=NOW, caches=memo).review)
     except BadReview as exc:
         return f"BadReview: {exc}"

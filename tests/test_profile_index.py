@@ -1,5 +1,6 @@
-"""Each CloudProfile is indexed once (`profiles.index_of`), and a NamespacedCloudProfile's merge is built once per
-pair of view objects (shoot/lookup.py); a profile replaced in the view is judged by its new content."""
+"""Each CloudProfile is indexed once per spec object (`caching.rules.RuleCaches.index_of`), and a
+NamespacedCloudProfile's merge is built once per pair of view objects (shoot/lookup.py); a profile replaced in the view
+is judged by its new content."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from tests.builders import NOW, cloud_profile, image, namespaced_cloud_profile_dict, request, shoot, shoot_dict
 from tests.validators.shoot.cases import PROFILE, SETTINGS, pool
-from webhook import profiles
+from webhook.caching.rules import RuleCaches
 from webhook.cluster.static import StaticView
 from webhook.field import Verdict
 from webhook.validators import shoot as shoot_validator
@@ -28,7 +29,7 @@ def test_the_index_keeps_every_entry_of_a_name_in_the_profiles_order() -> None:
             },
         }
     ).spec
-    index = profiles.index_of(spec)
+    index = RuleCaches().index_of(spec)
     assert [t.architecture for t in index.machine_types("m1")] == ["amd64", "arm64"]
     assert [v.version for _, v in index.image_versions("a")] == ["1.0.0", "2.0.0", "3.0.0"]
     assert [len(i.versions) for i in index.images("a")] == [2, 1]
@@ -37,9 +38,10 @@ def test_the_index_keeps_every_entry_of_a_name_in_the_profiles_order() -> None:
 
 def test_one_index_per_profile_object() -> None:
     spec = cloud_profile(PROFILE).spec
-    assert profiles.index_of(spec) is profiles.index_of(spec)
+    caches = RuleCaches()
+    assert caches.index_of(spec) is caches.index_of(spec)
     equal = cloud_profile(PROFILE).spec  # an equal profile, another object: its own index
-    assert profiles.index_of(equal) is not profiles.index_of(spec)
+    assert caches.index_of(equal) is not caches.index_of(spec)
 
 
 def _on_custom(machine_type: str) -> dict[str, Any]:

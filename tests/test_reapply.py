@@ -2,16 +2,16 @@
 
 1. `parse_review` reads the envelope with msgspec and keeps the objects as raw JSON slices; for any body, it accepts
    and rejects what the pydantic parse (`_parse_review_slowly`) does, with the same message, envelope and objects.
-2. `Memo` answers a re-applied object (UPDATE, object byte for byte its oldObject) from a remembered verdict;
+2. `Caches` answer a re-applied object (UPDATE, object byte for byte its oldObject) from a remembered verdict;
    over generated objects, clock shifts (across expiration dates, "expires in N days" and lifecycle boundaries) and
    cluster view changes, every response equals the one judged afresh.
 3. `ParsedEntries` parses only list entries whose bytes no earlier request had: for any object text (duplicate
    keys, deep nesting, huge numbers, broken bytes) it gives what `_parse_object` gives, value or error.
-4. `field.CLEAN_ENTRIES` skips entry checks that found nothing in the same decoded entry before, and
-   `field.LIST_FINDINGS` takes a list check's findings on the same entries within the same clock window; over
+4. `caching.findings.CleanEntries` skips entry checks that found nothing in the same decoded entry before, and
+   `caching.findings.ListFindings` takes a list check's findings on the same entries within the same clock window; over
    generated UPDATE streams, clock moves (across expiration dates, "expires in N days" and lifecycle boundaries,
    forwards and back) and both settings of the gate those checks read, every response equals the one judged afresh
-   (no memo, neither of them).
+   (no caches).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from tests.strategies import BASES, leaves, mutated, paths_of, reviews, to_json
 from webhook import admission
 from webhook.admission import (
     BadReview,
-    Memo,
     Outcome,
     ParsedEntries,
     _parse_object,
@@ -39,8 +38,9 @@ from webhook.admission import (
     judge,
     parse_review,
 )
+from webhook.caching.caches import Caches
+from webhook.caching.findings import FindingStores
 from webhook.cluster.static import StaticView
-from webhook.field import CLEAN_ENTRIES, remember_entry_findings
 from webhook.field import SPEC as SPEC_PATH
 from webhook.models.base import parse_rfc3339
 from webhook.models.core import MachineImage, MachineImageVersion
@@ -321,7 +321,7 @@ def test_remembered_verdicts_equal_fresh_ones_across_clock_and_view_changes(data
     kind, obj = data.draw(_base(), label="object")
     body = _reapplied(obj, kind)
     view = _View.from_objects([copy.deepcopy(BASES["CloudProfile"]()), copy.deepcopy(BASES["Shoot"]())], source="test")
-    memo = Memo()
+    memo = Caches()
     stamps = _stamps(obj)
     now = START
     for step in range(data.draw(st.integers(min_value=2, max_value=6), label="steps")):
@@ -346,16 +346,13 @@ def test_remembered_verdicts_equal_fresh_ones_across_clock_and_view_changes(data
 
 
 def _judged(
-    body: bytes, view: StaticView, now: datetime, memo: Memo | None, settings: Settings = SETTINGS
+    body: bytes, view: StaticView, now: datetime, memo: Caches | None, settings: Settings = SETTINGS
 ) -> tuple[Any, ...]:
-    """The answer with `memo` and the process's clean entries; with memo None, the plain path (neither)."""
-    remember_entry_findings(memo is not None)
+    """The answer with the caches `memo`; with memo None, the plain path."""
     try:
-        return _answer(judge(body, view=view, settings=settings, now=now, memo=memo))
+        return _answer(judge(body, view=view, settings=settings, now=now, caches=memo))
     except BadReview as exc:  # an object nested too deep
         return ("bad review", str(exc))
-    finally:
-        remember_entry_findings(True)
 
 
 def _update(new: dict[str, Any], old: dict[str, Any], kind: str) -> bytes:
@@ -379,12 +376,12 @@ def _moved(draw: st.DrawFn, now: datetime, stamps: list[datetime]) -> datetime:
 
 @given(data=st.data())
 def test_a_stream_of_changing_updates_gets_the_answers_each_gets_alone(data: st.DataObject) -> None:
-    """Decoded entries kept across requests (Memo.entries) change no answer: each UPDATE of a GitOps stream (every
+    """Decoded entries kept across requests (Caches.entries) change no answer: each UPDATE of a GitOps stream (every
     revision a small mutation of the one before, entries added, changed, dropped or repeated) is judged as alone."""
     kind = data.draw(st.sampled_from(("CloudProfile", "NamespacedCloudProfile")), label="kind")
     view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
     kept = data.draw(st.sampled_from((3, 20_000)), label="entries kept")
-    memos = {id(SETTINGS): Memo(entries=kept), id(LIFECYCLE_ON): Memo(entries=kept)}  # a Memo keeps its settings
+    memos = {id(SETTINGS): Caches(entries=kept), id(LIFECYCLE_ON): Caches(entries=kept)}  # caches keep their settings
     revision = BASES[kind]()
     if data.draw(st.booleans(), label="dated versions"):
         _with_dates(data.draw, revision)
@@ -406,42 +403,42 @@ def test_a_reapplied_cloud_profile_is_judged_once_until_a_date_moves_it() -> Non
     date = datetime(2026, 12, 1, tzinfo=UTC)  # the base's image expirationDate
     assert date in _stamps(profile)
     body = _reapplied(profile)
-    view, memo = StaticView.empty(), Memo()
-    first = judge(body, view=view, settings=SETTINGS, now=START, memo=memo)
-    again = judge(body, view=view, settings=SETTINGS, now=START + timedelta(hours=1), memo=memo)
-    assert (memo.misses, memo.hits) == (1, 1)
+    view, memo = StaticView.empty(), Caches()
+    first = judge(body, view=view, settings=SETTINGS, now=START, caches=memo)
+    again = judge(body, view=view, settings=SETTINGS, now=START + timedelta(hours=1), caches=memo)
+    assert (memo.verdicts.misses, memo.verdicts.hits) == (1, 1)
     assert _answer(first) == _answer(again)
     # START is 09:30; the date is at midnight: "expires in N days" may change at the next midnight.
-    judge(body, view=view, settings=SETTINGS, now=datetime(2026, 11, 25, tzinfo=UTC), memo=memo)
-    assert (memo.misses, memo.hits) == (2, 1)
+    judge(body, view=view, settings=SETTINGS, now=datetime(2026, 11, 25, tzinfo=UTC), caches=memo)
+    assert (memo.verdicts.misses, memo.verdicts.hits) == (2, 1)
     view.add(shoot_dict(worker_dict("pool-a")), where="new Shoot")  # the cluster changed: judged again
-    judge(body, view=view, settings=SETTINGS, now=datetime(2026, 11, 25, tzinfo=UTC), memo=memo)
-    assert (memo.misses, memo.hits) == (3, 1)
+    judge(body, view=view, settings=SETTINGS, now=datetime(2026, 11, 25, tzinfo=UTC), caches=memo)
+    assert (memo.verdicts.misses, memo.verdicts.hits) == (3, 1)
 
 
 def test_only_reapplies_of_kinds_that_read_their_own_dates_are_remembered() -> None:
-    memo = Memo()
+    memo = Caches()
     view = StaticView.from_objects([BASES["CloudProfile"]()])
     shoot = BASES["Shoot"]()
-    judge(_reapplied(shoot), view=view, settings=SETTINGS, now=START, memo=memo)
+    judge(_reapplied(shoot), view=view, settings=SETTINGS, now=START, caches=memo)
     changed = BASES["CloudProfile"]()
     new = json.loads(_reapplied(changed))
     new["request"]["object"]["spec"]["limits"] = {"maxNodesTotal": 7}
-    judge(json.dumps(new).encode(), view=view, settings=SETTINGS, now=START, memo=memo)
-    assert (memo.hits, memo.misses, len(memo)) == (0, 0, 0)
+    judge(json.dumps(new).encode(), view=view, settings=SETTINGS, now=START, caches=memo)
+    assert (memo.verdicts.hits, memo.verdicts.misses, len(memo.verdicts)) == (0, 0, 0)
 
 
 def test_the_memo_keeps_at_most_its_capacity() -> None:
-    memo = Memo(capacity=2)
+    memo = Caches(capacity=2)
     for limit in range(4):
         profile = BASES["CloudProfile"]()
         profile["spec"]["limits"] = {"maxNodesTotal": 10 + limit}
-        judge(_reapplied(profile), view=StaticView.empty(), settings=SETTINGS, now=START, memo=memo)
-    assert len(memo) == 2
+        judge(_reapplied(profile), view=StaticView.empty(), settings=SETTINGS, now=START, caches=memo)
+    assert len(memo.verdicts) == 2
 
 
 def test_decoded_entries_stay_bounded_and_an_object_larger_than_the_store_is_not_learned() -> None:
-    memo = Memo(entries=40)
+    memo = Caches(entries=40)
 
     def profile(first: int, count: int) -> dict[str, Any]:
         raw = BASES["CloudProfile"]()
@@ -449,11 +446,11 @@ def test_decoded_entries_stay_bounded_and_an_object_larger_than_the_store_is_not
         return raw
 
     judge(_update(profile(0, 100), profile(0, 100), "CloudProfile"), view=StaticView.empty(), settings=SETTINGS,
-          now=START, memo=memo)  # fmt: skip
+          now=START, caches=memo)  # fmt: skip
     assert len(memo.entries) == 0  # 100 versions and more entries: larger than the store
     for first in range(0, 60, 6):  # a stream whose versions move on: the store keeps its newest entries
         body = _update(profile(first + 1, 6), profile(first, 6), "CloudProfile")
-        judge(body, view=StaticView.empty(), settings=SETTINGS, now=START, memo=memo)
+        judge(body, view=StaticView.empty(), settings=SETTINGS, now=START, caches=memo)
         assert 0 < len(memo.entries) <= 40
 
 
@@ -465,19 +462,21 @@ def test_the_old_object_of_the_next_update_in_a_stream_is_neither_parsed_nor_dec
         profile = BASES["CloudProfile"]()
         profile["spec"]["limits"] = {"maxNodesTotal": 100 + limit}
         revisions.append(profile)
-    memo, view = Memo(), StaticView.empty()
+    memo, view = Caches(), StaticView.empty()
     parsed: list[object] = []
     decoded: list[object] = []
     parse, decode_one = admission.ParsedEntries.parse, admission._decode_one
     monkeypatch.setattr(
         admission.ParsedEntries, "parse", lambda self, raw, lists: parsed.append(raw) or parse(self, raw, lists)
     )
-    monkeypatch.setattr(admission, "_decode_one", lambda entry, raw: decoded.append(raw) or decode_one(entry, raw))
+    monkeypatch.setattr(
+        admission, "_decode_one", lambda entry, raw, caches: decoded.append(raw) or decode_one(entry, raw, caches)
+    )
     first = _update(revisions[1], revisions[0], "CloudProfile")
-    judge(first, view=view, settings=SETTINGS, now=START, memo=memo)
+    judge(first, view=view, settings=SETTINGS, now=START, caches=memo)
     assert (len(parsed), len(decoded)) == (2, 2)
     second = _update(revisions[2], revisions[1], "CloudProfile")
-    remembered = judge(second, view=view, settings=SETTINGS, now=START, memo=memo)
+    remembered = judge(second, view=view, settings=SETTINGS, now=START, caches=memo)
     assert (len(parsed), len(decoded)) == (3, 3)  # only revision 2, the new object
     assert _answer(remembered) == _answer(judge(second, view=view, settings=SETTINGS, now=START))
 
@@ -488,15 +487,14 @@ def test_a_stream_runs_the_version_checks_only_on_versions_no_request_had(monkey
     from webhook.validators.cloudprofile import machine_images
 
     runs: list[str] = []
-    own = machine_images._version_own_findings
+    own = machine_images._validate_image_version_architectures  # run by every check of a version's own fields
 
     def counted(version: Any, capabilities: Any, path: Any) -> Any:
         runs.append(version.version)
         return own(version, capabilities, path)
 
-    monkeypatch.setattr(machine_images, "_version_own_findings", counted)
-    CLEAN_ENTRIES.clear()
-    view, memo = StaticView.empty(), Memo()
+    monkeypatch.setattr(machine_images, "_validate_image_version_architectures", counted)
+    view, memo = StaticView.empty(), Caches()
     revision = BASES["CloudProfile"]()
     bad = {"version": "1589.0.0", "kubeletVersionConstraint": "not a constraint", "architectures": ["amd64"]}
     revision["spec"]["machineImages"][0]["versions"].append(bad)
@@ -506,7 +504,9 @@ def test_a_stream_runs_the_version_checks_only_on_versions_no_request_had(monkey
             0, {"version": f"1600.{step}.0", "cri": [{"name": "containerd"}], "architectures": ["amd64"]}
         )
         runs.clear()
-        answer = judge(_update(following, revision, "CloudProfile"), view=view, settings=SETTINGS, now=START, memo=memo)
+        answer = judge(
+            _update(following, revision, "CloudProfile"), view=view, settings=SETTINGS, now=START, caches=memo
+        )
         checked = sorted(runs)
         assert answer == judge(_update(following, revision, "CloudProfile"), view=view, settings=SETTINGS, now=START)
         # Reported at the index the version has now (a new path, so not ratcheted).
@@ -514,7 +514,7 @@ def test_a_stream_runs_the_version_checks_only_on_versions_no_request_had(monkey
         assert [e for e in answer.entries if e[:2] == ("CP-MI-009", "deny") and e[2].startswith(path)], answer.entries
         # The first request checks every version, and its stored object's judgement (for ratcheting) the one with a
         # finding again; later ones only the new version and the one with a finding: the stored object's image is
-        # the image the request before judged, whose findings are remembered (LIST_FINDINGS).
+        # the image the request before judged, whose findings are remembered (ListFindings).
         first = ["1600.0.0", "1592.1.0", "1591.0.0", "22.4.0", "1589.0.0"]
         assert checked == sorted([*(first if step == 0 else [f"1600.{step}.0"]), "1589.0.0"])
         revision = following
@@ -540,23 +540,24 @@ _IMAGE_VERSIONS: Final = [MachineImageVersion(version=v) for v in ("1", "b-1", "
 def test_images_judged_one_by_one_give_what_the_shared_seen_sets_give(images: list[Any], remembered: bool) -> None:
     """validate_machine_images judges images that share no name or `name-version` key one by one (remembered per
     image); names and versions from a small alphabet make "a" + "b-1" and "a-b" + "1" collide."""
+    from webhook.validators.cloudprofile.context import ProfileContext
     from webhook.validators.cloudprofile.machine_images import validate_machine_image, validate_machine_images
 
     path = SPEC_PATH.child("machineImages")
+    plain = ProfileContext(now=START)
     seen_names: set[str] = set()
     seen_versions: set[str] = set()
     expected = []
     for i, image in enumerate(images):  # Gardener's loop: one pair of seen sets across all images
         expected.extend(
-            validate_machine_image(image, {}, seen_names, seen_versions, path.index(i), allow_empty_versions=False)
+            validate_machine_image(
+                image, {}, seen_names, seen_versions, plain, path.index(i), allow_empty_versions=False
+            )
         )
-    remember_entry_findings(remembered)
-    try:
-        for _ in range(2):  # the second time from LIST_FINDINGS when remembered
-            found = [f for f in validate_machine_images(images, {}, path, allow_empty_versions=False)]
-            assert [f for f in found if f.path != path] == expected  # not the first loop's CP-MI-007 on the list
-    finally:
-        remember_entry_findings(True)
+    ctx = ProfileContext(now=START, findings=FindingStores() if remembered else None)
+    for _ in range(2):  # the second time from the stores when remembered
+        found = [f for f in validate_machine_images(images, {}, ctx, path, allow_empty_versions=False)]
+        assert [f for f in found if f.path != path] == expected  # not the first loop's CP-MI-007 on the list
 
 
 def test_parsed_entries_keep_no_entry_larger_than_entry_bytes_and_stay_within_kept_bytes() -> None:

@@ -19,18 +19,18 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Final
 
+from webhook.caching.caches import Caches
+from webhook.caching.findings import stable_until
 from webhook.cluster.view import KINDS, ClusterView
-from webhook.field import Finding, Verdict, rule_of_code, stable_until
+from webhook.field import Finding, Verdict, rule_of_frame
 from webhook.kinds import (
     CreateRequest,
-    DecodedEntries,
     DeleteRequest,
     KindValidator,
     Operation,
@@ -133,9 +133,9 @@ class _Judged:
 
 def _crash_rule(tb: TracebackType | None) -> str:
     """Name the rule behind an exception: innermost `Rule.check` function, else the innermost validator function."""
-    frames = [frame.f_code for frame, _ in traceback.walk_tb(tb)]
-    for code in reversed(frames):
-        rule = rule_of_code(code)
+    frames = [frame for frame, _ in traceback.walk_tb(tb)]
+    for frame in reversed(frames):
+        rule = rule_of_frame(frame)
         if rule is not None:
             return rule.id
     for frame, _ in reversed(list(traceback.walk_tb(tb))):
@@ -145,7 +145,7 @@ def _crash_rule(tb: TracebackType | None) -> str:
     return "unknown"
 
 
-def _decode_one(entry: KindValidator[Any], raw: object) -> tuple[Any, Any, list[Finding]]:
+def _decode_one(entry: KindValidator[Any], raw: object, caches: Caches | None = None) -> tuple[Any, Any, list[Finding]]:
     """Decode and default one object: (defaulted, decoded, []); (None, None, findings) when its shape is wrong,
     (None, None, []) when absent."""
     if raw is None:
@@ -153,54 +153,56 @@ def _decode_one(entry: KindValidator[Any], raw: object) -> tuple[Any, Any, list[
     decoded = decode(entry.model, raw)
     if isinstance(decoded, list):
         return None, None, decoded
-    return entry.prepare(decoded), decoded, []
+    return entry.prepare(decoded, caches.rules if caches is not None else None), decoded, []
 
 
-def _decode_review(entry: KindValidator[Any], review: Review, memo: Memo | None) -> _DecodedPair:
+def _decode_review(entry: KindValidator[Any], review: Review, caches: Caches | None) -> _DecodedPair:
     """`_decode_pair` of the review's objects for `entry`, once per review (kept on it): the objects parsed with the
-    memo's stores when there is a memo. Raises BadReview when the objects are not valid JSON (`Review.objects`)."""
+    caches's stores when there is a caches. Raises BadReview when the objects are not valid JSON (`Review.objects`)."""
     kept = review._decoded
     if kept is not None and kept[0] is entry:
         return kept[1]
-    if memo is not None:
-        raw_object, raw_old = review.objects(memo.recent, (memo.parsed, entry.shared_lists))
+    if caches is not None:
+        raw_object, raw_old = review.objects(caches.recent, (caches.parsed, entry.shared_lists))
     else:
         raw_object, raw_old = review.objects()
-    decoded = _decode_pair(entry, raw_object, raw_old, memo)
+    decoded = _decode_pair(entry, raw_object, raw_old, caches)
     review._decoded = (entry, decoded)
     return decoded
 
 
-def _decode_pair(entry: KindValidator[Any], raw_new: object, raw_old: object, memo: Memo | None = None) -> _DecodedPair:
+def _decode_pair(
+    entry: KindValidator[Any], raw_new: object, raw_old: object, caches: Caches | None = None
+) -> _DecodedPair:
     """Decode and default the object and the stored object: (new, new findings, old, old findings).
 
     The stored object reuses the new object's decoded list entries that it holds unchanged (`shared_lists`): the
-    same models as decoding it alone, for a fraction of the cost on a typical UPDATE. memo: what the server keeps
+    same models as decoding it alone, for a fraction of the cost on a typical UPDATE. caches: what the server keeps
     across requests: an object decoded for an earlier request (in a GitOps stream, this oldObject was the object of
     the UPDATE before) is taken as decoded then, and both objects reuse the list entries earlier requests decoded.
     """
-    recent = memo.recent if memo is not None else None
+    recent = caches.recent if caches is not None else None
     new_result = recent.decoded(raw_new, entry) if recent is not None else None
     old_result = recent.decoded(raw_old, entry) if recent is not None else None
     lists = entry.shared_lists
     if new_result is None:
-        if lists and memo is not None:
-            reused = memo.entries.reuse(raw_new, entry.model, lists)
-            new_result = _decode_one(entry, reused)
+        if lists and caches is not None:
+            reused = caches.entries.reuse(raw_new, entry.model, lists)
+            new_result = _decode_one(entry, reused, caches)
             if new_result[1] is not None:
-                memo.entries.learn(raw_new, reused, new_result[1], lists)
+                caches.entries.learn(raw_new, reused, new_result[1], lists)
         else:
-            new_result = _decode_one(entry, raw_new)
+            new_result = _decode_one(entry, raw_new, caches)
         if recent is not None:
             recent.remember(raw_new, entry, new_result)
     if old_result is None:
         shared_old = raw_old
         if lists and raw_old is not None:
-            if memo is not None:  # the new object's entries are in the store already
-                shared_old = memo.entries.reuse(raw_old, entry.model, lists)
+            if caches is not None:  # the new object's entries are in the store already
+                shared_old = caches.entries.reuse(raw_old, entry.model, lists)
             elif new_result[1] is not None:
                 shared_old = share_entries(raw_old, raw_new, new_result[1], lists)
-        old_result = _decode_one(entry, shared_old)
+        old_result = _decode_one(entry, shared_old, caches)
         if recent is not None:
             recent.remember(raw_old, entry, old_result)
     return new_result[0], new_result[2], old_result[0], old_result[2]
@@ -232,22 +234,22 @@ def run_validator(
     view: ClusterView,
     settings: Settings,
     now: datetime,
-    memo: Memo | None = None,
+    caches: Caches | None = None,
 ) -> _Judged:
     """Decode, default and judge one request; the only place that catches a validator's exception.
 
     A crash becomes `crashed_rule` (logged with the uid); a shape error becomes OBJ-DECODE-001 findings.
     On UPDATE, `previous` judges the old object as if it were created, so that `judge` can ratchet denials
     the stored object already had: re-applying a stored object never fails on what was already there.
-    memo: what the server keeps across requests (`Memo`: parsed and decoded objects, decoded list entries), or None.
+    caches: what the server keeps across requests (`Caches`: parsed and decoded objects, decoded list entries), or None.
     Raises BadReview when the request's objects are not valid JSON (`Review.objects`).
     """
     envelope = review.envelope
     operation = Operation(envelope.operation)
     if not entry.judges(operation) or review.sub_resource:
         return _Judged(Verdict())
-    if memo is not None:
-        raw_object, raw_old = review.objects(memo.recent, (memo.parsed, entry.shared_lists))
+    if caches is not None:
+        raw_object, raw_old = review.objects(caches.recent, (caches.parsed, entry.shared_lists))
     else:
         raw_object, raw_old = review.objects()
     # The RequestInfo fields every typed request carries besides its objects.
@@ -259,10 +261,11 @@ def run_validator(
         "user": envelope.user,
         "dry_run": envelope.dry_run,
         "sub_resource": review.sub_resource,
+        "caches": caches.rules if caches is not None else None,
     }
     create = entry.create
     try:
-        new, new_errors, old, old_errors = _decode_review(entry, review, memo)  # decoded by kinds_to_confirm, maybe
+        new, new_errors, old, old_errors = _decode_review(entry, review, caches)  # decoded by kinds_to_confirm, maybe
         if new_errors:
             return _Judged(
                 Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None
@@ -288,14 +291,14 @@ def run_validator(
     return _Judged(verdict, previous=previous)
 
 
-def kinds_to_confirm(review: Review, *, memo: Memo | None = None) -> tuple[str, ...]:
+def kinds_to_confirm(review: Review, *, caches: Caches | None = None) -> tuple[str, ...]:
     """The kinds of the cluster view that must be confirmed current before `review` is judged; () for most requests.
 
     What the kind's in-use rules read when an UPDATE takes something away or a DELETE removes the object
     (`KindValidator.needs_current_view`): the server confirms them with the API server first
     (`cluster.current`), so that a Shoot created a moment ago is in the answer. Any other request costs a look-up:
     a kind without in-use rules, a CREATE, a re-applied object and a subresource decode nothing here; an UPDATE of a
-    profile decodes its objects as judging does, once (kept on the review, and in `memo` as judging keeps them).
+    profile decodes its objects as judging does, once (kept on the review, and in `caches` as judging keeps them).
     Objects that do not decode need no confirmation (they are denied for their shape, or an UPDATE is judged as a
     CREATE). Raises BadReview as `judge` does; a failure in decoding or in `needs_current_view` is left to judging,
     which reports it as the rule's crash.
@@ -307,12 +310,12 @@ def kinds_to_confirm(review: Review, *, memo: Memo | None = None) -> tuple[str, 
     operation = Operation(envelope.operation)
     if not entry.judges(operation) or operation is Operation.CREATE or review.reapplied is not None:
         return ()  # a re-applied object takes nothing away
-    if memo is not None:
-        review.objects(memo.recent, (memo.parsed, entry.shared_lists))  # BadReview here, as in judging
+    if caches is not None:
+        review.objects(caches.recent, (caches.parsed, entry.shared_lists))  # BadReview here, as in judging
     else:
         review.objects()
     try:
-        new, new_errors, old, _ = _decode_review(entry, review, memo)
+        new, new_errors, old, _ = _decode_review(entry, review, caches)
         if new_errors or (operation is Operation.UPDATE and (new is None or old is None)):
             return ()
         return entry.needs_current_view(operation, new, old)
@@ -339,7 +342,7 @@ def judge(
     settings: Settings,
     now: datetime,
     on_envelope: Callable[[Envelope], object] | None = None,
-    memo: Memo | None = None,
+    caches: Caches | None = None,
     review: Review | None = None,
 ) -> Outcome:
     """Judge one AdmissionReview body. now: aware UTC, the request's clock.
@@ -347,10 +350,11 @@ def judge(
     on_envelope: called with the request's envelope as soon as the body is parsed, before any judging, so that a
     caller whose judging is cut off or fails (a DeadlineExceeded, a bug outside the validators) can still answer by
     uid without parsing the body again (the server parses first and has the envelope from there).
-    memo: what the server keeps across requests (`Memo`: decoded list entries, verdicts on re-applied objects); the
-    answer is the same with or without it. The same memo must always be used with the same `settings`.
+    caches: what the server keeps across requests (`caching.caches.Caches`: parsed and decoded entries, recent
+    objects, what rules remember, verdicts on re-applied objects); the answer is the same with or without them. The
+    same caches must always be used with the same `settings`.
     review: `parse_review(body)`, when the caller made it already (the server, to ask `kinds_to_confirm` first, with
-    the same memo); else the body is parsed here.
+    the same caches); else the body is parsed here.
     Raises BadReview when the body is not a usable AdmissionReview v1; a validator's crash is a 500 denial, so
     nothing else escapes but what the caller raises into it (the server's DeadlineExceeded, or on_envelope's own).
     """
@@ -363,10 +367,10 @@ def judge(
     if entry is None:
         logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
         return _outcome(envelope, Verdict(), (), None)
-    if memo is not None and entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
-        judged = memo.judge_reapplied(entry, review, view, settings, now)
+    if caches is not None and entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
+        judged = _judge_reapplied(entry, review, view, settings, now, caches)
     else:
-        judged = run_validator(entry, review, view, settings, now, memo)
+        judged = run_validator(entry, review, view, settings, now, caches)
     verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
@@ -381,83 +385,36 @@ def judge(
 # ----------------------------------------------------------------------------------------------- re-applies
 
 
-class Memo:
-    """What one server worker keeps across requests so that a GitOps stream costs in proportion to its changes.
+def _judge_reapplied(
+    entry: KindValidator[Any], review: Review, view: ClusterView, settings: Settings, now: datetime, caches: Caches
+) -> _Judged:
+    """The verdict on a re-applied object (`caching.verdicts`): remembered, or judged now and remembered.
 
-    entries: decoded list entries by content (`kinds.DecodedEntries`): an UPDATE decodes only the entries that no
-    earlier request had (a CloudProfile stream adding one version decodes one version, not 300 entries).
-    parsed: parsed list entries by their bytes (`ParsedEntries`): an UPDATE parses only the entries no earlier request
-    had, and the same parsed entry finds its decoded model by identity.
-    recent: the last objects parsed and decoded, by their JSON bytes (`RecentObjects`): in a stream, each
-    UPDATE's oldObject is the object of the UPDATE before, so it is neither parsed nor decoded again.
-    Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (GitOps re-apply).
-    Such an UPDATE is judged once; the same object re-applied later gets the remembered verdict (and the remembered
-    judgement of the stored object, for ratcheting) while nothing it depends on has changed:
-    - the request: kind, namespace, name and the object's bytes (BLAKE2b digest); a validator reads nothing else of
-      it (user, uid and dryRun are applied afterwards, by the policy and the response);
-    - the cluster view: its `revision` and what `synced`/`known` say for every kind;
-    - the clock: until the next instant at which a comparison of `now` with a timestamp of the object, shifted by
-      whole days, can change (expirationDate, lifecycle startTime, the "expires in N days" warnings): for every
-      timestamp T in the object, the first instant after `now` that lies a whole number of days from T.
-    Only kinds whose clock rules read no timestamp but the object's own opt in (`KindValidator.reuse_unchanged`:
-    CloudProfile, OperatingSystemConfig; a Shoot's rules read its CloudProfile's dates from the view). Crashes are
-    never remembered. capacity: verdicts kept, least recently used dropped first; entries: decoded entries kept.
-    Not thread-safe: one per server worker (event loop). Contract: README "How a request is kept cheap, with the
-    same answer" (judge only what changed, with identical answers).
+    Only kinds whose clock rules read no timestamp but the object's own opt in (`KindValidator.reuse_unchanged`); a
+    verdict is kept until a comparison of `now` with one of the object's timestamps, shifted by whole days, could
+    change, and while the view answers as it did. Crashes are never remembered, nor are models: the stored object's
+    judgement (for ratcheting) is made now when the verdict has findings the policy could make denials.
     """
-
-    def __init__(self, capacity: int = 128, entries: int = 20_000) -> None:
-        self.capacity = capacity
-        self.entries = DecodedEntries(capacity=entries)
-        self.parsed = ParsedEntries(capacity=entries)
-        self.recent = RecentObjects()
-        self.hits = 0
-        self.misses = 0
-        self._entries: OrderedDict[tuple[str, ...] | tuple[Any, ...], _Remembered] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def judge_reapplied(
-        self, entry: KindValidator[Any], review: Review, view: ClusterView, settings: Settings, now: datetime
-    ) -> _Judged:
-        """The verdict of `run_validator` on this re-apply: remembered, or judged now and remembered."""
-        envelope = review.envelope
-        key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
-        state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS))
-        found = self._entries.get(key)
-        if found is not None and found.state == state and found.since <= now < found.until:
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return found.judged
-        self.misses += 1
-        judged = run_validator(entry, review, view, settings, now, self)
-        until = _stable_until(review.objects()[0], now)
-        if judged.crashed_rule is None and until is not None:
-            # Remember findings, never models: the stored object's judgement (for ratcheting) is made now when the
-            # verdict has findings that the policy could make denials, so no entry keeps a decoded object alive.
-            previous: Callable[[], Sequence[Finding]] | None = None
-            if judged.previous is not None and (judged.verdict.errors or judged.verdict.warnings):
-                try:
-                    findings = tuple(judged.previous())
-                except Exception:  # noqa: BLE001 - not remembered: judge() reports the crash from the lazy call
-                    return judged
-                previous = lambda: findings  # noqa: E731
-            remembered = _Judged(judged.verdict, previous)
-            self._entries[key] = _Remembered(state, now, until, remembered)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.capacity:
-                self._entries.popitem(last=False)
-            return remembered
+    envelope = review.envelope
+    key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
+    state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS))
+    found: _Judged | None = caches.verdicts.recall(key, state, now)
+    if found is not None:
+        return found
+    judged = run_validator(entry, review, view, settings, now, caches)
+    until = _stable_until(review.objects()[0], now)
+    if judged.crashed_rule is not None or until is None:
         return judged
-
-
-@dataclass(frozen=True, slots=True)
-class _Remembered:
-    state: tuple[Any, ...]
-    since: datetime
-    until: datetime
-    judged: _Judged
+    previous: Callable[[], Sequence[Finding]] | None = None
+    if judged.previous is not None and (judged.verdict.errors or judged.verdict.warnings):
+        try:
+            findings = tuple(judged.previous())
+        except Exception:  # noqa: BLE001 - not remembered: judge() reports the crash from the lazy call
+            return judged
+        previous = lambda: findings  # noqa: E731
+    remembered = _Judged(judged.verdict, previous)
+    caches.verdicts.remember(key, state, now, until, remembered)
+    return remembered
 
 
 def _stable_until(raw: object, now: datetime) -> datetime | None:

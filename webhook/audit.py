@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from webhook import junit
 from webhook.admission import judge, make_review
+from webhook.caching.caches import Caches
 from webhook.cluster.view import ClusterView
 from webhook.fieldvalidation import Duplicate, FieldValidation, check_object
 from webhook.models.base import format_rfc3339
@@ -175,9 +176,11 @@ class AuditReport:
         return junit.render("gardener-webhook audit", suites, now=self.now)
 
 
-def _judge(raw: dict[str, Any], operation: str, view: ClusterView, settings: Settings, now: datetime) -> Any:
+def _judge(
+    raw: dict[str, Any], operation: str, view: ClusterView, settings: Settings, now: datetime, caches: Caches
+) -> Any:
     body = json.dumps(make_review(raw, operation, raw if operation == "UPDATE" else None)).encode("utf-8")
-    return judge(body, view=view, settings=settings, now=now)
+    return judge(body, view=view, settings=settings, now=now, caches=caches)
 
 
 def audit_objects(
@@ -203,6 +206,7 @@ def audit_objects(
     entries: list[AuditEntry] = []
     skipped: list[tuple[str, str]] = []
     judged: list[ObjectId] = []
+    caches = Caches()  # one per audit: unchanged entries across objects are judged once
     for number, raw in enumerate(objects):
         if not isinstance(raw, dict):
             continue
@@ -220,11 +224,11 @@ def audit_objects(
         checked = check_object(raw, repeated, where=subject.ref, mode=field_validation)
         entries.extend(AuditEntry(f.rule.id, "deny", "re-applied", *ident, f.message) for f in checked.errors)
         entries.extend(AuditEntry(f.rule.id, "warn", "re-applied", *ident, f.message) for f in checked.warnings)
-        reapplied = _judge(raw, "UPDATE", view, settings, now)
+        reapplied = _judge(raw, "UPDATE", view, settings, now, caches)
         for rule, mode, text in reapplied.entries:
             if mode in ("deny", "warn"):
                 entries.append(AuditEntry(rule, mode, "re-applied", *ident, text))
-        created = _judge(raw, "CREATE", view, settings, now)
+        created = _judge(raw, "CREATE", view, settings, now, caches)
         for rule, mode, text in created.entries:
             if mode == "deny":
                 entries.append(AuditEntry(rule, "deny", "created today", *ident, text))

@@ -9,12 +9,10 @@ k8s.io/apimachinery/pkg/util/validation/field (Path, Error, ErrorType).
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from enum import Enum, StrEnum
-from types import CodeType, MappingProxyType
+from types import FrameType, MappingProxyType
 from typing import Any, Final, TypeVar
 
 
@@ -103,9 +101,6 @@ NO_VALUE: Final = _NoValue()
 # The detail of a NotSupported finding whose list of allowed values is empty, unless its rule names what is missing.
 NOTHING_SUPPORTED: Final = "no value is supported"
 
-# Write-once table: code object of a @Rule.check function -> rule, for naming the rule behind a crash.
-_RULE_OF_CODE: dict[CodeType, Rule] = {}
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -153,14 +148,20 @@ class Rule:
         return Finding(self, path, ErrorType.TOO_LONG, f"may not be more than {max_bytes} {unit}")
 
     def check(self, fn: F) -> F:
-        """Record `fn` as an implementation of this rule (for crash attribution); returns `fn` unchanged."""
-        _RULE_OF_CODE[fn.__code__] = self
+        """Mark `fn`, a module-level function, as an implementation of this rule (for crash attribution:
+        `rule_of_frame`); returns `fn` itself."""
+        fn.checked_rule = self  # type: ignore[attr-defined]
         return fn
 
 
-def rule_of_code(code: CodeType) -> Rule | None:
-    """Rule whose `check`-decorated function owns `code`, or None."""
-    return _RULE_OF_CODE.get(code)
+def rule_of_frame(frame: FrameType) -> Rule | None:
+    """The rule of the `Rule.check`-marked module-level function running in `frame` (through a wrapper of the cache
+    layer too), or None."""
+    fn = frame.f_globals.get(frame.f_code.co_name)
+    if getattr(getattr(fn, "__wrapped__", fn), "__code__", None) is not frame.f_code:
+        return None
+    rule = getattr(fn, "checked_rule", None)
+    return rule if isinstance(rule, Rule) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,175 +232,3 @@ def rules_table(*groups: Iterable[Rule]) -> MappingProxyType[str, Rule]:
                 raise ValueError(f"rule id {r.id} defined twice")
             table[r.id] = r
     return MappingProxyType(table)
-
-
-class CleanEntries:
-    """List entries known to pass a check that reads nothing but the entry and a hashable context key.
-
-    A CloudProfile UPDATE repeats hundreds of machine image versions that an earlier request already judged, and
-    the server shares one decoded model per unchanged entry across requests (`kinds.DecodedEntries`). A check whose
-    findings are a pure function of (entry, context) need not run again on a model it found nothing in: `check`
-    is skipped for such an entry. Only clean results are kept, so every finding is computed as
-    before and its path and message stay what they were; an entry with findings is judged every time.
-
-    Entries are remembered by identity with a strong reference, so an identity cannot be reused while it is
-    remembered; models are never changed after decoding (defaulting copies). context: a hashable value that, with
-    the entry, fixes the check's result (the check function itself is part of the key). capacity: (entry, context)
-    pairs kept (each pair holds its entry: as many as the entries `DecodedEntries` keeps); beyond it the older half
-    is dropped. A caller asks `known` and, when not, runs the check and
-    `learn`s its result. Not thread-safe: validators run on one event loop per process.
-    The contract: findings that depend only on entries whose content did not change are known (README "How a request
-    is kept cheap, with the same answer").
-    """
-
-    def __init__(self, capacity: int = 20_000) -> None:
-        self.capacity = capacity
-        self.enabled = True
-        self._clean: dict[tuple[int, object], object] = {}
-
-    def __len__(self) -> int:
-        return len(self._clean)
-
-    def known(self, entry: object, context: Hashable) -> bool:
-        """Whether the check of `context` found nothing in `entry` before (then it need not run)."""
-        return self.enabled and self._clean.get((id(entry), context)) is entry
-
-    def learn(self, entry: object, context: Hashable, found: Sequence[Finding]) -> None:
-        """Record what the check of `context` found in `entry`: only an empty result is kept."""
-        if found or not self.enabled:
-            return
-        clean = self._clean
-        clean[(id(entry), context)] = entry
-        if len(clean) > self.capacity:
-            self._clean = dict(list(clean.items())[-(self.capacity // 2) :])
-
-    def clear(self) -> None:
-        """Forget every entry (tests compare with and without the memo)."""
-        self._clean.clear()
-
-
-# One per process: the validators' entry checks are pure, so sharing what they found clean changes no answer.
-CLEAN_ENTRIES: Final = CleanEntries()
-
-
-_DAY: Final = timedelta(days=1)
-FOREVER: Final = datetime.max.replace(tzinfo=UTC)
-_EPOCH: Final = datetime.min.replace(tzinfo=UTC)
-
-
-def stable_until(now: datetime, stamps: Iterable[datetime]) -> datetime | None:
-    """The first instant after `now` (aware UTC) that lies a whole number of days from one of `stamps`, at most a day
-    ahead; None when `now` is such an instant. Until then, every comparison of `now` with a stamp shifted by whole
-    days (expirationDate, lifecycle startTime, "expires within N days", "in N days") comes out as it does at `now`.
-    """
-    until = now + _DAY
-    for stamp in stamps:
-        ahead = (stamp - now) % _DAY
-        if not ahead:
-            return None
-        until = min(until, now + ahead)
-    return until
-
-
-class ListFindings:
-    """Findings of a check over a list of entries, remembered by the entries' identities, a context and a clock window.
-
-    The companion of `CleanEntries` for checks across entries (duplicates, one supported version per minor,
-    expiry warnings): when every entry is the same object as before (the server shares one decoded model per
-    unchanged entry, `kinds.DecodedEntries`), the same context (every other input of the check, the field path
-    included: findings carry it) and `now` lies in [then, until), the findings are those found then. A caller asks
-    `known` and, when it returns None, runs the check and `learn`s its findings with `until`: `stable_until` of the
-    entries' timestamps for a check that reads the clock, FOREVER for one that does not, None to keep nothing
-    (`findings` does both).
-    Holds the entries, so their ids are not reused while kept; capacity: results kept, max_entries: entries they
-    hold in all (each holds a model, so this bounds the memory a stream of distinct objects can pin); least
-    recently used dropped first. Not thread-safe: validators run on one event loop per process. Contract as for `EntryFindings` above.
-    """
-
-    def __init__(self, capacity: int = 4096, max_entries: int = 20_000) -> None:
-        self.capacity = capacity
-        self.max_entries = max_entries
-        self.enabled = True
-        self._held = 0  # entries held by the kept results
-        self._found: OrderedDict[tuple[Any, ...], tuple[tuple[object, ...], datetime, datetime, list[Finding]]] = (
-            OrderedDict()
-        )
-
-    def __len__(self) -> int:
-        return len(self._found)
-
-    def known(
-        self, check: Callable[..., Any], entries: Sequence[object], context: Hashable, now: datetime
-    ) -> list[Finding] | None:
-        """The findings `check` had on these very entries under `context` with a clock in the same window, or None."""
-        if not self.enabled:
-            return None
-        key = (check, context, *map(id, entries))
-        found = self._found.get(key)
-        # The key holds the entries' ids and the value holds the entries: ids of live objects are unique, so equal
-        # keys mean the very same objects.
-        if found is None or not found[1] <= now < found[2]:
-            return None
-        self._found.move_to_end(key)
-        return list(found[3])
-
-    def learn(
-        self,
-        check: Callable[..., Any],
-        entries: Sequence[object],
-        context: Hashable,
-        since: datetime,
-        until: datetime | None,
-        found: Sequence[Finding],
-    ) -> None:
-        """Remember what `check` found on `entries` under `context`, valid for a clock in [since, until) (None:
-        nothing is kept)."""
-        if until is None or not self.enabled:
-            return
-        if len(entries) > self.max_entries:
-            return
-        key = (check, context, *map(id, entries))
-        previous = self._found.pop(key, None)
-        if previous is not None:
-            self._held -= len(previous[0])
-        self._found[key] = (tuple(entries), since, until, list(found))
-        self._held += len(entries)
-        while len(self._found) > self.capacity or self._held > self.max_entries:
-            self._held -= len(self._found.popitem(last=False)[1][0])
-
-    def findings(
-        self,
-        check: Callable[..., Any],
-        entries: Sequence[object],
-        context: Hashable,
-        run: Callable[[], list[Finding]],
-        *,
-        now: datetime | None = None,
-        stamps: Callable[[], Iterable[datetime]] | None = None,
-    ) -> list[Finding]:
-        """`known`, else `run()` learned. now, stamps: for a check that reads the clock, the request's clock and every
-        timestamp of the entries it compares with it (kept until `stable_until(now, stamps())`); both None for a
-        check that does not (kept for ever)."""
-        at = _EPOCH if now is None else now
-        found = self.known(check, entries, context, at)
-        if found is not None:
-            return found
-        found = run()
-        if now is None:
-            self.learn(check, entries, context, _EPOCH, FOREVER, found)
-        else:
-            self.learn(check, entries, context, now, stable_until(now, stamps() if stamps is not None else ()), found)
-        return found
-
-    def clear(self) -> None:
-        self._found.clear()
-        self._held = 0
-
-
-# One per process, like CLEAN_ENTRIES.
-LIST_FINDINGS: Final = ListFindings()
-
-
-def remember_entry_findings(enabled: bool) -> None:
-    """Switch CLEAN_ENTRIES and LIST_FINDINGS on or off (tests compare both paths); what they hold is kept."""
-    CLEAN_ENTRIES.enabled = LIST_FINDINGS.enabled = enabled

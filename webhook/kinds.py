@@ -14,13 +14,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from webhook.cluster.view import ClusterView
 from webhook.field import ROOT, FieldPath, Finding, Rule, Verdict
 from webhook.settings import Settings
+
+if TYPE_CHECKING:
+    from webhook.caching.rules import RuleCaches
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -49,7 +52,8 @@ class RequestInfo:
     now: aware UTC, fixed once per request by the caller (server receipt time, `review --now`). name, namespace:
     from the request (a DELETE may come without the object). user: the authenticated requester. dry_run: judged
     exactly like a real request. sub_resource: empty for the object itself (admission never calls a validator for a
-    subresource).
+    subresource). caches: what rules may remember across requests (`caching.rules.RuleCaches`, lent by the caller);
+    None: nothing is remembered. It never changes an answer.
     """
 
     uid: str
@@ -59,6 +63,7 @@ class RequestInfo:
     user: UserInfo = field(default_factory=UserInfo)
     dry_run: bool = False
     sub_resource: str = ""
+    caches: RuleCaches | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,7 +112,8 @@ class KindValidator(Generic[T]):
     """Everything the registry knows about one kind.
 
     model: pydantic model the object is decoded into. prepare: v1beta1 defaulting applied after decoding
-    (idempotent, so objects the API server already defaulted are unchanged). create/update/delete: entry
+    (idempotent, so objects the API server already defaulted are unchanged), with the request's rule caches (one
+    defaulted copy per decoded entry). create/update/delete: entry
     functions; None means the operation is allowed without judgement. rules: every rule the module emits.
     shared_lists: raw paths (API spelling, `*` for every entry of a list) of lists of models whose entries an
     UPDATE's stored object decodes by reusing the new object's equal entries (`share_entries`); only for models
@@ -129,7 +135,7 @@ class KindValidator(Generic[T]):
     create: CreateFn | None = None
     update: UpdateFn | None = None
     delete: DeleteFn | None = None
-    prepare: Callable[[T], T] = lambda obj: obj
+    prepare: Callable[[T, RuleCaches | None], T] = lambda obj, caches: obj
     shared_lists: tuple[tuple[str, ...], ...] = ()
     reuse_unchanged: bool = False
     needs_current_view: CurrentFn | None = None

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from webhook.identity import ByIdentity
 from webhook.models.core import (
     CapabilityDefinition,
     CloudProfile,
@@ -284,29 +283,24 @@ def merged_spec(parent: CloudProfile, ncp: NamespacedCloudProfile) -> CloudProfi
 def judged_spec(ncp: NamespacedCloudProfile, parent: CloudProfile | None) -> CloudProfileSpec:
     """`merged_spec` with the CloudProfile defaults applied (usable, updateStrategy, cri, architectures): what a Shoot
     on `ncp` is judged against. parent may be None when `ncp` has status.cloudProfileSpec (ValueError otherwise).
-
-    Built once per pair of objects (the view's, which are replaced, never changed) and then one long-lived object,
-    so that `index_of` indexes it once too.
+    A new object on every call: the cache layer keeps one per pair of objects (`caching.rules.RuleCaches`).
     """
     status = ncp.status.cloud_profile_spec
-
-    def build() -> CloudProfileSpec:
-        if status is not None:
-            spec = status  # what merged_spec reads first too, without needing the parent
-        elif parent is not None:
-            spec = merged_spec(parent, ncp)
-        else:
-            raise ValueError("a NamespacedCloudProfile without status.cloudProfileSpec needs its parent")
-        return default_cloud_profile(CloudProfile(spec=spec)).spec
-
-    return _JUDGED_SPECS.get((ncp, parent), build)
+    if status is not None:
+        spec = status  # what merged_spec reads first too, without needing the parent
+    elif parent is not None:
+        spec = merged_spec(parent, ncp)
+    else:
+        raise ValueError("a NamespacedCloudProfile without status.cloudProfileSpec needs its parent")
+    return default_cloud_profile(CloudProfile(spec=spec)).spec
 
 
 # ------------------------------------------------------------------------------------------------ index
 
 
 class ProfileIndex:
-    """One CloudProfile spec's entries by name, built once per spec object and shared by every Shoot request.
+    """One CloudProfile spec's entries by name: built once per Shoot request and passed down (the cache layer keeps
+    one per spec object, `caching.rules.RuleCaches.index_of`, so every Shoot request on one profile shares it).
 
     Lists keep the profile's order and every entry of a repeated name (rules decide which one counts: Gardener's
     loops take the first or the last). machine_types(name), volume_types(name), images(name): entries of that name;
@@ -345,22 +339,3 @@ class ProfileIndex:
 
     def region(self, name: str) -> Region | None:
         return self._regions.get(name)
-
-
-_INDEXES: Final[ByIdentity[ProfileIndex]] = ByIdentity(kept=64)
-_JUDGED_SPECS: Final[ByIdentity[CloudProfileSpec]] = ByIdentity(kept=256)
-
-
-def index_of(spec: CloudProfileSpec) -> ProfileIndex:
-    """The ProfileIndex of `spec`, built on first use and remembered for this very object (`identity.ByIdentity`; the last
-    64): the view's profiles are long-lived objects, so every Shoot request on one profile shares one index.
-    """
-    last = _LAST_INDEX[0]
-    if last is not None and last.spec is spec:  # a Shoot request asks for its profile's index some 50 times
-        return last
-    index = _INDEXES.get((spec,), lambda: ProfileIndex(spec))
-    _LAST_INDEX[0] = index
-    return index
-
-
-_LAST_INDEX: list[ProfileIndex | None] = [None]

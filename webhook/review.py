@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from webhook.admission import BadReview, Outcome, judge, make_review
+from webhook.caching.caches import Caches
 from webhook.change import STORED_AS, BaseError, applied, base_paths, pair
 from webhook.cluster.static import ContextError, StaticView
 from webhook.documents import DocumentError, Manifest, ManifestReader
@@ -325,12 +326,15 @@ def review_files(
             previous = _stored(manifest, olds, judged) if operation == "UPDATE" and _judged(manifest) else None
             requests.append(make_review(manifest.obj, operation, previous))
     results: list[Reviewed] = []
+    caches = Caches()
     # The inputs live until the end: frozen, they are not walked by every full pass of the collector that judging
     # 1 000 Shoots sets off (about a tenth of the time); unfrozen at the end, so they are collected as usual.
     gc.freeze()
     try:
         for manifest, request in zip(targets, requests, strict=True):
-            results.append(_review_one(manifest, request, view, settings, now, misspelt, field_validation))
+            results.append(
+                _review_one(manifest, request, view, settings, now, misspelt, field_validation, caches=caches)
+            )
             if on_result is not None:
                 on_result(results[-1], len(results), len(targets))
     finally:
@@ -362,16 +366,18 @@ def _review_one(
     misspelt: Misspelt,
     field_validation: FieldValidation,
     sent: dict[str, Any] | None = None,
+    caches: Caches | None = None,
 ) -> Reviewed:
     """Judge one review; sent: what the client sends the API server for it, whose decoding is checked (default: the
-    request's object; `kubectl apply` of an UPDATE sends the manifest, not the merged object judged)."""
+    request's object; `kubectl apply` of an UPDATE sends the manifest, not the merged object judged). caches: the
+    run's (`caching.caches.Caches`), which make a long run cheaper and never change an answer."""
     inner = found if isinstance(found := request.get("request"), dict) else {}
     gvk = raw_kind if isinstance(raw_kind := inner.get("kind"), dict) else {}
     group_kind = (str(gvk.get("group", "")), str(gvk.get("kind", "")))
     if group_kind not in REGISTRY:
         return Reviewed(manifest, request, Result.SKIPPED, reason=skip_reason(*group_kind))
     try:
-        outcome = judge(json.dumps(request).encode("utf-8"), view=view, settings=settings, now=now)
+        outcome = judge(json.dumps(request).encode("utf-8"), view=view, settings=settings, now=now, caches=caches)
     except BadReview as exc:
         raise ReviewInputError(f"{manifest.where}: not a usable AdmissionReview: {exc}") from None
     fields = _decoding(manifest, inner if sent is None else {**inner, "object": sent}, field_validation)
@@ -449,8 +455,9 @@ def review_change(
         else:
             requests.append((manifest, make_review(manifest.obj, operation, old.obj if old is not None else None)))
     results: list[Reviewed] = []
+    caches = Caches()
     for manifest, request in requests:
-        results.append(_review_one(manifest, request, view, settings, now, misspelt, field_validation))
+        results.append(_review_one(manifest, request, view, settings, now, misspelt, field_validation, caches=caches))
         if on_result is not None:
             on_result(results[-1], len(results), len(requests))
     return ChangeReview(results, unchanged)
@@ -535,9 +542,10 @@ def review_against_cluster(
             view.add(manifest.obj, where=manifest.where, strict=False)
     misspelt = misspelt_profiles(plain)
     results: list[Reviewed] = []
+    caches = Caches()
     for manifest, request in requests:
         sent = None if _is_admission_review(manifest) else manifest.obj
-        results.append(_review_one(manifest, request, view, settings, now, misspelt, field_validation, sent))
+        results.append(_review_one(manifest, request, view, settings, now, misspelt, field_validation, sent, caches))
         if on_result is not None:
             on_result(results[-1], len(results), len(requests))
     return ChangeReview(results, unchanged)

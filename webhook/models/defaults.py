@@ -9,12 +9,11 @@ Source: gardener pkg/apis/core/v1beta1/defaults_cloudprofile.go, zz_generated.de
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Final, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Final, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from webhook.identity import ByIdentity
 from webhook.models.core import (
     CRI,
     CloudProfile,
@@ -51,34 +50,41 @@ DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
 _EMPTY_KCM: Final = KubeControllerManagerConfig()
 
 
-def _default_version(version: MachineImageVersion, *, architectures: bool) -> MachineImageVersion:
+class Remember(Protocol):
+    """Where defaulted copies of list entries are kept, by the entry's identity (`caching.identity.ByIdentity`)."""
+
+    def get(self, objects: tuple[object, ...], build: Callable[[], BaseModel]) -> BaseModel: ...
+
+
+def _default_version(
+    version: MachineImageVersion, *, architectures: bool, remember: Remember | None
+) -> MachineImageVersion:
     update: dict[str, object] = {}
     if not version.cri:
         update["cri"] = list(DEFAULT_CRI)
     if architectures and not version.architectures:
         update["architectures"] = [DEFAULT_ARCHITECTURE]
-    return _defaulted(version, architectures, update)
+    return _defaulted(version, architectures, update, remember)
 
 
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def _defaulted(entry: _M, flag: bool, update: dict[str, object]) -> _M:
-    """`entry` with `update` applied: the same copy for the same entry object (by identity) and flag.
+def _defaulted(entry: _M, flag: bool, update: dict[str, object], remember: Remember | None) -> _M:
+    """`entry` with `update` applied; with `remember`, the same copy for the same entry object (by identity) and flag.
 
     A list entry decoded once is shared across requests (kinds.DecodedEntries); one defaulted copy per entry lets the
-    per-entry memos downstream (field.CLEAN_ENTRIES, field.LIST_FINDINGS) see the same object on every request.
+    remembered checks downstream (`caching.findings`) see the same object on every request.
     """
     if not update:
         return entry
-    return _DEFAULTED.get((entry, flag), lambda: entry.model_copy(update=update))  # type: ignore[return-value]
+    if remember is None:
+        return entry.model_copy(update=update)
+    return remember.get((entry, flag), lambda: entry.model_copy(update=update))  # type: ignore[return-value]
 
 
-_DEFAULTED: Final[ByIdentity[BaseModel]] = ByIdentity(kept=20_000)
-
-
-def _default_image(image: MachineImage, *, architectures: bool) -> MachineImage:
-    versions = [_default_version(v, architectures=architectures) for v in image.versions]
+def _default_image(image: MachineImage, *, architectures: bool, remember: Remember | None) -> MachineImage:
+    versions = [_default_version(v, architectures=architectures, remember=remember) for v in image.versions]
     update: dict[str, object] = {}
     update.update(_changed_fields(versions=(versions, image.versions)))
     if image.update_strategy is None:
@@ -86,17 +92,17 @@ def _default_image(image: MachineImage, *, architectures: bool) -> MachineImage:
     return image.model_copy(update=update) if update else image
 
 
-def _default_machine_type(machine_type: MachineType, *, architecture: bool) -> MachineType:
+def _default_machine_type(machine_type: MachineType, *, architecture: bool, remember: Remember | None) -> MachineType:
     update: dict[str, object] = {}
     if machine_type.usable is None:
         update["usable"] = True
     if architecture and machine_type.architecture is None:
         update["architecture"] = DEFAULT_ARCHITECTURE
-    return _defaulted(machine_type, architecture, update)
+    return _defaulted(machine_type, architecture, update, remember)
 
 
-def _default_volume_type(volume_type: VolumeType) -> VolumeType:
-    return _defaulted(volume_type, False, {"usable": True} if volume_type.usable is None else {})
+def _default_volume_type(volume_type: VolumeType, remember: Remember | None) -> VolumeType:
+    return _defaulted(volume_type, False, {"usable": True} if volume_type.usable is None else {}, remember)
 
 
 def _changed_fields(**pairs: tuple[Sequence[object], Sequence[object]]) -> dict[str, object]:
@@ -106,17 +112,18 @@ def _changed_fields(**pairs: tuple[Sequence[object], Sequence[object]]) -> dict[
     }
 
 
-def default_cloud_profile(profile: CloudProfile) -> CloudProfile:
+def default_cloud_profile(profile: CloudProfile, remember: Remember | None = None) -> CloudProfile:
     """Return `profile` with SetObjectDefaults_CloudProfile applied (a new object only if something changed).
 
     updateStrategy -> major; empty version cri -> [containerd]; usable -> true; without machineCapabilities
-    also version architectures -> [amd64] and machine type architecture -> amd64.
+    also version architectures -> [amd64] and machine type architecture -> amd64. remember: keeps one defaulted copy
+    per entry object (the cache layer's; None: a new copy each time, the same values).
     """
     spec = profile.spec
     legacy_architectures = not spec.machine_capabilities
-    images = [_default_image(i, architectures=legacy_architectures) for i in spec.machine_images]
-    types = [_default_machine_type(t, architecture=legacy_architectures) for t in spec.machine_types]
-    volumes = [_default_volume_type(v) for v in spec.volume_types]
+    images = [_default_image(i, architectures=legacy_architectures, remember=remember) for i in spec.machine_images]
+    types = [_default_machine_type(t, architecture=legacy_architectures, remember=remember) for t in spec.machine_types]
+    volumes = [_default_volume_type(v, remember) for v in spec.volume_types]
     update = _changed_fields(
         machine_images=(images, spec.machine_images),
         machine_types=(types, spec.machine_types),
@@ -125,14 +132,17 @@ def default_cloud_profile(profile: CloudProfile) -> CloudProfile:
     return profile.model_copy(update={"spec": spec.model_copy(update=update)}) if update else profile
 
 
-def default_namespaced_cloud_profile(profile: NamespacedCloudProfile) -> NamespacedCloudProfile:
+def default_namespaced_cloud_profile(
+    profile: NamespacedCloudProfile, remember: Remember | None = None
+) -> NamespacedCloudProfile:
     """Return `profile` with SetObjectDefaults_NamespacedCloudProfile applied: only `usable` -> true.
 
     Machine images are deliberately not defaulted: a NamespacedCloudProfile's image entries are overrides.
+    remember: as for `default_cloud_profile`.
     """
     spec = profile.spec
-    types = [_default_machine_type(t, architecture=False) for t in spec.machine_types]
-    volumes = [_default_volume_type(v) for v in spec.volume_types]
+    types = [_default_machine_type(t, architecture=False, remember=remember) for t in spec.machine_types]
+    volumes = [_default_volume_type(v, remember) for v in spec.volume_types]
     update = _changed_fields(machine_types=(types, spec.machine_types), volume_types=(volumes, spec.volume_types))
     return profile.model_copy(update={"spec": spec.model_copy(update=update)}) if update else profile
 

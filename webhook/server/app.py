@@ -50,7 +50,8 @@ from typing import Any, Final
 from aiohttp import hdrs, web
 from prometheus_client import CollectorRegistry
 
-from webhook.admission import BadReview, Envelope, Memo, Outcome, judge, kinds_to_confirm, parse_review
+from webhook.admission import BadReview, Envelope, Outcome, judge, kinds_to_confirm, parse_review
+from webhook.caching.caches import Caches
 from webhook.cluster.current import ConfirmingView, ConsistentRead, Unconfirmed
 from webhook.cluster.view import ClusterView
 from webhook.responses import errored, timed_out
@@ -117,7 +118,7 @@ class InFlight:
 
 
 IN_FLIGHT = web.AppKey("in_flight", InFlight)
-MEMO = web.AppKey("memo", Memo)  # per worker: parsed and decoded entries, recent objects, re-applied verdicts
+CACHES = web.AppKey("caches", Caches)  # per worker: every store of the cache layer
 CONFIRMS = web.AppKey("confirms_current", bool)  # the view can confirm it is current (a live view)
 
 
@@ -143,7 +144,7 @@ def create_app(
     app[DEADLINE] = Deadline()
     app[IN_FLIGHT] = InFlight()
     app[BODY_GATE] = BodyGate(max_bodies_in_memory)
-    app[MEMO] = Memo()
+    app[CACHES] = Caches()
     app[CONFIRMS] = isinstance(view, ConfirmingView)
     app.router.add_post("/validate", handle_validate)
     app.cleanup_ctx.append(_deadline_handler)
@@ -257,12 +258,12 @@ async def _validate(request: web.Request) -> web.Response:
                 review = parse_review(body)
                 envelopes.append(review.envelope)
                 # () unless a removal's in-use answer is at stake; a static view is a snapshot: nothing to ask
-                kinds = kinds_to_confirm(review, memo=app[MEMO]) if app[CONFIRMS] else ()
+                kinds = kinds_to_confirm(review, caches=app[CACHES]) if app[CONFIRMS] else ()
             view = app[VIEW]
             if kinds:
                 view = await _confirmed_view(app, kinds, CONFIRM_SHARE * (budget - (time.perf_counter() - started)))
             with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
-                outcome = judge(body, view=view, settings=app[SETTINGS], now=now, memo=app[MEMO], review=review)
+                outcome = judge(body, view=view, settings=app[SETTINGS], now=now, caches=app[CACHES], review=review)
             payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
         except BadReview as exc:
             return _reject(request, started, 400, RequestOutcome.BAD_REQUEST, str(exc))

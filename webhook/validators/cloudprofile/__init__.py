@@ -23,7 +23,7 @@ plugin/pkg/global/resourcereferencemanager/admission.go.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from webhook.cluster.view import ClusterView
 from webhook.field import ROOT, SPEC, Verdict
@@ -43,6 +43,9 @@ from webhook.validators.cloudprofile import (
 )
 from webhook.validators.cloudprofile.context import profile_context
 
+if TYPE_CHECKING:
+    from webhook.caching.rules import RuleCaches
+
 RULES: Final = (
     *spec.RULES,
     *kubernetes.RULES,
@@ -58,7 +61,7 @@ RULES: Final = (
 def validate_create(request: CreateRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a new CloudProfile: every static rule, every version counts as new (CP-EXP-001), warnings."""
     profile = request.object
-    ctx = profile_context(request.now, settings)
+    ctx = profile_context(request, settings)
     return Verdict.of(
         [
             *spec.validate_profile(profile, ctx),
@@ -72,7 +75,7 @@ def validate_update(request: UpdateRequest[CloudProfile], view: ClusterView, set
     """Judge a changed CloudProfile: static rules on the new object, then the update-only rules, then whether
     what the update removes is still in use (REF-CP-*: the only view reader)."""
     new, old = request.object, request.old_object
-    ctx = profile_context(request.now, settings)
+    ctx = profile_context(request, settings)
     return Verdict.of(
         [
             *spec.validate_profile(new, ctx),
@@ -110,9 +113,9 @@ SHARED_LISTS: Final = (
 )
 
 
-def prepare(profile: CloudProfile) -> CloudProfile:
-    """v1beta1 defaulting before judgement (docs/rules.md §0.3)."""
-    return default_cloud_profile(profile)
+def prepare(profile: CloudProfile, caches: RuleCaches | None) -> CloudProfile:
+    """v1beta1 defaulting before judgement (docs/rules.md §0.3), one defaulted copy per entry kept in `caches`."""
+    return default_cloud_profile(profile, caches.defaulted if caches is not None else None)
 
 
 KIND: Final = KindValidator(

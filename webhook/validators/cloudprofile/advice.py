@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Final
 
-from webhook.field import LIST_FINDINGS, FieldPath, Finding, Mode, Rule
+from webhook.caching.findings import remembered
+from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.models.base import format_date
 from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage
 from webhook.skew import (
@@ -59,35 +60,19 @@ def warn_spec(spec: CloudProfileSpec, ctx: ProfileContext, expiry_warning_days: 
     return findings
 
 
+@remembered(entries="versions", clock=version_stamps)
 def warn_versions(
     versions: Sequence[ExpirableVersion],
     ctx: ProfileContext,
     expiry_warning_days: int,
     path: FieldPath,
-    *,
     image: str | None = None,
 ) -> list[Finding]:
-    """docs/requirements.md "Versioning" warnings for one version list: deprecated without expirationDate (CP-WARN-001), and
-    expiring within `expiry_warning_days` days (CP-WARN-002). path points at the versions list. Remembered for the
-    same version models until the clock could change them (`field.LIST_FINDINGS`).
+    """docs/requirements.md "Versioning" warnings for one version list: deprecated without expirationDate
+    (CP-WARN-001), and expiring within `expiry_warning_days` days (CP-WARN-002). path points at the versions list;
+    image: the machine image's name (None: Kubernetes versions). Remembered for the same version models until the
+    clock could change them.
     """
-    return LIST_FINDINGS.findings(
-        warn_versions,
-        versions,
-        (path, expiry_warning_days, image),
-        lambda: _warn_versions(versions, ctx, expiry_warning_days, path, image),
-        now=ctx.now,
-        stamps=lambda: version_stamps(versions),
-    )
-
-
-def _warn_versions(
-    versions: Sequence[ExpirableVersion],
-    ctx: ProfileContext,
-    expiry_warning_days: int,
-    path: FieldPath,
-    image: str | None,
-) -> list[Finding]:
     findings: list[Finding] = []
 
     def label_of(version: str) -> str:  # not str.format: an image name may hold braces
@@ -169,24 +154,18 @@ def _parsed_non_preview(image: MachineImage, ctx: ProfileContext) -> list[tuple[
     return parsed
 
 
+def _name_and_strategy(image: MachineImage) -> tuple[str, str | None]:
+    """What the force-update check reads of an image besides its versions."""
+    return image.name, image.update_strategy
+
+
+@remembered(entries="image.versions", keys={"image": _name_and_strategy}, clock=version_stamps)
 def _warn_force_update_impossible(image: MachineImage, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
-    """docs/requirements.md "Versioning" update paths: expired image versions that no force update can leave (CP-WARN-004/005).
-
-    major: force updates go to the overall latest version, so an expired latest (non-preview) version strands
-    every expired version. patch: target = a higher version of the same major; minor: any higher version.
-    Remembered like `warn_versions`.
+    """docs/requirements.md "Versioning" update paths: expired image versions that no force update can leave
+    (CP-WARN-004/005). major: force updates go to the overall latest version, so an expired latest (non-preview)
+    version strands every expired version. patch: target = a higher version of the same major; minor: any higher
+    version. Remembered like `warn_versions`.
     """
-    return LIST_FINDINGS.findings(
-        _warn_force_update_impossible,
-        image.versions,
-        (path, image.name, image.update_strategy),
-        lambda: _force_update_impossible(image, ctx, path),
-        now=ctx.now,
-        stamps=lambda: version_stamps(image.versions),
-    )
-
-
-def _force_update_impossible(image: MachineImage, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
     candidates = _parsed_non_preview(image, ctx)
     if not candidates:
         return []

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import LIST_FINDINGS, FieldPath, Finding, Rule
+from webhook.caching.findings import remembered
+from webhook.field import FieldPath, Finding, Rule
 from webhook.models.base import format_rfc3339
 from webhook.models.core import ExpirableVersion
 from webhook.validators.cloudprofile.context import ProfileContext
@@ -143,22 +144,12 @@ def find_latest(versions: Sequence[ExpirableVersion]) -> tuple[int, Version] | N
     return best
 
 
+@remembered(entries="versions", clock=version_stamps)
 def validate_kubernetes_settings(
     versions: Sequence[ExpirableVersion], ctx: ProfileContext, path: FieldPath
 ) -> list[Finding]:
     """All Kubernetes version rules of a CloudProfile spec (CP-K8S-001..008, CP-LC-*); path: spec.kubernetes.
-    Remembered for the same version models until the clock could change them (`field.LIST_FINDINGS`)."""
-    return LIST_FINDINGS.findings(
-        validate_kubernetes_settings,
-        versions,
-        (path, ctx.lifecycle_gate),
-        lambda: _kubernetes_settings(versions, ctx, path),
-        now=ctx.now,
-        stamps=lambda: version_stamps(versions),
-    )
-
-
-def _kubernetes_settings(versions: Sequence[ExpirableVersion], ctx: ProfileContext, path: FieldPath) -> list[Finding]:
+    Remembered for the same version models until the clock could change them."""
     findings: list[Finding] = []
     versions_path = path.child("versions")
     if not versions:

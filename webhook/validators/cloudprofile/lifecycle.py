@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Final
 
-from webhook.field import LIST_FINDINGS, FieldPath, Finding, Rule
+from webhook.caching.findings import remembered
+from webhook.field import FieldPath, Finding, Rule
 from webhook.models.base import format_date, format_rfc3339
 from webhook.models.core import CloudProfileSpec, ExpirableVersion, LifecycleStage
 from webhook.validators.cloudprofile.context import ProfileContext
@@ -180,26 +181,13 @@ def validate_versions_not_turned_unavailable(
     return findings
 
 
+@remembered(entries=("new", "old"), clock=version_stamps)
+@CP_LC_007.check
 def _validate_not_turned_unavailable(
     new: Sequence[ExpirableVersion], old: Sequence[ExpirableVersion], ctx: ProfileContext, path: FieldPath
 ) -> list[Finding]:
     """A version that was available must not become `unavailable` (CP-LC-007); path: the versions list.
-    Remembered for the same version models until the clock could change it (`field.LIST_FINDINGS`)."""
-    both = (*new, *old)
-    return LIST_FINDINGS.findings(
-        _validate_not_turned_unavailable,
-        both,
-        (path, len(new)),
-        lambda: _turned_unavailable(new, old, ctx, path),
-        now=ctx.now,
-        stamps=lambda: version_stamps(both),
-    )
-
-
-@CP_LC_007.check
-def _turned_unavailable(
-    new: Sequence[ExpirableVersion], old: Sequence[ExpirableVersion], ctx: ProfileContext, path: FieldPath
-) -> list[Finding]:
+    Remembered for the same version models until the clock could change it."""
     old_by_version = {v.version: v for v in old}
     findings: list[Finding] = []
     for i, version in enumerate(new):

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import CLEAN_ENTRIES, LIST_FINDINGS, FieldPath, Finding, Rule
+from webhook.caching.findings import clean_when_empty, remembered
+from webhook.field import FieldPath, Finding, Rule
 from webhook.models.core import CRI, MachineImage, MachineImageVersion
 from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_key
 from webhook.validators.cloudprofile.capabilities import (
@@ -66,7 +67,12 @@ _MACHINE_IMAGE_VERSION_PARSE: Final = (
 
 
 def validate_machine_images(
-    images: Sequence[MachineImage], capabilities: Capabilities, path: FieldPath, *, allow_empty_versions: bool
+    images: Sequence[MachineImage],
+    capabilities: Capabilities,
+    ctx: ProfileContext,
+    path: FieldPath,
+    *,
+    allow_empty_versions: bool,
 ) -> list[Finding]:
     """Names, duplicates, versions, updateStrategy of machine images (ValidateMachineImages); path: machineImages."""
     if not images:
@@ -86,14 +92,22 @@ def validate_machine_images(
             break
     if _independent(images):
         for i, image in enumerate(images):
-            findings.extend(_image_alone(image, capabilities, path.index(i), allow_empty_versions=allow_empty_versions))
+            findings.extend(
+                _image_alone(image, capabilities, ctx, path.index(i), allow_empty_versions=allow_empty_versions)
+            )
         return findings
     seen_names: set[str] = set()
     seen_versions: set[str] = set()
     for i, image in enumerate(images):
         findings.extend(
             validate_machine_image(
-                image, capabilities, seen_names, seen_versions, path.index(i), allow_empty_versions=allow_empty_versions
+                image,
+                capabilities,
+                seen_names,
+                seen_versions,
+                ctx,
+                path.index(i),
+                allow_empty_versions=allow_empty_versions,
             )
         )
     return findings
@@ -107,19 +121,20 @@ def _independent(images: Sequence[MachineImage]) -> bool:
     return len(names) == len(images) and sum(map(len, keys)) == len(set().union(*keys))
 
 
+def _name_and_strategy(image: MachineImage) -> tuple[str, str | None]:
+    """What the checks of an image read of it besides its versions."""
+    return image.name, image.update_strategy
+
+
+@remembered(entries="image.versions", keys={"image": _name_and_strategy, "capabilities": capabilities_key})
 def _image_alone(
-    image: MachineImage, capabilities: Capabilities, path: FieldPath, *, allow_empty_versions: bool
+    image: MachineImage, capabilities: Capabilities, ctx: ProfileContext, path: FieldPath, *, allow_empty_versions: bool
 ) -> list[Finding]:
     """`validate_machine_image` of an image that shares no name or key with the others (`_independent`), remembered
-    for the same version models, name, updateStrategy, definitions and path (`field.LIST_FINDINGS`: they read no
-    clock); path: machineImages[i]."""
-    return LIST_FINDINGS.findings(
-        validate_machine_image,
-        image.versions,
-        (path, image.name, image.update_strategy, capabilities_key(capabilities), allow_empty_versions),
-        lambda: validate_machine_image(
-            image, capabilities, set(), set(), path, allow_empty_versions=allow_empty_versions
-        ),
+    for the same version models, name, updateStrategy, definitions and path (they read no clock); path:
+    machineImages[i]."""
+    return validate_machine_image(
+        image, capabilities, set(), set(), ctx, path, allow_empty_versions=allow_empty_versions
     )
 
 
@@ -128,6 +143,7 @@ def validate_machine_image(
     capabilities: Capabilities,
     seen_names: set[str],
     seen_versions: set[str],
+    ctx: ProfileContext,
     path: FieldPath,
     *,
     allow_empty_versions: bool,
@@ -150,16 +166,12 @@ def validate_machine_image(
     if image.update_strategy is not None and image.update_strategy not in UPDATE_STRATEGIES:
         findings.append(CP_MI_005.unsupported(path.child("updateStrategy"), image.update_strategy, UPDATE_STRATEGIES))
     versions_path = path.child("versions")
-    context = (_version_own_findings, capabilities_key(capabilities))
     for j, version in enumerate(image.versions):
         key = f"{image.name}-{version.version}"
         if key in seen_versions:
             findings.append(CP_MI_006.duplicate(versions_path.index(j), key))
         seen_versions.add(key)
-        if not CLEAN_ENTRIES.known(version, context):
-            found = _version_own_findings(version, capabilities, versions_path.index(j))
-            CLEAN_ENTRIES.learn(version, context, found)
-            findings.extend(found)
+        findings.extend(_version_own_findings(version, capabilities, ctx, versions_path.index(j)))
     return findings
 
 
@@ -168,6 +180,7 @@ def validate_machine_image_version(
     version: MachineImageVersion,
     capabilities: Capabilities,
     seen_versions: set[str],
+    ctx: ProfileContext,
     path: FieldPath,
 ) -> list[Finding]:
     """Duplicates, version syntax, minVersionForUpdate, flavors, kubeletVersionConstraint; path: versions[j]."""
@@ -176,13 +189,17 @@ def validate_machine_image_version(
     if key in seen_versions:
         findings.append(CP_MI_006.duplicate(path, key))
     seen_versions.add(key)
-    findings.extend(_version_own_findings(version, capabilities, path))
+    findings.extend(_version_own_findings(version, capabilities, ctx, path))
     return findings
 
 
-def _version_own_findings(version: MachineImageVersion, capabilities: Capabilities, path: FieldPath) -> list[Finding]:
+@clean_when_empty(entry="version", keys={"capabilities": capabilities_key})
+def _version_own_findings(
+    version: MachineImageVersion, capabilities: Capabilities, ctx: ProfileContext, path: FieldPath
+) -> list[Finding]:
     """The checks of `validate_machine_image_version` that read nothing but the version and the capability
-    definitions (CLEAN_ENTRIES may skip them): syntax, minVersionForInPlaceUpdate, architectures, constraint."""
+    definitions (skipped for a version found clean before): syntax, minVersionForInPlaceUpdate, architectures,
+    constraint."""
     findings: list[Finding] = []
     if not version.version:
         findings.append(CP_MI_007.required(path.child("version"), "must provide a version"))
@@ -257,55 +274,43 @@ def validate_cri(cris: Sequence[CRI], path: FieldPath) -> list[Finding]:
     return findings
 
 
+@remembered(entries="image.versions", keys={"capabilities": capabilities_key}, clock=version_stamps)
 def validate_image_additional_config(
     image: MachineImage, capabilities: Capabilities, ctx: ProfileContext, path: FieldPath
 ) -> list[Finding]:
     """CRI, supported-per-minor, classification/lifecycle and architecture presence of every version of an image.
 
     Source: gardener cloudprofile.go ValidateMachineImageAdditionalConfig. path: machineImages[i]. The findings
-    of the same version models under the same definitions and gate are remembered until the clock could change
-    them (`field.LIST_FINDINGS`): a stream's unchanged images are not judged again.
+    of the same version models under the same definitions and gates are remembered until the clock could change
+    them: a stream's unchanged images are not judged again.
     """
-    return LIST_FINDINGS.findings(
-        validate_image_additional_config,
-        image.versions,
-        (path, capabilities_key(capabilities), ctx.lifecycle_gate),
-        lambda: _image_additional_config(image, capabilities, ctx, path),
-        now=ctx.now,
-        stamps=lambda: version_stamps(image.versions),
-    )
-
-
-def _image_additional_config(
-    image: MachineImage, capabilities: Capabilities, ctx: ProfileContext, path: FieldPath
-) -> list[Finding]:
     findings: list[Finding] = []
     versions_path = path.child("versions")
     supported = {f.path: f for f in validate_supported_versions(image.versions, ctx, versions_path)}
-    rest = (_version_rest_findings, ctx.lifecycle_gate, not capabilities)
     for j, version in enumerate(image.versions):
         # Gardener's order: the version's CRI, its minor's CP-K8S-008, then the rest of the version.
-        if not CLEAN_ENTRIES.known(version, validate_cri):
-            found = validate_cri(version.cri, versions_path.index(j).child("cri"))
-            CLEAN_ENTRIES.learn(version, validate_cri, found)
-            findings.extend(found)
+        findings.extend(_version_cri(version, ctx, versions_path.index(j)))
         if supported:
             overlap = supported.get(versions_path.index(j))
             if overlap is not None:
                 findings.append(overlap)
-        if not CLEAN_ENTRIES.known(version, rest):
-            found = _version_rest_findings(version, capabilities, ctx, versions_path.index(j))
-            CLEAN_ENTRIES.learn(version, rest, found)
-            findings.extend(found)
+        findings.extend(_version_rest_findings(version, capabilities, ctx, versions_path.index(j)))
     return findings
 
 
+@clean_when_empty(entry="version")
+def _version_cri(version: MachineImageVersion, ctx: ProfileContext, path: FieldPath) -> list[Finding]:
+    """`validate_cri` of one version (skipped for a version found clean before); path: versions[j]."""
+    return validate_cri(version.cri, path.child("cri"))
+
+
+@clean_when_empty(entry="version", keys={"capabilities": bool})
 def _version_rest_findings(
     version: MachineImageVersion, capabilities: Capabilities, ctx: ProfileContext, path: FieldPath
 ) -> list[Finding]:
     """The checks of `validate_image_additional_config` after CRI that read nothing but the version, the lifecycle
-    gate and whether capabilities are defined (CLEAN_ENTRIES may skip them): classification, lifecycle,
-    architectures. path: versions[j]."""
+    gate and whether capabilities are defined (skipped for a version found clean before): classification,
+    lifecycle, architectures. path: versions[j]."""
     findings = validate_expirable_version(version, ctx, path)
     if not capabilities:
         if not version.architectures:
@@ -321,7 +326,7 @@ def validate_cloud_profile_machine_images(
     findings: list[Finding] = []
     if not images:
         findings.append(CP_MI_001.required(path, "must provide at least one machine image"))
-    findings.extend(validate_machine_images(images, capabilities, path, allow_empty_versions=False))
+    findings.extend(validate_machine_images(images, capabilities, ctx, path, allow_empty_versions=False))
     for i, image in enumerate(images):
         if image.update_strategy is None:
             findings.append(

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import LIST_FINDINGS, FieldPath, Finding, Rule
+from webhook.caching.findings import remembered
+from webhook.field import FieldPath, Finding, Rule
 from webhook.kinds import OBJ_DECODE_001
 from webhook.models.core import MachineType, VolumeType
 from webhook.profiles import ARCHITECTURES, Capabilities, capabilities_key
@@ -20,6 +21,7 @@ from webhook.validators.cloudprofile.capabilities import (
     validate_machine_type_architecture,
     validate_machine_type_capabilities,
 )
+from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.meta import validate_qualified_name
 
 _UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"
@@ -88,22 +90,12 @@ def validate_machine_types(types: Sequence[MachineType], capabilities: Capabilit
     return findings
 
 
+@remembered(entries="types", keys={"capabilities": capabilities_key})
 def validate_cloud_profile_machine_types(
-    types: Sequence[MachineType], capabilities: Capabilities, path: FieldPath
+    types: Sequence[MachineType], capabilities: Capabilities, ctx: ProfileContext, path: FieldPath
 ) -> list[Finding]:
     """All machine type rules of a CloudProfile spec (CP-MT-*); path: spec.machineTypes. They do not read the
-    clock: remembered for the same machine type models and definitions (`field.LIST_FINDINGS`)."""
-    return LIST_FINDINGS.findings(
-        validate_cloud_profile_machine_types,
-        types,
-        (path, capabilities_key(capabilities)),
-        lambda: _cloud_profile_machine_types(types, capabilities, path),
-    )
-
-
-def _cloud_profile_machine_types(
-    types: Sequence[MachineType], capabilities: Capabilities, path: FieldPath
-) -> list[Finding]:
+    clock: remembered for the same machine type models and definitions."""
     findings: list[Finding] = []
     if not types:
         findings.append(CP_MT_001.required(path, "must provide at least one machine type"))

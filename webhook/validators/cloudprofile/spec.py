@@ -79,7 +79,9 @@ def validate_spec(spec: CloudProfileSpec, ctx: ProfileContext, path: FieldPath) 
     findings.extend(
         validate_cloud_profile_machine_images(spec.machine_images, capabilities, ctx, path.child("machineImages"))
     )
-    findings.extend(validate_cloud_profile_machine_types(spec.machine_types, capabilities, path.child("machineTypes")))
+    findings.extend(
+        validate_cloud_profile_machine_types(spec.machine_types, capabilities, ctx, path.child("machineTypes"))
+    )
     findings.extend(validate_volume_types(spec.volume_types, path.child("volumeTypes")))
     findings.extend(_validate_regions(spec.regions, path.child("regions")))
     findings.extend(_validate_bastion(spec, capabilities, ctx, path.child("bastion")))

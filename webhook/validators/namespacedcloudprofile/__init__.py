@@ -26,7 +26,7 @@ pkg/utils/gardener/namespacedcloudprofile.go (TransformSpecToParentFormat).
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from webhook.cluster.view import SHOOT, ClusterView, ProfileKey
 from webhook.field import ROOT, SPEC, FieldPath, Finding, Verdict
@@ -38,6 +38,9 @@ from webhook.validators.cloudprofile.advice import warn_versions
 from webhook.validators.cloudprofile.context import ProfileContext, profile_context
 from webhook.validators.namespacedcloudprofile import in_use, parent, spec
 
+if TYPE_CHECKING:
+    from webhook.caching.rules import RuleCaches
+
 # "NCP-005" and "NCP-ADM-005" have no rule of their own: they apply the CloudProfile family checks (CP-* ids).
 RULES: Final = (*spec.RULES, *parent.RULES, *in_use.RULES)
 
@@ -45,7 +48,7 @@ RULES: Final = (*spec.RULES, *parent.RULES, *in_use.RULES)
 def validate_create(request: CreateRequest[NamespacedCloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a new NamespacedCloudProfile: static rules, then every admission rule against the parent."""
     profile = request.object
-    ctx = profile_context(request.now, settings)
+    ctx = profile_context(request, settings)
     static = spec.validate_profile(profile, ctx)
     return Verdict.of(
         [
@@ -63,7 +66,7 @@ def validate_update(request: UpdateRequest[NamespacedCloudProfile], view: Cluste
     judged against a parent that moved on meanwhile.
     """
     new, old = request.object, request.old_object
-    ctx = profile_context(request.now, settings)
+    ctx = profile_context(request, settings)
     static = [*spec.validate_profile(new, ctx), *spec.validate_spec_update(new.spec, old.spec, SPEC)]
     admission = parent.validate_against_parent(new.spec, old, view, ctx, static) if new.spec != old.spec else []
     in_use_findings = in_use.validate_not_in_use(new, old, view, ctx)
@@ -103,9 +106,9 @@ def _warnings(
     return findings
 
 
-def prepare(profile: NamespacedCloudProfile) -> NamespacedCloudProfile:
+def prepare(profile: NamespacedCloudProfile, caches: RuleCaches | None) -> NamespacedCloudProfile:
     """v1beta1 defaulting before judgement: only `usable`; machine images are overrides and stay as given."""
-    return default_namespaced_cloud_profile(profile)
+    return default_namespaced_cloud_profile(profile, caches.defaulted if caches is not None else None)
 
 
 KIND: Final = KindValidator(

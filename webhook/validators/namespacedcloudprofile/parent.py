@@ -220,7 +220,7 @@ def _validate_machine_image_overrides(
         parent_versions = in_parent.get(image.name)
         if parent_versions is None:
             findings.extend(
-                validate_machine_image(image, capabilities, set(), set(), image_path, allow_empty_versions=False)
+                validate_machine_image(image, capabilities, set(), set(), ctx, image_path, allow_empty_versions=False)
             )
             findings.extend(validate_image_additional_config(image, capabilities, ctx, image_path))
         old_image = old_by_name.get(image.name) if parent_versions is not None else None
@@ -230,7 +230,7 @@ def _validate_machine_image_overrides(
         for j, version in enumerate(image.versions):
             version_path = image_path.child("versions").index(j)
             if parent_versions is not None and version.version not in parent_versions:
-                findings.extend(validate_machine_image_version(image, version, capabilities, set(), version_path))
+                findings.extend(validate_machine_image_version(image, version, capabilities, set(), ctx, version_path))
             elif parent_versions is not None:
                 old_version = old_versions.get(version.version)
                 if old_version is not None:
@@ -304,7 +304,7 @@ def _validate_merged(spec: CloudProfileSpec, ctx: ProfileContext, path: FieldPat
         findings.extend(validate_cloud_profile_machine_images(images, capabilities, ctx, images_path))
     if spec.machine_types:
         findings.extend(
-            validate_cloud_profile_machine_types(spec.machine_types, capabilities, path.child("machineTypes"))
+            validate_cloud_profile_machine_types(spec.machine_types, capabilities, ctx, path.child("machineTypes"))
         )
     if spec.volume_types:
         findings.extend(validate_volume_types(spec.volume_types, path.child("volumeTypes")))

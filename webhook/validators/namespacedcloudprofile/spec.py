@@ -49,7 +49,7 @@ def validate_profile(profile: NamespacedCloudProfile, ctx: ProfileContext) -> li
     if spec.kubernetes is not None:
         findings.extend(_validate_kubernetes_versions(spec.kubernetes.versions, ctx, SPEC.child("kubernetes")))
     findings.extend(
-        validate_machine_images(spec.machine_images, {}, SPEC.child("machineImages"), allow_empty_versions=True)
+        validate_machine_images(spec.machine_images, {}, ctx, SPEC.child("machineImages"), allow_empty_versions=True)
     )
     findings.extend(validate_volume_types(spec.volume_types, SPEC.child("volumeTypes")))
     findings.extend(validate_machine_types(spec.machine_types, {}, SPEC.child("machineTypes")))

@@ -85,17 +85,19 @@ def _judge(
     """All findings for `shoot`; old: the stored Shoot on UPDATE, None on CREATE."""
     namespace = request.namespace or shoot.metadata.namespace
     operation = Operation.CREATE if old is None else Operation.UPDATE
-    found = lookup.find_profile_spec(shoot, namespace, view)
+    found = lookup.find_profile_spec(shoot, namespace, view, request.caches)
     findings: list[Finding] = list(found.findings)
     mutated_and_static = len(findings)  # Gardener gives its warnings only when these stages pass
-    if found.spec is not None:
-        new, resolution = resolve.resolve(shoot, old, found.spec, request.now)
+    if found.profile is not None:
+        new, resolution = resolve.resolve(shoot, old, found.profile, request.now)
         findings.extend(resolution)
     else:
         new = resolve.unresolved(shoot, referenced=found.referenced)
     before: Effective | None = None
     if old is not None:
-        before = resolve.resolve(old, None, found.spec, request.now)[0] if found.spec is not None else Effective(old)
+        before = (
+            resolve.resolve(old, None, found.profile, request.now)[0] if found.profile is not None else Effective(old)
+        )
     ctx = static.StaticContext(
         in_place_gate=settings.feature_gates.in_place_node_updates,
         cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
@@ -110,13 +112,17 @@ def _judge(
     if before is not None:
         findings.extend(static.validate_shoot_update(new, before, ctx))
     passed = not any(f.rule.mode is Mode.DENY for f in findings[mutated_and_static:])
-    if found.spec is not None:
+    if found.profile is not None:
         if old is not None:
-            findings.extend(lookup.validate_profile_change(shoot, new.workers, old, namespace, found.spec, view))
-        findings.extend(profile.validate_against_profile(new, before, found.spec, operation, request.now))
-        findings.extend(access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.spec))
+            findings.extend(
+                lookup.validate_profile_change(shoot, new.workers, old, namespace, found.profile.spec, view)
+            )
+        findings.extend(profile.validate_against_profile(new, before, found.profile, operation, request.now))
+        findings.extend(
+            access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.profile.spec)
+        )
         days = settings.expiry_warning_days
-        findings.extend(advice.warn_versions(new, before, found.spec, operation, request.now, days))
+        findings.extend(advice.warn_versions(new, before, found.profile, operation, request.now, days))
     if passed:  # as Gardener's registry strategy: its warnings after the mutator and static validation passed
         interval = settings.credentials_rotation_interval_days
         findings.extend(gardener_warnings.warn_shoot(new, old, request.now, interval))
@@ -143,7 +149,7 @@ KIND: Final = KindValidator(
     create=validate_create,
     update=validate_update,
     delete=None,
-    prepare=default_shoot,
+    prepare=lambda shoot, caches: default_shoot(shoot),
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_update"]

@@ -23,8 +23,8 @@ from webhook import profiles
 from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.kinds import Operation
 from webhook.models.base import format_date
-from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage, MachineImageVersion, Worker
-from webhook.profiles import capabilities_of
+from webhook.models.core import ExpirableVersion, MachineImage, MachineImageVersion, Worker
+from webhook.profiles import ProfileIndex, capabilities_of
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     Effective,
@@ -71,11 +71,12 @@ Target = Callable[[datetime], str | None]
 
 
 def warn_versions(
-    new: Effective, old: Effective | None, spec: CloudProfileSpec, operation: Operation, now: datetime, days: int
+    new: Effective, old: Effective | None, profile: ProfileIndex, operation: Operation, now: datetime, days: int
 ) -> list[Finding]:
     """Every SH-WARN-001..004 finding for `new`; old: the stored Shoot (UPDATE), else None. now: aware UTC;
     days: settings.expiry_warning_days. Versions the profile does not list are judged elsewhere (SH-ADM-*).
     """
+    spec = profile.spec
     update = operation is Operation.UPDATE
     findings: list[Finding] = []
     control_plane = new.version
@@ -99,14 +100,14 @@ def warn_versions(
         kubelet = new.kubelet_version(i)
         if image is None or not image.version or kubelet is None:
             continue
-        named_images = profiles.index_of(spec).images(image.name)
+        named_images = profile.images(image.name)
         machine_image = named_images[0] if named_images else None
         if machine_image is None:
             continue
         version = next((v for v in machine_image.versions if v.version == image.version), None)
         if version is None:
             continue
-        image_target = _image_target(machine_image, worker, kubelet, spec, capabilities, image.version)
+        image_target = _image_target(machine_image, worker, kubelet, profile, capabilities, image.version)
         path = worker_path(i).child("machine", "image", "version")
         labels = [f'"{image.name}:{image.version}"', f'"{image.version}"']
         findings.extend(_advise(version, labels, image_target, existing, now, days, path))
@@ -139,28 +140,28 @@ def _image_target(
     image: MachineImage,
     worker: Worker,
     kubelet: str,
-    spec: CloudProfileSpec,
+    profile: ProfileIndex,
     capabilities: profiles.Capabilities,
     current: str,
 ) -> Target:
     """A pool's machine image force-update target per the image's updateStrategy (computed only when asked)."""
 
     def target(at: datetime) -> str | None:
-        usable = _usable_versions(image, worker, kubelet, spec, capabilities)
+        usable = _usable_versions(image, worker, kubelet, profile, capabilities)
         return find_machine_image_force_update_target(usable, current, image.update_strategy, at)
 
     return target
 
 
 def _usable_versions(
-    image: MachineImage, worker: Worker, kubelet: str, spec: CloudProfileSpec, capabilities: profiles.Capabilities
+    image: MachineImage, worker: Worker, kubelet: str, profile: ProfileIndex, capabilities: profiles.Capabilities
 ) -> list[MachineImageVersion]:
     """The image versions maintenance may move this pool to (gardener maintenance helper FilterMachineImageVersions):
     the pool's architecture and machine type capabilities, its CRI and container runtimes, its kubelet version, and
     for in-place pools versions that can be updated in place from the current one.
     """
     architecture = worker.machine.architecture or ""
-    named = profiles.index_of(spec).machine_types(worker.machine.type)
+    named = profile.machine_types(worker.machine.type)
     machine_type = named[0] if named else None
     cri_name = worker.cri.name if worker.cri is not None else "containerd"
     runtimes = {r.type for r in worker.cri.container_runtimes} if worker.cri is not None else set()

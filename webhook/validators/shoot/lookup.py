@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from webhook.caching.rules import RuleCaches, index_of, judged_spec_of
 from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, ClusterView
 from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.gourl import go_quote
@@ -27,7 +28,7 @@ from webhook.models.core import (
     Shoot,
     Worker,
 )
-from webhook.profiles import judged_spec
+from webhook.profiles import ProfileIndex
 
 PROFILE_KINDS: Final = (CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE)  # sorted
 
@@ -60,18 +61,25 @@ def reference_path(shoot: Shoot) -> FieldPath:
 class Lookup:
     """The outcome of looking up a Shoot's profile.
 
-    spec: the defaulted CloudProfileSpec, or None. referenced: the Shoot names a profile of a supported kind (a
-    missing or malformed reference is SH-VER-002's to report). findings: why `spec` is None although referenced.
+    profile: the index of the defaulted CloudProfileSpec (built once per request and passed down), or None.
+    referenced: the Shoot names a profile of a supported kind (a missing or malformed reference is SH-VER-002's to
+    report). findings: why `profile` is None although referenced.
     """
 
-    spec: CloudProfileSpec | None
+    profile: ProfileIndex | None
     referenced: bool
     findings: list[Finding] = field(default_factory=list)
 
+    @property
+    def spec(self) -> CloudProfileSpec | None:
+        """The defaulted CloudProfileSpec, or None."""
+        return self.profile.spec if self.profile is not None else None
+
 
 @SH_ADM_REF_001.check
-def find_profile_spec(shoot: Shoot, namespace: str, view: ClusterView) -> Lookup:
-    """Look up the profile `shoot` references; namespace: the Shoot's (for a NamespacedCloudProfile).
+def find_profile_spec(shoot: Shoot, namespace: str, view: ClusterView, caches: RuleCaches | None = None) -> Lookup:
+    """Look up the profile `shoot` references; namespace: the Shoot's (for a NamespacedCloudProfile); caches: the
+    request's (a NamespacedCloudProfile's judged spec and each spec's index are kept there).
 
     Reports CLUSTER-001 while the view does not know the profile kinds (not synced, or stale) and SH-ADM-REF-001
     (Forbidden, naming the profile) when the profile, or the parent of a NamespacedCloudProfile without status, does
@@ -88,13 +96,13 @@ def find_profile_spec(shoot: Shoot, namespace: str, view: ClusterView) -> Lookup
         profile = view.cloud_profile(ref.name)
         if profile is None:
             return Lookup(None, True, [SH_ADM_REF_001.forbidden(path, f'{missing}CloudProfile "{ref.name}" not found')])
-        return Lookup(profile.spec, True)
+        return Lookup(index_of(profile.spec, caches), True)
     ncp = view.namespaced_cloud_profile(namespace, ref.name)
     if ncp is None:
         detail = f'{missing}NamespacedCloudProfile "{namespace}/{ref.name}" not found'
         return Lookup(None, True, [SH_ADM_REF_001.forbidden(path, detail)])
     if ncp.status.cloud_profile_spec is not None:
-        return Lookup(judged_spec(ncp, None), True)
+        return Lookup(index_of(judged_spec_of(ncp, None, caches), caches), True)
     parent = view.cloud_profile(ncp.spec.parent.name)
     if parent is None:
         detail = (
@@ -102,7 +110,7 @@ def find_profile_spec(shoot: Shoot, namespace: str, view: ClusterView) -> Lookup
             f'"{namespace}/{ref.name}" not found'
         )
         return Lookup(None, True, [SH_ADM_REF_001.forbidden(path, detail)])
-    return Lookup(judged_spec(ncp, parent), True)
+    return Lookup(index_of(judged_spec_of(ncp, parent, caches), caches), True)
 
 
 # ------------------------------------------------------------------------------------------- profile change

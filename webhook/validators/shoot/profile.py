@@ -20,7 +20,6 @@ from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.kinds import Operation
 from webhook.models.core import (
     CRI,
-    CloudProfileSpec,
     ExpirableVersion,
     KubeletConfig,
     MachineImageVersion,
@@ -32,7 +31,7 @@ from webhook.models.core import (
     Worker,
     WorkerVolume,
 )
-from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_of
+from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, ProfileIndex, capabilities_of
 from webhook.quantity import InvalidQuantity, format_quantity, parse_quantity
 from webhook.validators.meta import go_list
 from webhook.validators.shoot.effective import (
@@ -101,9 +100,10 @@ class _Pool:
 
 
 def validate_against_profile(
-    new: Effective, old: Effective | None, spec: CloudProfileSpec, operation: Operation, now: datetime
+    new: Effective, old: Effective | None, profile: ProfileIndex, operation: Operation, now: datetime
 ) -> list[Finding]:
     """Every SH-ADM-* rule of `new` against `spec`; old: the stored Shoot on UPDATE (None on CREATE). now: aware UTC."""
+    spec = profile.spec
     create = operation is Operation.CREATE
     before = old.shoot if old is not None else _EMPTY
     findings: list[Finding] = []
@@ -114,15 +114,16 @@ def validate_against_profile(
             )
         )
     findings.extend(_validate_region(spec.regions, new.shoot.spec.region, before.spec.region, SPEC.child("region")))
-    findings.extend(_validate_provider(new, before, spec, create, now))
-    findings.extend(_validate_limits(new.shoot, spec, WORKERS))
+    findings.extend(_validate_provider(new, before, profile, create, now))
+    findings.extend(_validate_limits(new.shoot, profile, WORKERS))
     return findings
 
 
 def _validate_provider(
-    new: Effective, before: Shoot, spec: CloudProfileSpec, create: bool, now: datetime
+    new: Effective, before: Shoot, profile: ProfileIndex, create: bool, now: datetime
 ) -> list[Finding]:
     """Provider type, control-plane version syntax, then every pool (validateProvider)."""
+    spec = profile.spec
     shoot = new.shoot
     if shoot.spec.provider.type != spec.type:
         detail = f"provider type in shoot must equal provider type of referenced CloudProfile: {_quote(spec.type)}"
@@ -145,14 +146,14 @@ def _validate_provider(
             create=create,
             architecture=worker.machine.architecture or "",
         )
-        machine_findings, machine_ok = _validate_machine(pool, new, spec, capabilities, shoot.spec.region, now, path)
+        machine_findings, machine_ok = _validate_machine(pool, new, profile, capabilities, shoot.spec.region, now, path)
         findings.extend(machine_findings)
         if machine_ok and new.image_known(i):
-            findings.extend(_validate_cri(spec, worker, pool.old, path.child("cri")))
+            findings.extend(_validate_cri(profile, worker, pool.old, path.child("cri")))
             kubelet = new.kubelet_version(i)
             if kubelet is not None:
-                findings.extend(_validate_kubelet_version(spec, worker.machine.image, kubelet, path))
-        findings.extend(_validate_volume(spec, worker, pool.old, shoot.spec.region, path.child("volume")))
+                findings.extend(_validate_kubelet_version(profile, worker.machine.image, kubelet, path))
+        findings.extend(_validate_volume(profile, worker, pool.old, shoot.spec.region, path.child("volume")))
         if worker.kubernetes is not None:
             kubelet_config = worker.kubernetes.kubelet or kubelet_config
             reserved_path = path.child("kubernetes", "kubelet")
@@ -268,10 +269,10 @@ def _validate_zones(
 
 
 def _unavailable_in_a_zone(
-    spec: CloudProfileSpec, region: str, zones: Iterable[str], name: str, *, volume: bool
+    profile: ProfileIndex, region: str, zones: Iterable[str], name: str, *, volume: bool
 ) -> bool:
     """Whether a machine (or volume) type is listed unavailable in one of `zones` of `region` (its first entry)."""
-    known = profiles.index_of(spec).region(region)
+    known = profile.region(region)
     if known is None:
         return False
     wanted = set(zones)
@@ -288,7 +289,7 @@ def _unavailable_in_a_zone(
 def _validate_machine(
     pool: _Pool,
     new: Effective,
-    spec: CloudProfileSpec,
+    profile: ProfileIndex,
     capabilities: Capabilities,
     region: str,
     now: datetime,
@@ -302,23 +303,24 @@ def _validate_machine(
     """
     if pool.architecture not in ARCHITECTURES or not pool.worker.machine.type:
         return [], False  # reported by SH-WRK-002 / SH-WRK-003
-    found = _validate_machine_type(pool, spec, capabilities, region, path.child("machine", "type"))
+    found = _validate_machine_type(pool, profile, capabilities, region, path.child("machine", "type"))
     if not found and new.image_known(pool.index):
-        found = _validate_machine_image(pool, spec, capabilities, now, path.child("machine"))
+        found = _validate_machine_image(pool, profile, capabilities, now, path.child("machine"))
     if not found and new.image_known(pool.index) and capabilities:
         found = _validate_machine_capabilities(
-            pool.worker, spec, capabilities, path.child("machine", "image", "version")
+            pool.worker, profile, capabilities, path.child("machine", "image", "version")
         )
     return found, not found
 
 
 @SH_ADM_MT_001.check
 def _validate_machine_type(
-    pool: _Pool, spec: CloudProfileSpec, capabilities: Capabilities, region: str, path: FieldPath
+    pool: _Pool, profile: ProfileIndex, capabilities: Capabilities, region: str, path: FieldPath
 ) -> list[Finding]:
     """A changed machine type (or architecture) must exist, be usable, be available in the pool's zones and have
     the pool's architecture (validateMachineType, validateMachineTypes); path: workers[i].machine.type.
     """
+    spec = profile.spec
     worker, old = pool.worker, pool.old
     if worker.machine.type == old.machine.type and worker.machine.architecture == old.machine.architecture:
         return []
@@ -326,12 +328,12 @@ def _validate_machine_type(
     def fits(machine_type: MachineType) -> tuple[bool, bool, bool]:
         """(architecture, usable, available in the pool's zones) of one machine type."""
         t_arch = profiles.machine_type_architecture(machine_type, capabilities) == pool.architecture
-        t_zones = not _unavailable_in_a_zone(spec, region, worker.zones, machine_type.name, volume=False)
+        t_zones = not _unavailable_in_a_zone(profile, region, worker.zones, machine_type.name, volume=False)
         return t_arch, bool(machine_type.usable), t_zones
 
     # The pool's own type first (the last entry of that name counts, as in Gardener's loop); the list of supported
     # types is only needed for a finding.
-    named = profiles.index_of(spec).machine_types(worker.machine.type)
+    named = profile.machine_types(worker.machine.type)
     match = named[-1] if named else None
     if match is not None and all(fits(match)):
         return []
@@ -353,7 +355,7 @@ def _validate_machine_type(
 
 @SH_ADM_IMG_001.check
 def _validate_machine_image(
-    pool: _Pool, spec: CloudProfileSpec, capabilities: Capabilities, now: datetime, path: FieldPath
+    pool: _Pool, profile: ProfileIndex, capabilities: Capabilities, now: datetime, path: FieldPath
 ) -> list[Finding]:
     """A changed machine image (or architecture) must be a profile version that runs on the pool's architecture and
     is active, expired being acceptable only for an existing pool that does not move to a lower version; in-place
@@ -385,7 +387,7 @@ def _validate_machine_image(
             in_place_ok = pool.active_only or (minimum is not None and _at_most(minimum, old_version))
         return active, arch_ok, in_place_ok
 
-    versions = profiles.index_of(spec).image_versions(image.name)
+    versions = profile.image_versions(image.name)
     # The pool's own version first (any entry of that label that qualifies counts); the list of valid versions is
     # only needed for a finding.
     label = f"{image.name}:{image.version}"
@@ -429,7 +431,7 @@ def _go_map(capabilities: Mapping[str, Sequence[str]]) -> str:
 
 @SH_ADM_CAP_001.check
 def _validate_machine_capabilities(
-    worker: Worker, spec: CloudProfileSpec, capabilities: Capabilities, path: FieldPath
+    worker: Worker, profile: ProfileIndex, capabilities: Capabilities, path: FieldPath
 ) -> list[Finding]:
     """With machine capabilities in the profile, some flavor of the pool's image version supports the capabilities
     of its machine type, defaults applied to both (validateMachineCapabilities); judged on every request.
@@ -438,11 +440,11 @@ def _validate_machine_capabilities(
     profile is skipped (Gardener's own check would fail on it). path: workers[i].machine.image.version.
     """
     image = worker.machine.image
-    named = profiles.index_of(spec).machine_types(worker.machine.type)
+    named = profile.machine_types(worker.machine.type)
     machine_type = named[0] if named else None
     if image is None or machine_type is None:
         return []
-    version = _find_image_version(spec, image)
+    version = _find_image_version(profile, image)
     flavors = version.capability_flavors if version is not None else []
     if capabilities_supported(machine_type.capabilities, flavors, capabilities):
         return []
@@ -465,10 +467,10 @@ def _lower(version: str, than: str) -> bool:
     return a is not None and b is not None and a < b
 
 
-def _find_image_version(spec: CloudProfileSpec, image: ShootMachineImage | None) -> MachineImageVersion | None:
+def _find_image_version(profile: ProfileIndex, image: ShootMachineImage | None) -> MachineImageVersion | None:
     if image is None:
         return None
-    images = profiles.index_of(spec).images(image.name)
+    images = profile.images(image.name)
     if not images:
         return None
     return next((v for v in images[0].versions if v.version == image.version), None)
@@ -478,7 +480,7 @@ def _find_image_version(spec: CloudProfileSpec, image: ShootMachineImage | None)
 
 
 @SH_ADM_CRI_001.check
-def _validate_cri(spec: CloudProfileSpec, worker: Worker, old: Worker, path: FieldPath) -> list[Finding]:
+def _validate_cri(profile: ProfileIndex, worker: Worker, old: Worker, path: FieldPath) -> list[Finding]:
     """A changed CRI (or image) must be offered by the image version, with every container runtime asked for
     (validateContainerRuntimeInterface, validateCRI); path: workers[i].cri.
     """
@@ -487,7 +489,7 @@ def _validate_cri(spec: CloudProfileSpec, worker: Worker, old: Worker, path: Fie
         return []
     if cri.name not in CRI_NAMES:
         return []  # reported by SH-WRK-001
-    version = _find_image_version(spec, image)
+    version = _find_image_version(profile, image)
     if version is None:
         return []
     label = f"{image.name}@{image.version or ''}"
@@ -511,12 +513,12 @@ def _validate_cri(spec: CloudProfileSpec, worker: Worker, old: Worker, path: Fie
 
 @SH_ADM_KUB_001.check
 def _validate_kubelet_version(
-    spec: CloudProfileSpec, image: ShootMachineImage | None, kubelet: str, path: FieldPath
+    profile: ProfileIndex, image: ShootMachineImage | None, kubelet: str, path: FieldPath
 ) -> list[Finding]:
     """The pool's kubelet version satisfies the image version's kubeletVersionConstraint, on every request
     (validateKubeletVersion); path: workers[i]. An unparsable kubelet version is SH-K8S-005's to report.
     """
-    version = _find_image_version(spec, image)
+    version = _find_image_version(profile, image)
     if version is None or version.kubelet_version_constraint is None or image is None:
         return []
     parsed = find_version(kubelet)
@@ -572,36 +574,35 @@ def _validate_kube_reserved(
 
 
 @SH_ADM_VOL_001.check
-def _validate_volume(
-    spec: CloudProfileSpec, worker: Worker, old: Worker, region: str, path: FieldPath
-) -> list[Finding]:
+def _validate_volume(profile: ProfileIndex, worker: Worker, old: Worker, region: str, path: FieldPath) -> list[Finding]:
     """A changed volume type must exist, be usable and available in the pool's zones; the size must reach the
     machine type's storage minSize (same type) and the volume type's minSize (validateWorkerVolume); path: volume.
     """
     volume = worker.volume
     if volume is None:
         return []
-    findings = _validate_volume_type(spec, volume, old.volume, worker.zones, region, path.child("type"))
+    findings = _validate_volume_type(profile, volume, old.volume, worker.zones, region, path.child("type"))
     if findings:
         return findings
-    return _validate_volume_size(spec, worker.machine.type, volume, path.child("size"))
+    return _validate_volume_size(profile, worker.machine.type, volume, path.child("size"))
 
 
 def _validate_volume_type(
-    spec: CloudProfileSpec,
+    profile: ProfileIndex,
     volume: WorkerVolume,
     old: WorkerVolume | None,
     zones: Sequence[str],
     region: str,
     path: FieldPath,
 ) -> list[Finding]:
+    spec = profile.spec
     if volume.type is None or (old is not None and old.type is not None and old.type == volume.type):
         return []
     present = usable = in_zones = False
     supported: set[str] = set()
     for volume_type in spec.volume_types:
         t_usable = bool(volume_type.usable)
-        t_zones = not _unavailable_in_a_zone(spec, region, zones, volume_type.name, volume=True)
+        t_zones = not _unavailable_in_a_zone(profile, region, zones, volume_type.name, volume=True)
         if t_usable and t_zones:
             supported.add(volume_type.name)
         if volume_type.name == volume.type:
@@ -620,7 +621,7 @@ def _validate_volume_type(
 
 
 def _validate_volume_size(
-    spec: CloudProfileSpec, machine_type: str, volume: WorkerVolume, path: FieldPath
+    profile: ProfileIndex, machine_type: str, volume: WorkerVolume, path: FieldPath
 ) -> list[Finding]:
     """validateVolumeSize: machine type storage constraints first, then the volume type's minSize."""
     if volume.type is None:
@@ -629,7 +630,7 @@ def _validate_volume_size(
         size = parse_quantity(volume.volume_size)
     except InvalidQuantity:
         return []  # the size format is the static validation's to judge
-    index = profiles.index_of(spec)
+    index = profile
     minimums = [
         t.storage.min_size
         for t in index.machine_types(machine_type)
@@ -649,11 +650,12 @@ def _validate_volume_size(
 
 
 @SH_ADM_LIM_001.check
-def _validate_limits(shoot: Shoot, spec: CloudProfileSpec, path: FieldPath) -> list[Finding]:
+def _validate_limits(shoot: Shoot, profile: ProfileIndex, path: FieldPath) -> list[Finding]:
     """The pools' minimums add up to at most the profile's maxNodesTotal (validateLimits); path: spec.provider.workers.
 
     Not judged for a Shoot being deleted.
     """
+    spec = profile.spec
     limits = spec.limits
     if shoot.metadata.deletion_timestamp is not None or limits is None or limits.max_nodes_total is None:
         return []

@@ -21,7 +21,6 @@ from typing import Final
 from webhook import profiles
 from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.models.core import (
-    CloudProfileSpec,
     ExpirableVersion,
     MachineImage,
     MachineImageVersion,
@@ -31,7 +30,7 @@ from webhook.models.core import (
     Worker,
 )
 from webhook.models.defaults import DEFAULT_ARCHITECTURE
-from webhook.profiles import Capabilities, capabilities_of
+from webhook.profiles import Capabilities, ProfileIndex, capabilities_of
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     Effective,
@@ -98,12 +97,13 @@ def unresolved(shoot: Shoot, *, referenced: bool) -> Effective:
     )
 
 
-def resolve(shoot: Shoot, old: Shoot | None, spec: CloudProfileSpec, now: datetime) -> tuple[Effective, list[Finding]]:
+def resolve(shoot: Shoot, old: Shoot | None, profile: ProfileIndex, now: datetime) -> tuple[Effective, list[Finding]]:
     """Resolve every value the mutator fills, against `spec`; old: the stored Shoot on UPDATE, else None.
 
     Returns the Effective Shoot and the findings: SH-WARN-005/006 announcing each resolution, SHM-002/003/005
     denials for values that cannot be resolved (those stay unknown in the result). now: aware UTC.
     """
+    spec = profile.spec
     findings: list[Finding] = []
     control_plane, cp_findings = _resolve_kubernetes(
         SHM_002, shoot.spec.kubernetes.version, spec.kubernetes.versions, now, KUBERNETES_VERSION
@@ -126,13 +126,13 @@ def resolve(shoot: Shoot, old: Shoot | None, spec: CloudProfileSpec, now: dateti
                 unknown_versions.add(i)
             elif version != worker.kubernetes.version:
                 update["kubernetes"] = worker.kubernetes.model_copy(update={"version": version})
-        named = profiles.index_of(spec).machine_types(worker.machine.type)
+        named = profile.machine_types(worker.machine.type)
         machine_type = named[0] if named else None
         architecture = worker.machine.architecture or _architecture_of(machine_type, capabilities)
         machine_update: dict[str, object] = {"architecture": architecture}
         if shoot.metadata.deletion_timestamp is None:
             image, image_findings = _resolve_image(
-                worker, find_worker(old_workers, worker.name), spec, architecture, machine_type, now, path
+                worker, find_worker(old_workers, worker.name), profile, architecture, machine_type, now, path
             )
             findings.extend(image_findings)
             if image is None:
@@ -208,7 +208,7 @@ def _image_incomplete(image: ShootMachineImage | None) -> bool:
 def _resolve_image(
     worker: Worker,
     old_worker: Worker | None,
-    spec: CloudProfileSpec,
+    profile: ProfileIndex,
     architecture: str,
     machine_type: MachineType | None,
     now: datetime,
@@ -230,7 +230,7 @@ def _resolve_image(
             if given.version:
                 return kept, []
             return kept, [SH_WARN_006.forbidden(image_path, f'version not set, keeps "{image_label(kept)}"')]
-    image, findings = _default_image(spec, given, architecture, machine_type, is_in_place(worker), now, path)
+    image, findings = _default_image(profile, given, architecture, machine_type, is_in_place(worker), now, path)
     if image is not None and image != given:
         detail = f'{_what_was_given(given)} resolves to "{image_label(image)}"'
         findings.append(SH_WARN_006.forbidden(image_path, detail))
@@ -249,7 +249,7 @@ def _what_was_given(given: ShootMachineImage | None) -> str:
 
 @SHM_005.check
 def _default_image(
-    spec: CloudProfileSpec,
+    profile: ProfileIndex,
     given: ShootMachineImage | None,
     architecture: str,
     machine_type: MachineType | None,
@@ -266,6 +266,7 @@ def _default_image(
     (with the images the profile offers for the pool's architecture), machine.image.version for a version that does
     not parse, machine.image otherwise. Gardener's details are kept.
     """
+    spec = profile.spec
     image_path = path.child("machine", "image")
     shown = given.model_dump(exclude_none=True) if given is not None else None
     images = spec.machine_images
