@@ -27,7 +27,7 @@ RUN /opt/gardener-webhook/bin/pip install --no-deps --no-build-isolation . \
     && /opt/gardener-webhook/bin/python -c "import importlib.util, sys; \
 left = [m for m in ('pip', 'setuptools', 'wheel', 'pkg_resources', '_distutils_hack') if importlib.util.find_spec(m)]; \
 sys.exit(f'left in the runtime virtualenv: {left}' if left else 0)" \
-    && /opt/gardener-webhook/bin/python -c "import webhook.cli, webhook.server, webhook.cluster.live, webhook.report_apply" \
+    && /opt/gardener-webhook/bin/python -c "import webhook.cli, webhook.server, webhook.cluster.live, webhook.offline.report_apply" \
     && /opt/gardener-webhook/bin/gardener-webhook --version \
     && /opt/gardener-webhook/bin/python -m compileall -q /opt/gardener-webhook/lib
 

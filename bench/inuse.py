@@ -6,7 +6,7 @@ It builds a realistic CloudProfile (35 Kubernetes versions, 4 machine images x 5
 NamespacedCloudProfiles, and a StaticView holding that profile plus N synthetic Shoots (5 worker pools each) spread
 over its versions: 3 Shoots run the 3 versions the update removes (so every run reports the same 3 REF-CP-001
 findings), the others run the 32 kept versions, a tenth of them through a child NamespacedCloudProfile. Then it
-times, best of N (time.perf_counter), `webhook.admission.judge` on the AdmissionReview bytes of the UPDATE that
+times, best of N (time.perf_counter), `webhook.judging.judge.judge` on the AdmissionReview bytes of the UPDATE that
 removes the 3 versions, for N = 10 and N = 10 000 Shoots, and prints both, their ratio, the in-use check alone,
 and the process RSS after loading 10 000 Shoots (target < 200 MiB).
 """
@@ -24,8 +24,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
-from webhook.admission import judge
 from webhook.cluster.static import StaticView
+from webhook.judging.judge import judge
 from webhook.models.core import CloudProfile
 from webhook.models.defaults import default_cloud_profile
 from webhook.settings import Settings

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-MAX_WARNING_CHARS = 256  # the API server's limit per warning (webhook.rendering.MAX_WARNING_CHARS)
+MAX_WARNING_CHARS = 256  # the API server's limit per warning (webhook.admission.rendering.MAX_WARNING_CHARS)
 MAX_BACKLOG = 500  # open loop: unanswered requests per client process before scheduled ones are skipped
 GRACE_SECONDS = 5.0  # open loop: how long unanswered requests may still finish after the run
 START_SECONDS = 2.0  # time given to spawned client processes to import before they start together

@@ -368,8 +368,8 @@ PAYLOADS: Final[dict[str, Callable[[], bytes | list[bytes]]]] = {
 
 def judged(bodies: list[bytes]) -> str:
     """What gardener-webhook answers to `bodies` against the bench's cluster view, e.g. "40 allowed (5 warnings)"."""
-    from webhook.admission import judge
     from webhook.cluster.static import StaticView
+    from webhook.judging.judge import judge
     from webhook.settings import Settings
 
     view, settings, now = StaticView.from_objects(context_objects()), Settings(), datetime.now(UTC)

@@ -49,8 +49,8 @@ class Deadline(BaseException):
 
 def server(mode, port_q, certfile, keyfile):
     os.sched_setaffinity(0, {0})
-    from webhook.admission import judge
     from webhook.cluster.static import StaticView
+    from webhook.judging.judge import judge
     from webhook.settings import Settings
 
     view, settings = StaticView.empty(), Settings()

@@ -12,9 +12,9 @@ from typing import Any, Final
 import pytest
 import yaml
 
+from webhook.admission.kinds import CreateRequest, DeleteRequest, Operation, UpdateRequest
 from webhook.cluster.static import StaticView
-from webhook.field import ErrorType, Verdict
-from webhook.kinds import CreateRequest, DeleteRequest, Operation, UpdateRequest
+from webhook.domain.field import ErrorType, Verdict
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile, default_shoot
 from webhook.settings import Settings
@@ -89,7 +89,7 @@ def real_fixtures_of(*kinds: str) -> list[Any]:
     Files that are not YAML (SOURCES.md, the placeholder Gardenlet) are skipped. Without the corpus: one
     parameter that is skipped with REAL_FIXTURES_ABSENT, so the skip shows its reason once per test.
     """
-    from webhook.documents import read_objects
+    from webhook.offline.documents import read_objects
 
     if not HAVE_REAL_FIXTURES:
         return [pytest.param(None, marks=pytest.mark.skip(reason=REAL_FIXTURES_ABSENT), id="no-real-corpus")]

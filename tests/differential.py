@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from tests.strategies import BASES, NASTY_STRINGS, NASTY_VERSIONS, paths_of
-from webhook.admission import judge, make_review
 from webhook.caching.caches import Caches
 from webhook.cluster.static import StaticView
-from webhook.documents import read_objects
+from webhook.judging.judge import judge, make_review
+from webhook.offline.documents import read_objects
 from webhook.settings import FeatureGates, Settings
 from webhook.validators import REGISTRY
 

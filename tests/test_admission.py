@@ -18,10 +18,10 @@ from tests.builders import (
     shoot_dict,
     versions,
 )
-from webhook import admission
-from webhook.admission import BadReview, Envelope, judge, kinds_to_confirm, parse_review
+from webhook.admission.rendering import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, sanitize_warnings
 from webhook.caching.caches import Caches
-from webhook.rendering import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, sanitize_warnings
+from webhook.judging import judge as admission
+from webhook.judging.judge import BadReview, Envelope, judge, kinds_to_confirm, parse_review
 from webhook.settings import Exemptions, Settings
 from webhook.validators.cloudprofile.spec import CP_REG_001
 
@@ -175,7 +175,7 @@ def test_many_warnings_from_a_profile_are_capped() -> None:
 
 
 def test_rules_escalated_by_config_are_ratcheted_too() -> None:
-    from webhook.field import Mode
+    from webhook.domain.field import Mode
 
     gap = cloud_profile_dict(kubernetes=versions("1.35.0", "1.33.3"))
     settings = Settings(rules={"CP-WARN-003": Mode.DENY})
@@ -195,8 +195,8 @@ def _explode(*_: Any) -> Any:
 def test_a_crashing_validator_is_a_logged_500_denial(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from webhook import admission
-    from webhook.kinds import KindValidator
+    from webhook.admission.kinds import KindValidator
+    from webhook.judging import judge as admission
     from webhook.models.core import CloudProfile
 
     explode = _explode
@@ -238,8 +238,8 @@ def test_a_huge_value_is_elided_in_the_denial_not_cut() -> None:
 def test_parse_review_reads_the_envelope_and_judge_hands_it_over_before_judging(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from webhook import admission
-    from webhook.kinds import UserInfo
+    from webhook.admission.kinds import UserInfo
+    from webhook.judging import judge as admission
 
     body = review_bytes(bad_profile(), uid="env-1", dry_run=True, username="bob", groups=("ops",))
     envelope = parse_review(body).envelope

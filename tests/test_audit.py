@@ -24,9 +24,9 @@ from tests.cluster.fake_apiserver import (
     seed_obj,
     write_kubeconfig,
 )
-from webhook.audit import audit_objects
 from webhook.cli import main
 from webhook.cluster.static import StaticView
+from webhook.offline.audit import audit_objects
 from webhook.settings import Settings
 
 NOW_TEXT = "2026-11-21T12:00:00Z"

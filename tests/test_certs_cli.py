@@ -13,8 +13,8 @@ import yaml
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
-from webhook.certs import WEBHOOK_NAMES
 from webhook.cli import main
+from webhook.server.certs import WEBHOOK_NAMES
 from webhook.server.tls import server_context
 
 SERVICE = "gardener-webhook.gardener-webhook.svc"

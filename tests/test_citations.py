@@ -36,7 +36,7 @@ from typing import Final
 
 import pytest
 
-from webhook import skew
+from webhook.domain import skew
 from webhook.validators import ALL_RULES
 
 ROOT: Final = Path(__file__).resolve().parents[1]

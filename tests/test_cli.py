@@ -15,7 +15,7 @@ import yaml
 from tests.builders import cloud_profile_dict, real_fixtures_of, real_path, requires_real_fixtures, review
 from webhook import __version__
 from webhook.cli import main
-from webhook.documents import read_objects
+from webhook.offline.documents import read_objects
 
 EXAMPLE = "gardener__gardener__example_30-cloudprofile.yaml"
 LOCAL_PARENT = "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"

@@ -19,8 +19,8 @@ import yaml
 from lxml import etree
 
 from tests.builders import cloud_profile_dict, namespaced_cloud_profile_dict
-from webhook import junit
 from webhook.cli import main
+from webhook.offline import junit
 
 SCHEMA: Final = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "schemas" / "junit.xsd")))
 NOW: Final = "2026-11-21T12:00:00Z"
@@ -447,18 +447,18 @@ class _Terminal(io.StringIO):
 
 
 def test_text_is_printed_as_each_object_is_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import webhook.review
+    import webhook.offline.review
 
     path = write(tmp_path / "all.yaml", cloud_profile_dict(), shoot(), shoot("dev"))
     out = io.StringIO()
     printed_before: list[int] = []
-    judge = webhook.review.judge
+    judge = webhook.offline.review.judge
 
     def judge_and_note(*args: Any, **kwargs: Any) -> Any:
         printed_before.append(len(out.getvalue().splitlines()))
         return judge(*args, **kwargs)
 
-    monkeypatch.setattr(webhook.review, "judge", judge_and_note)
+    monkeypatch.setattr(webhook.offline.review, "judge", judge_and_note)
     assert main(["review", str(path), "--now", NOW], out=out) == 0
     assert printed_before == [0, 1, 2]
 
@@ -467,9 +467,9 @@ def test_text_is_printed_as_each_object_is_judged(tmp_path: Path, monkeypatch: p
 def test_progress_on_a_terminal_for_text_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str, shown: bool
 ) -> None:
-    import webhook.progress
+    import webhook.offline.progress
 
-    monkeypatch.setattr(webhook.progress, "DELAY_SECONDS", 0.0)  # as if the run had lasted over a second
+    monkeypatch.setattr(webhook.offline.progress, "DELAY_SECONDS", 0.0)  # as if the run had lasted over a second
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     path = write(tmp_path / "all.yaml", cloud_profile_dict(), shoot())
@@ -483,9 +483,9 @@ def test_progress_on_a_terminal_for_text_only(
 
 
 def test_no_progress_when_stderr_is_no_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import webhook.progress
+    import webhook.offline.progress
 
-    monkeypatch.setattr(webhook.progress, "DELAY_SECONDS", 0.0)
+    monkeypatch.setattr(webhook.offline.progress, "DELAY_SECONDS", 0.0)
     stderr = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)
     assert run("review", write(tmp_path / "cp.yaml", cloud_profile_dict()), "--now", NOW)[0] == 0

@@ -1,4 +1,4 @@
-"""webhook/config_schema.py: the committed manifests/config.schema.json is the generator's output, and the schema
+"""webhook/cli/config_schema.py: the committed manifests/config.schema.json is the generator's output, and the schema
 accepts exactly what load_settings accepts, but for the two checks it leaves to load_settings (known rule ids,
 relations between keys)."""
 
@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from webhook.cli import main
-from webhook.config_schema import RULE_ID_PATTERN
+from webhook.cli.config_schema import RULE_ID_PATTERN
 from webhook.settings import ConfigError, load_settings
 from webhook.validators import ALL_RULES
 

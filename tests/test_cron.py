@@ -1,10 +1,10 @@
-"""webhook.cron: robfig/cron v1.2.0 ParseStandard, as loose and as strict as Gardener's hibernation schedules."""
+"""webhook.goport.cron: robfig/cron v1.2.0 ParseStandard, as loose and as strict as Gardener's hibernation schedules."""
 
 from __future__ import annotations
 
 import pytest
 
-from webhook.cron import cron_error
+from webhook.goport.cron import cron_error
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The libyaml fast path of `webhook/documents.py` reads exactly what PyYAML's pure-Python SafeLoader reads.
+"""The libyaml fast path of `webhook/offline/documents.py` reads exactly what PyYAML's pure-Python SafeLoader reads.
 
 Values (duplicate keys, timestamps, `<<` merges, YAML 1.1 scalars), document numbers, start lines
 and error messages are SafeLoader's, whichever parser ran; a table of tricky documents and generated streams.
@@ -14,8 +14,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webhook import documents
-from webhook.documents import DocumentError, _load_fast, _load_pure, _load_with_lines, load_documents
+from webhook.offline import documents
+from webhook.offline.documents import DocumentError, _load_fast, _load_pure, _load_with_lines, load_documents
 
 pytestmark = pytest.mark.skipif(documents._FAST_LOADER is None, reason="PyYAML built without libyaml")
 

@@ -1,4 +1,4 @@
-"""webhook/field.py: field paths as Kubernetes renders them, findings made by rules, Go-style values, verdicts."""
+"""webhook/domain/field.py: field paths as Kubernetes renders them, findings made by rules, Go-style values, verdicts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from webhook.caching.findings import CleanEntries, ListFindings, stable_until
-from webhook.field import (
+from webhook.domain.field import (
     METADATA,
     NO_VALUE,
     ROOT,

@@ -1,4 +1,4 @@
-"""webhook/fieldvalidation.py: served versions, unknown and duplicate fields, and the models against the field data."""
+"""webhook/admission/fieldvalidation.py: served versions, unknown and duplicate fields, and the models against the field data."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from typing import Any, Final, Union, get_args, get_origin
 import pytest
 from pydantic import BaseModel
 
-from webhook.documents import ManifestReader
-from webhook.fieldvalidation import (
+from webhook.admission.fieldvalidation import (
     Duplicate,
     FieldValidation,
     check_object,
@@ -21,6 +20,7 @@ from webhook.fieldvalidation import (
     type_fields,
     unknown_fields,
 )
+from webhook.offline.documents import ManifestReader
 from webhook.validators import REGISTRY
 
 # Model fields that are no API field on purpose: modelled only to warn about them (OSC-CRI-006, the seed's
@@ -252,7 +252,7 @@ def test_duplicate_keys_are_found_with_their_paths_and_lines() -> None:
 
 
 def test_pure_python_loader_finds_duplicates_too() -> None:
-    from webhook.documents import _load_pure
+    from webhook.offline.documents import _load_pure
 
     found: dict[int, list[Duplicate]] = {}
     _load_pure("%YAML 1.1\n---\na: 1\nb: {c: 1, c: 2}\n", "f.yaml", found)

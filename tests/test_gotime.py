@@ -1,10 +1,10 @@
-"""webhook.gotime: Go's ParseDuration, Duration.String, time.Parse("150405-0700") and LoadLocation, with Go's texts."""
+"""webhook.goport.gotime: Go's ParseDuration, Duration.String, time.Parse("150405-0700") and LoadLocation, with Go's texts."""
 
 from __future__ import annotations
 
 import pytest
 
-from webhook.gotime import (
+from webhook.goport.gotime import (
     HOUR,
     MILLISECOND,
     MINUTE,

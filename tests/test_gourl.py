@@ -1,10 +1,10 @@
-"""Go's net/url.Parse port (webhook/gourl.py): what Go accepts, with scheme and host, and what it refuses, verbatim."""
+"""Go's net/url.Parse port (webhook/goport/gourl.py): what Go accepts, with scheme and host, and what it refuses, verbatim."""
 
 from __future__ import annotations
 
 import pytest
 
-from webhook.gourl import go_quote, host_error, unescape_error, url_parts
+from webhook.goport.gourl import go_quote, host_error, unescape_error, url_parts
 
 
 @pytest.mark.parametrize(

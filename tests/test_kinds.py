@@ -1,4 +1,4 @@
-"""webhook/kinds.py: `share_entries`, the UPDATE fast path that decodes the stored object's unchanged list entries once.
+"""webhook/admission/kinds.py: `share_entries`, the UPDATE fast path that decodes the stored object's unchanged list entries once.
 
 The contract is that it changes nothing but the cost: decoding the shared raw object gives the same model (or the
 same OBJ-DECODE-001 findings) as decoding the stored object alone, and `judge` answers every review the same with
@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import webhook.admission
-import webhook.kinds
+import webhook.admission.kinds
+import webhook.judging.judge
 from tests.builders import NOW, review_bytes
 from tests.strategies import BASES, CLUSTER, mutated
-from webhook.admission import BadReview, judge
+from webhook.admission.kinds import decode, share_entries
 from webhook.caching.caches import Caches
-from webhook.kinds import decode, share_entries
+from webhook.judging.judge import BadReview, judge
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
 
@@ -131,7 +131,7 @@ def test_judge_answers_the_same_with_and_without_sharing(
     _answer(_update_review(kind, base, old, base), memo)  # entries of an earlier request kept across requests
     with_earlier_entries = _answer(body, memo)
     with monkeypatch.context() as patch:
-        patch.setattr(webhook.kinds.DecodedEntries, "reuse", lambda self, raw, model, lists: raw)
+        patch.setattr(webhook.admission.kinds.DecodedEntries, "reuse", lambda self, raw, model, lists: raw)
         without = _answer(body)
     assert with_sharing == without == with_earlier_entries
 

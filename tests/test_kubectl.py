@@ -27,10 +27,10 @@ import pytest
 from tests.builders import EMPTY_VIEW, NOW, review_bytes
 from tests.validators.osc_cases import osc_dict
 from tests.validators.shoot.cases import PROFILE, VIEW, image_of, pool, shoot_dict
-from webhook.admission import judge
-from webhook.certs import WEBHOOK_NAMES
 from webhook.cli import main
 from webhook.cluster.static import StaticView
+from webhook.judging.judge import judge
+from webhook.server.certs import WEBHOOK_NAMES
 from webhook.settings import Settings
 
 Status = dict[str, Any]

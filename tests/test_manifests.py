@@ -38,11 +38,11 @@ import yaml
 from tests.builders import DEFAULT_SETTINGS, review_bytes
 from tests.cluster.fake_apiserver import gardener_deployment_obj
 from tests.manifest_tree import KUBECTL, NO_KUBECTL, SERVICE_DNS, kustomize, prepared_tree
-from webhook import report_apply
-from webhook.admission import RULES_ANNOTATION, judge
-from webhook.certs import WEBHOOK_NAMES
 from webhook.cli import EXIT_CLUSTER, EXIT_DENIED, EXIT_USAGE, build_parser, cmd_audit
 from webhook.cluster.static import StaticView
+from webhook.judging.judge import RULES_ANNOTATION, judge
+from webhook.offline import report_apply
+from webhook.server.certs import WEBHOOK_NAMES
 from webhook.server.serve import FINAL_CLOSE_SECONDS
 from webhook.settings import Settings, load_settings
 from webhook.validators import ALL_RULES
@@ -996,7 +996,7 @@ def test_namespaced_objects_live_in_the_webhook_namespace(rendered: dict[str, li
 
 AUDIT_ACCOUNT: Final = "gardener-webhook-audit"
 AUDITED_OVERLAYS: Final = [overlay for overlay in OVERLAYS if overlay.startswith("garden")]
-# What `audit --apply` needs on the reports (webhook/report_apply.py), in every namespace.
+# What `audit --apply` needs on the reports (webhook/offline/report_apply.py), in every namespace.
 REPORT_GRANTS: Final[set[Grant]] = {
     ("*", "wgpolicyk8s.io", plural, (), tuple(sorted(report_apply.VERBS)))
     for plural in ("policyreports", "clusterpolicyreports")

@@ -1,4 +1,4 @@
-"""webhook/policy.py: rule modes from `rules:`, CLUSTER-001 under `cluster.failClosed`, exemptions by user and group.
+"""webhook/admission/policy.py: rule modes from `rules:`, CLUSTER-001 under `cluster.failClosed`, exemptions by user and group.
 
 The rules here are made for the test (ids TEST-*), so only the policy decides where their findings go; CLUSTER-001 is
 the real one, since the policy recognises it by identity.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from webhook.field import SPEC, Finding, Mode, Rule, Verdict
-from webhook.kinds import CLUSTER_001, UserInfo
-from webhook.policy import apply_policy, is_exempt
+from webhook.admission.kinds import CLUSTER_001, UserInfo
+from webhook.admission.policy import apply_policy, is_exempt
+from webhook.domain.field import SPEC, Finding, Mode, Rule, Verdict
 from webhook.settings import ClusterSettings, Exemptions, Settings
 
 DENYING = Rule("TEST-DENY-001", source="tests/test_policy.py")

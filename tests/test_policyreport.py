@@ -27,12 +27,12 @@ from tests.cluster.fake_apiserver import (
     write_kubeconfig,
 )
 from tests.policyreport_schema import errors
-from webhook import policyreport
-from webhook.audit import audit_objects
 from webhook.cli import main
 from webhook.cluster.static import StaticView
 from webhook.cluster.view import KINDS
-from webhook.policyreport import OMITTED_ANNOTATION, PolicyReport, policy_reports
+from webhook.offline import policyreport
+from webhook.offline.audit import audit_objects
+from webhook.offline.policyreport import OMITTED_ANNOTATION, PolicyReport, policy_reports
 from webhook.settings import Settings
 
 NOW_TEXT: Final = "2026-11-21T12:00:00Z"

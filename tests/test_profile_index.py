@@ -10,7 +10,7 @@ from tests.builders import NOW, cloud_profile, image, namespaced_cloud_profile_d
 from tests.validators.shoot.cases import PROFILE, SETTINGS, pool
 from webhook.caching.rules import RuleCaches
 from webhook.cluster.static import StaticView
-from webhook.field import Verdict
+from webhook.domain.field import Verdict
 from webhook.validators import shoot as shoot_validator
 
 

@@ -1,10 +1,10 @@
-"""`webhook/progress.py`: the progress line shows only on a terminal, after a second, throttled, and steps aside."""
+"""`webhook/offline/progress.py`: the progress line shows only on a terminal, after a second, throttled, and steps aside."""
 
 from __future__ import annotations
 
 import io
 
-from webhook.progress import ProgressLine
+from webhook.offline.progress import ProgressLine
 
 
 class Terminal(io.StringIO):

@@ -1,4 +1,4 @@
-"""Kubernetes quantities (webhook/quantity.py): parsing and the canonical text Kubernetes prints (Quantity.String)."""
+"""Kubernetes quantities (webhook/domain/quantity.py): parsing and the canonical text Kubernetes prints (Quantity.String)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from webhook.quantity import InvalidQuantity, format_quantity, parse_quantity
+from webhook.domain.quantity import InvalidQuantity, format_quantity, parse_quantity
 
 
 @pytest.mark.parametrize(

@@ -28,8 +28,12 @@ from hypothesis import strategies as st
 
 from tests.builders import shoot_dict, worker_dict
 from tests.strategies import BASES, leaves, mutated, paths_of, reviews, to_json
-from webhook import admission
-from webhook.admission import (
+from webhook.caching.caches import Caches
+from webhook.caching.findings import FindingStores
+from webhook.cluster.static import StaticView
+from webhook.domain.field import SPEC as SPEC_PATH
+from webhook.judging import judge as admission
+from webhook.judging.judge import (
     BadReview,
     Outcome,
     ParsedEntries,
@@ -38,10 +42,6 @@ from webhook.admission import (
     judge,
     parse_review,
 )
-from webhook.caching.caches import Caches
-from webhook.caching.findings import FindingStores
-from webhook.cluster.static import StaticView
-from webhook.field import SPEC as SPEC_PATH
 from webhook.models.base import parse_rfc3339
 from webhook.models.core import MachineImage, MachineImageVersion
 from webhook.settings import FeatureGates, Settings

@@ -1,4 +1,4 @@
-"""webhook.responses: the named constructors are the only source of answers, byte for byte (docs/design.md §3)."""
+"""webhook.admission.responses: the named constructors are the only source of answers, byte for byte (docs/design.md §3)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, review_bytes, versions
-from webhook.admission import RULES_ANNOTATION, judge
-from webhook.responses import REASONS, AdmissionReview, allowed, denied, errored, timed_out
+from webhook.admission.responses import REASONS, AdmissionReview, allowed, denied, errored, timed_out
+from webhook.judging.judge import RULES_ANNOTATION, judge
 from webhook.settings import Settings
+from webhook.validators.cloudprofile.spec import CP_REG_001
 
 ENVELOPE = '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":'
 CAUSE: Any = {"reason": "FieldValueInvalid", "message": 'Invalid value: "x": must be y', "field": "spec.a"}
@@ -79,17 +80,18 @@ def test_judge_answers_with_the_constructors() -> None:
     assert (bad.code, compact(bad.review)) == (422, compact(expected))
 
 
+@CP_REG_001.check
+def _explode(*_: Any) -> Any:
+    """A rule's check that crashes (module-level, as every rule's check is)."""
+    raise RuntimeError("boom")
+
+
 def test_a_crashed_validator_is_answered_with_errored(monkeypatch: pytest.MonkeyPatch) -> None:
-    from webhook import admission
-    from webhook.kinds import KindValidator
+    from webhook.admission.kinds import KindValidator
+    from webhook.judging import judge as admission
     from webhook.models.core import CloudProfile
-    from webhook.validators.cloudprofile.spec import CP_REG_001
 
-    @CP_REG_001.check
-    def explode(*_: Any) -> Any:
-        raise RuntimeError("boom")
-
-    broken = KindValidator("core.gardener.cloud", "CloudProfile", CloudProfile, (), create=explode)
+    broken = KindValidator("core.gardener.cloud", "CloudProfile", CloudProfile, (), create=_explode)
     monkeypatch.setattr(admission, "REGISTRY", {("core.gardener.cloud", "CloudProfile"): broken})
     body = review_bytes(cloud_profile_dict(), uid="crash-1")
     out = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW)

@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from tests.cluster.fake_apiserver import FakeApiServer, write_kubeconfig
-from webhook.change import LAST_APPLIED, applied
 from webhook.cli import main
+from webhook.offline.change import LAST_APPLIED, applied
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 LANDSCAPE: Final = ROOT / "examples" / "landscape"

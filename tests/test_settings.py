@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from webhook.field import Mode
+from webhook.domain.field import Mode
 from webhook.settings import ConfigError, load_settings
 from webhook.validators import ALL_RULES
 

@@ -1,14 +1,14 @@
-"""webhook/skew.py: every policy row of docs/requirements.md "Kubernetes version skew" and "Gardener version skew" on both sides of its boundary, the HA narrowing examples,
+"""webhook/domain/skew.py: every policy row of docs/requirements.md "Kubernetes version skew" and "Gardener version skew" on both sides of its boundary, the HA narrowing examples,
 the upgrade rules and the upgrade-order prerequisites, through the pure functions."""
 
 from __future__ import annotations
 
 import pytest
 
-from webhook import skew
-from webhook.skew import Component as C
-from webhook.skew import Instance, Violation, ViolationKind
-from webhook.versions import parse_version
+from webhook.domain import skew
+from webhook.domain.skew import Component as C
+from webhook.domain.skew import Instance, Violation, ViolationKind
+from webhook.domain.versions import parse_version
 
 K = ViolationKind
 Row = tuple[str, ViolationKind, str, str, str]  # (policy id, kind, subject, its version, the other's version)

@@ -6,8 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from webhook.models.core import ExpirableVersion, LifecycleStage
-from webhook.versions import (
+from webhook.domain.versions import (
     InvalidConstraint,
     InvalidVersion,
     current_classification,
@@ -16,6 +15,7 @@ from webhook.versions import (
     parse_constraint,
     parse_version,
 )
+from webhook.models.core import ExpirableVersion, LifecycleStage
 
 NOW = datetime(2026, 11, 21, tzinfo=UTC)
 

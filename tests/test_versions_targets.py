@@ -1,4 +1,4 @@
-"""Defaulting and update targets in webhook/versions.py (mutator choices, maintenance force-update targets).
+"""Defaulting and update targets in webhook/domain/versions.py (mutator choices, maintenance force-update targets).
 
 Each table is named after the Gardener function it mirrors (pkg/api/core/v1beta1/helper/cloudprofile.go,
 pkg/controllermanager/controller/shoot/maintenance). NOW = 2026-11-21; "x" marks an expired version.
@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from tests.builders import NOW, PAST
-from webhook.models.core import ExpirableVersion
-from webhook.versions import (
+from webhook.domain.versions import (
     find_kubernetes_force_update_target,
     find_machine_image_force_update_target,
     latest_non_preview_version,
     latest_supported_version,
 )
+from webhook.models.core import ExpirableVersion
 
 
 def entries(*items: str) -> list[ExpirableVersion]:

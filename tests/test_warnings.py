@@ -17,9 +17,7 @@ from hypothesis import strategies as st
 
 from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, image, review_bytes, versions
 from tests.validators.osc_cases import CONTAINERD, osc_dict
-from webhook.admission import RATCHETED_PREFIX, Outcome, judge
-from webhook.field import Mode, render_value
-from webhook.rendering import (
+from webhook.admission.rendering import (
     MAX_WARNING_CHARS,
     MAX_WARNINGS,
     MAX_WARNINGS_TOTAL_CHARS,
@@ -28,6 +26,8 @@ from webhook.rendering import (
     compose_warning,
     limit_warnings,
 )
+from webhook.domain.field import Mode, render_value
+from webhook.judging.judge import RATCHETED_PREFIX, Outcome, judge
 from webhook.settings import Settings
 from webhook.validators.meta import SUBDOMAIN_MESSAGE
 

@@ -71,7 +71,9 @@ class Repo:
         return {
             n: self.git(["show", f"{self.commit}:{directory}/{n}"])
             for n in names
-            if n.endswith(".go") and not n.endswith("_test.go") and not n.startswith("zz_generated")
+            if n.endswith(".go")
+            and not n.endswith("_test.go")
+            and not n.startswith("zz_generated")
             and not n.startswith("generated.")
         }
 
@@ -87,12 +89,12 @@ class Package:
     custom: set[str] = field(default_factory=set)
 
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_IMPORT_BLOCK = re.compile(r"^import\s*\((.*?)\)", re.S | re.M)
-_IMPORT_ONE = re.compile(r'^import\s+(\w+\s+)?"([^"]+)"', re.M)
-_TYPE_START = re.compile(r"^type\s+(\w+)\s+", re.M)
-_TYPE_GROUP = re.compile(r"^type\s*\(", re.M)
-_UNMARSHAL = re.compile(r"^func\s*\(\s*\w+\s+\*?(\w+)\s*\)\s*UnmarshalJSON\(", re.M)
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_IMPORT_BLOCK = re.compile(r"^import\s*\((.*?)\)", re.DOTALL | re.MULTILINE)
+_IMPORT_ONE = re.compile(r'^import\s+(\w+\s+)?"([^"]+)"', re.MULTILINE)
+_TYPE_START = re.compile(r"^type\s+(\w+)\s+", re.MULTILINE)
+_TYPE_GROUP = re.compile(r"^type\s*\(", re.MULTILINE)
+_UNMARSHAL = re.compile(r"^func\s*\(\s*\w+\s+\*?(\w+)\s*\)\s*UnmarshalJSON\(", re.MULTILINE)
 
 
 def _strip_comments(text: str) -> str:

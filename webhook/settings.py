@@ -19,7 +19,7 @@ from pydantic.alias_generators import to_camel, to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from webhook.cluster.view import KINDS
-from webhook.field import FieldPath, Mode
+from webhook.domain.field import FieldPath, Mode
 
 
 class ConfigError(ValueError):

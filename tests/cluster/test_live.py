@@ -38,11 +38,11 @@ from tests.cluster.fake_apiserver import (
     shoot_obj,
     write_kubeconfig,
 )
-from webhook.admission import judge
 from webhook.cli import main
 from webhook.cluster.current import ConsistentRead
 from webhook.cluster.live import Backoff, LiveView, Source, client_from_kubeconfig, watch_timeout_for
 from webhook.cluster.view import KINDS, ComponentVersion, ProfileKey
+from webhook.judging.judge import judge
 from webhook.server.metrics import ClusterCollector
 from webhook.settings import ClusterSettings, Settings
 

@@ -32,9 +32,9 @@ from tests.cluster.fake_apiserver import (
 )
 from tests.cluster.test_live import FAST, REMOVES_1_33_2, eventually, names
 from tests.server.processes import ServeProcess, wait_for
-from webhook.admission import judge
 from webhook.cluster.live import RESOURCES, LiveView, Source, client_from_kubeconfig
 from webhook.cluster.view import KINDS, ComponentVersion
+from webhook.judging.judge import judge
 
 VIRTUAL_GARDEN_KINDS = ("CloudProfile", "NamespacedCloudProfile", "Shoot", "Seed", "ConfigMap")
 RUNTIME_KINDS = ("Deployment",)

@@ -15,6 +15,7 @@ from webhook.cluster.index import ClusterIndex
 from webhook.cluster.static import ContextError, StaticView
 from webhook.cluster.view import KINDS, ComponentVersion
 from webhook.models.components import ConfigMap, Deployment, Seed, image_tag
+from webhook.offline.documents import read_objects
 
 
 def dump() -> list[dict[str, Any]]:
@@ -113,7 +114,7 @@ def test_index_follows_upserts_deletes_and_relists_of_the_new_kinds() -> None:
 def test_context_files_hold_the_new_kinds(tmp_path: Path) -> None:
     path = tmp_path / "garden.yaml"
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": dump()}))
-    view = StaticView.from_files([path])
+    view = StaticView.from_objects(read_objects(path), source=str(path))
     assert view.gardener_apiserver_versions() == ("v1.37.2",) and view.synced
 
 

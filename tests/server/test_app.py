@@ -24,13 +24,13 @@ from tests.cluster.fake_apiserver import (
     shoot_obj,
     write_kubeconfig,
 )
-from webhook.admission import BadReview, judge
+from webhook.admission.kinds import CreateRequest, KindValidator
+from webhook.admission.rendering import MAX_WARNING_CHARS
 from webhook.cluster.live import Backoff, LiveView, Source, client_from_kubeconfig
 from webhook.cluster.view import ClusterView
-from webhook.field import Verdict
-from webhook.kinds import CreateRequest, KindValidator
+from webhook.domain.field import Verdict
+from webhook.judging.judge import BadReview, judge
 from webhook.models.core import CloudProfile
-from webhook.rendering import MAX_WARNING_CHARS
 from webhook.server import app as app_module
 from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, create_app, parse_timeout
 from webhook.settings import ClusterSettings, Settings
@@ -252,7 +252,7 @@ async def test_crashing_validator_is_a_500_denial_logged_with_the_uid(
     tls_client: Client, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     crashing = KindValidator("core.gardener.cloud", "CloudProfile", CloudProfile, rules=(), create=_crashing_create)
-    monkeypatch.setattr("webhook.admission.REGISTRY", {("core.gardener.cloud", "CloudProfile"): crashing})
+    monkeypatch.setattr("webhook.judging.judge.REGISTRY", {("core.gardener.cloud", "CloudProfile"): crashing})
     caplog.set_level(logging.INFO)
     response = (await judged(tls_client, review_bytes(cloud_profile_dict(), uid="u-crash")))["response"]
     assert response["uid"] == "u-crash"
@@ -261,7 +261,7 @@ async def test_crashing_validator_is_a_500_denial_logged_with_the_uid(
     assert (status["code"], status["reason"]) == (500, "InternalError")
     assert "u-crash" in status["message"]
     assert "Traceback" not in status["message"] and "secret internal detail" not in status["message"]
-    crash = [r for r in caplog.records if r.name == "webhook.admission" and r.levelno == logging.ERROR]
+    crash = [r for r in caplog.records if r.name == "webhook.judging.judge" and r.levelno == logging.ERROR]
     assert [getattr(r, "uid", None) for r in crash] == ["u-crash"]
     assert crash[0].exc_info is not None  # the traceback goes to the log, not to the client
     lines = [r for r in caplog.records if r.name == "webhook.server.app"]
@@ -307,7 +307,7 @@ async def test_failure_after_the_envelope_answers_from_it_without_reading_the_bo
         raise KeyError("boom")
 
     peeked: list[bytes] = []
-    monkeypatch.setattr("webhook.admission.apply_policy", broken_policy)
+    monkeypatch.setattr("webhook.judging.judge.apply_policy", broken_policy)
     monkeypatch.setattr(app_module, "_peek", lambda body: peeked.append(body) or ("", "", ""))
     resp = await post(tls_client, review_bytes(cloud_profile_dict(), uid="u-after"))
     message = "internal error in gardener-webhook while judging CloudProfile; details are logged under uid u-after"

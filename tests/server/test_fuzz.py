@@ -23,7 +23,7 @@ from prometheus_client import CollectorRegistry
 
 from tests.builders import DEFAULT_SETTINGS
 from tests.strategies import BASES, CLUSTER, any_value, reviews, to_json
-from webhook.rendering import MAX_WARNING_CHARS, MAX_WARNINGS_TOTAL_CHARS
+from webhook.admission.rendering import MAX_WARNING_CHARS, MAX_WARNINGS_TOTAL_CHARS
 from webhook.server import create_app
 from webhook.validators import REGISTRY
 

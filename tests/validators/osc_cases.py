@@ -7,7 +7,7 @@ import json
 from typing import Any, Final
 
 from tests.builders import EMPTY_VIEW, real_fixture, request, triples
-from webhook.field import ErrorType, Verdict
+from webhook.domain.field import ErrorType, Verdict
 from webhook.models.extensions import OperatingSystemConfig
 from webhook.settings import Settings
 from webhook.validators import operatingsystemconfig

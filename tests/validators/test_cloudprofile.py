@@ -19,7 +19,7 @@ from tests.builders import (
     triples,
     versions,
 )
-from webhook.field import ErrorType
+from webhook.domain.field import ErrorType
 from webhook.settings import FeatureGates, Settings
 from webhook.validators import cloudprofile
 
@@ -457,7 +457,7 @@ def test_cp_cri_001_empty_cri_is_defaulted_to_containerd() -> None:
 
 
 def test_cp_cri_001_reported_without_defaulting() -> None:
-    from webhook.field import SPEC
+    from webhook.domain.field import SPEC
     from webhook.validators.cloudprofile.machine_images import validate_cri
 
     assert [(f.rule.id, f.type) for f in validate_cri([], SPEC)] == [("CP-CRI-001", REQ)]

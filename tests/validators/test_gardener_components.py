@@ -30,12 +30,12 @@ from tests.builders import (
 )
 from tests.cluster.fake_apiserver import gardener_deployment_obj, gardener_info_obj, seed_obj
 from tests.server.conftest import client_ssl_context, server_ssl_context, tls_client  # noqa: F401 - fixtures
-from webhook.admission import judge
+from webhook.admission.kinds import CreateRequest, UpdateRequest, decode
 from webhook.cli import main
 from webhook.cluster.static import StaticView
-from webhook.documents import DocumentError, read_objects
-from webhook.field import ErrorType
-from webhook.kinds import CreateRequest, UpdateRequest, decode
+from webhook.domain.field import ErrorType
+from webhook.judging.judge import judge
+from webhook.offline.documents import DocumentError, read_objects
 from webhook.server import create_app
 from webhook.validators import REGISTRY, gardener_components
 

@@ -29,10 +29,10 @@ from tests.builders import (
     triples,
     versions,
 )
-from webhook.admission import judge
+from webhook.admission.kinds import Operation
 from webhook.cluster.static import StaticView
-from webhook.field import ErrorType, Verdict
-from webhook.kinds import Operation
+from webhook.domain.field import ErrorType, Verdict
+from webhook.judging.judge import judge
 from webhook.settings import Settings
 from webhook.validators import cloudprofile, namespacedcloudprofile
 from webhook.validators.cloudprofile import in_use

@@ -25,9 +25,9 @@ from tests.builders import (
     triples,
     versions,
 )
-from webhook.admission import judge
 from webhook.cluster.static import StaticView
-from webhook.field import ErrorType, Verdict
+from webhook.domain.field import ErrorType, Verdict
+from webhook.judging.judge import judge
 from webhook.settings import Settings
 from webhook.validators import ALL_RULES, REGISTRY, namespacedcloudprofile
 

@@ -29,7 +29,7 @@ from tests.validators.osc_cases import (
     update_verdict,
     warnings_of,
 )
-from webhook.admission import judge
+from webhook.judging.judge import judge
 from webhook.settings import Settings
 from webhook.validators import ALL_RULES, REGISTRY, operatingsystemconfig
 from webhook.validators.meta import SUBDOMAIN_MESSAGE

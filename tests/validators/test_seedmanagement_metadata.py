@@ -14,8 +14,8 @@ import pytest
 
 from tests.builders import review_bytes
 from tests.validators.test_gardener_components import LANDSCAPE, NOW, gardenlet, managed_seed
-from webhook.admission import judge
-from webhook.field import ErrorType
+from webhook.domain.field import ErrorType
+from webhook.judging.judge import judge
 from webhook.settings import Settings
 
 INV, REQ, FOR, UNS = ErrorType.INVALID, ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.UNSUPPORTED

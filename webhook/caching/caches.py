@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from webhook.admission.kinds import DecodedEntries
+from webhook.admission.wire import ParsedEntries, RecentObjects
 from webhook.caching.rules import RuleCaches
 from webhook.caching.verdicts import ReappliedVerdicts
-from webhook.kinds import DecodedEntries
-from webhook.wire import ParsedEntries, RecentObjects
 
 
 class Caches:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Protocol, TypeVar
 
-from webhook.field import Finding
+from webhook.domain.field import Finding
 
 
 class CleanEntries:

@@ -36,6 +36,7 @@ from webhook.cluster.view import (
     ProfileKey,
     WorkerRef,
 )
+from webhook.domain.versions import find_version
 from webhook.models.components import (
     GARDENER_INFO_NAME,
     GARDENER_SYSTEM_PUBLIC_NAMESPACE,
@@ -46,7 +47,6 @@ from webhook.models.components import (
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile
 from webhook.models.summary import ShootSummary
-from webhook.versions import find_version
 
 Key = tuple[str, str]  # (namespace, name)
 

@@ -8,15 +8,13 @@ only Gardener control-plane components) and ConfigMaps (v1; the index keeps only
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Final
 
 from pydantic import BaseModel, ValidationError
 
 from webhook.cluster.index import CORE_GROUP, ClusterIndex
 from webhook.cluster.view import require_tracked
-from webhook.documents import DocumentError, read_objects
 from webhook.models.components import ConfigMap, Deployment, Seed
 from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.summary import ShootSummary
@@ -87,14 +85,3 @@ class StaticView(ClusterIndex):
             obj = ShootSummary.model_validate(raw, by_alias=True)
         self.upsert(obj)  # type: ignore[arg-type]
         return True
-
-    @classmethod
-    def from_files(cls, paths: Sequence[Path]) -> StaticView:
-        """Build a view from YAML/JSON files; raises ContextError naming the file on any problem."""
-        objects: list[object] = []
-        for path in paths:
-            try:
-                objects.extend(read_objects(path))
-            except DocumentError as exc:
-                raise ContextError(str(exc)) from None
-        return cls.from_objects(objects, source=", ".join(str(p) for p in paths))

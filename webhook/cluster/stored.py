@@ -24,9 +24,9 @@ import urllib3
 from kubernetes.client import ApiClient, CoreV1Api, CustomObjectsApi
 from kubernetes.client.exceptions import ApiException
 
-from webhook.change import STORED_AS
 from webhook.cluster.live import RESOURCES
 from webhook.cluster.reflector import LIST_PAGE_SIZE, describe_error
+from webhook.cluster.resources import STORED_AS
 from webhook.cluster.watched import Resource
 
 # (connect, read) timeouts of each request, in seconds: a list page of 500 Shoots arrives well within the read one.

@@ -16,7 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidat
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from webhook.gotime import InvalidTime, parse_duration
+from webhook.goport.gotime import InvalidTime, parse_duration
 
 T = TypeVar("T")
 
@@ -99,7 +99,7 @@ Struct = Annotated[T, BeforeValidator(_null_to_empty_dict)]
 Duration = Annotated[int | None, PlainValidator(parse_go_duration)]
 # Capabilities: capability name -> values (core.Capabilities).
 CapabilityMap = Annotated[dict[str, List[str]], BeforeValidator(_null_to_empty_dict)]
-# Quantities (resource.Quantity) arrive as JSON strings or numbers; webhook.quantity parses them.
+# Quantities (resource.Quantity) arrive as JSON strings or numbers; webhook.domain.quantity parses them.
 Quantity = str | int | float
 # corev1.ResourceList: resource name -> quantity.
 ResourceList = Annotated[dict[str, Quantity], BeforeValidator(_null_to_empty_dict)]

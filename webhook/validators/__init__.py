@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from webhook import fieldvalidation
-from webhook.field import Rule, rules_table
-from webhook.kinds import CLUSTER_001, OBJ_DECODE_001, KindValidator
+from webhook.admission import fieldvalidation
+from webhook.admission.kinds import CLUSTER_001, OBJ_DECODE_001, KindValidator
+from webhook.domain.field import Rule, rules_table
 from webhook.validators import cloudprofile, gardener_components, namespacedcloudprofile, operatingsystemconfig, shoot
 
 REGISTRY: Final[Mapping[tuple[str, str], KindValidator[Any]]] = MappingProxyType(

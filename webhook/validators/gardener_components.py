@@ -16,7 +16,7 @@ The gardener-apiserver version comes from the cluster view (its Deployment, else
 the view knows none, there is nothing to judge against. A tag that is not a version (`latest`, a digest only) is
 allowed without a finding. On UPDATE only a version that changed is judged, so controllers can still update (and
 finalize) an object whose unchanged version the cluster has meanwhile left behind. Cluster-state findings are 403.
-The policies themselves (distances, wording, sources) live in `webhook.skew`; this module finds the versions.
+The policies themselves (distances, wording, sources) live in `webhook.domain.skew`; this module finds the versions.
 """
 
 from __future__ import annotations
@@ -25,12 +25,10 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Final
 
+from webhook.admission.kinds import CreateRequest, KindValidator, UpdateRequest, cluster_state_unknown
 from webhook.cluster.view import CONFIG_MAP, DEPLOYMENT, SEED, ClusterView, ComponentVersion
-from webhook.field import SPEC, FieldPath, Finding, Rule, Verdict
-from webhook.kinds import CreateRequest, KindValidator, UpdateRequest, cluster_state_unknown
-from webhook.models.components import Deployment, Gardenlet, Image, ManagedSeed, image_tag
-from webhook.settings import Settings
-from webhook.skew import (
+from webhook.domain.field import SPEC, FieldPath, Finding, Rule, Verdict
+from webhook.domain.skew import (
     SOURCES,
     Component,
     Instance,
@@ -39,9 +37,11 @@ from webhook.skew import (
     check_prerequisites,
     check_upgrade,
 )
+from webhook.domain.versions import Version, find_version
+from webhook.models.components import Deployment, Gardenlet, Image, ManagedSeed, image_tag
+from webhook.settings import Settings
 from webhook.validators import seedmanagement_metadata
 from webhook.validators.seedmanagement_metadata import validate_gardenlet_metadata, validate_managed_seed_metadata
-from webhook.versions import Version, find_version
 
 VS_GARDENER_002 = Rule("VS-GARDENER-002", SOURCES["VS-GARDENER-002"], uses_cluster=True)
 VS_GARDENER_003 = Rule("VS-GARDENER-003", SOURCES["VS-GARDENER-003"])

@@ -15,7 +15,7 @@ from typing import Final
 
 from cryptography import x509
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
 from webhook.models.core import LabelSelector
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from webhook.field import METADATA, FieldPath, Finding, Rule
+from webhook.domain.field import METADATA, FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
 from webhook.validators.meta import name_is_dns_label, validate_annotations, validate_labels, validate_object_name
 

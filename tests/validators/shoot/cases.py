@@ -24,9 +24,9 @@ from tests.builders import (
     versions,
     worker_dict,
 )
+from webhook.admission.kinds import Operation
 from webhook.cluster.static import StaticView
-from webhook.field import ErrorType, Verdict
-from webhook.kinds import Operation
+from webhook.domain.field import ErrorType, Verdict
 from webhook.settings import Settings
 from webhook.validators import shoot as shoot_validator
 

@@ -28,9 +28,9 @@ from tests.validators.shoot.cases import (
     verdict_create,
     verdict_update,
 )
-from webhook.admission import judge
 from webhook.cli import main
 from webhook.cluster.static import StaticView
+from webhook.judging.judge import judge
 from webhook.settings import Settings
 
 NOW_TEXT: Final = "2026-11-21T12:00:00Z"

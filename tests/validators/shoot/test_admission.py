@@ -1,4 +1,4 @@
-"""Shoots end to end: AdmissionReview in, response out (`webhook.admission.judge`), the CLI, and the real manifests.
+"""Shoots end to end: AdmissionReview in, response out (`webhook.judging.judge.judge`), the CLI, and the real manifests.
 
 Real Shoots (shared fixtures/real, see SOURCES.md there) are judged against a CloudProfile that makes sense for
 them: provider-local Shoots against Gardener's current provider-local profile (dev-setup). The others reference
@@ -19,10 +19,10 @@ import pytest
 
 from tests.builders import NOW, real_fixtures_of, real_path, requires_real_fixtures, review, review_bytes
 from tests.validators.shoot.cases import PROFILE, VIEW, W0, UnsyncedView, image_of, pool, shoot_dict
-from webhook.admission import Outcome, judge
 from webhook.cli import main
 from webhook.cluster.static import StaticView
-from webhook.documents import read_objects
+from webhook.judging.judge import Outcome, judge
+from webhook.offline.documents import read_objects
 from webhook.settings import ClusterSettings, Settings
 
 LOCAL_PROFILE: Final = "gardener__gardener__dev-setup_gardenconfig_components_cloudprofile_cloudprofile.yaml"
@@ -30,7 +30,8 @@ LOCAL_PROFILE: Final = "gardener__gardener__dev-setup_gardenconfig_components_cl
 
 def local_view() -> StaticView:
     """Gardener's provider-local CloudProfile (dev-setup) as the only cluster object; skips without the corpus."""
-    return StaticView.from_files([real_path(LOCAL_PROFILE)])
+    path = real_path(LOCAL_PROFILE)
+    return StaticView.from_objects(read_objects(path), source=str(path))
 
 
 def outcome(body: bytes, *, view: StaticView = VIEW, settings: Settings | None = None) -> Outcome:

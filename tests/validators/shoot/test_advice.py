@@ -220,7 +220,7 @@ def test_create_is_clean_for_the_base_shoot() -> None:
 
 def test_a_force_update_target_with_braces_is_shown_as_it_is() -> None:
     """Profile values are filled into the advice templates as text, never as format strings."""
-    from webhook.field import SPEC
+    from webhook.domain.field import SPEC
     from webhook.validators.shoot.advice import _fit
 
     to = "1.{0}.2}"

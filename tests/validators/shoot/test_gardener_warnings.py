@@ -25,13 +25,13 @@ from tests.validators.shoot.cases import (
     verdict_create,
     verdict_update,
 )
-from webhook.admission import judge
-from webhook.audit import audit_objects
+from webhook.admission.rendering import MAX_WARNING_CHARS
 from webhook.cli import main
-from webhook.field import Verdict
+from webhook.domain.field import Verdict
+from webhook.judging.judge import judge
 from webhook.models.core import Shoot
 from webhook.models.defaults import default_shoot
-from webhook.rendering import MAX_WARNING_CHARS
+from webhook.offline.audit import audit_objects
 from webhook.settings import Settings
 from webhook.validators.shoot import gardener_warnings
 from webhook.validators.shoot.effective import Effective

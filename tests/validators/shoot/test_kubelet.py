@@ -1,5 +1,5 @@
 """Kubelet configuration rules (webhook/validators/shoot/kubelet.py, SH-KUB-002…011) and the feature gate table
-(webhook/kubefeatures.py): tables per rule id, through the Shoot entry functions against the shared profile (cases.py).
+(webhook/domain/kubefeatures.py): tables per rule id, through the Shoot entry functions against the shared profile (cases.py).
 A workerless Shoot's kubelet is SH-K8S-017's (validateKubernetesForWorkerlessShoot; it was SH-KUB-001 before the merge).
 
 The Shoot's kubelet (spec.kubernetes.kubelet) is judged at its own path against the control-plane version; a pool
@@ -25,8 +25,8 @@ from tests.validators.shoot.cases import (
     shoot_dict,
     verdict_create,
 )
-from webhook.field import NO_VALUE, SPEC
-from webhook.kubefeatures import FEATURE_GATES
+from webhook.domain.field import NO_VALUE, SPEC
+from webhook.domain.kubefeatures import FEATURE_GATES
 from webhook.validators.shoot.components import validate_feature_gates
 from webhook.validators.shoot.kubelet import SH_KUB_008
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.validators.shoot.cases import FOR, INV, REQ, UNS, Triples, create, shoot_dict, update, verdict_create
-from webhook.field import ErrorType
-from webhook.rendering import render_line
+from webhook.admission.rendering import render_line
+from webhook.domain.field import ErrorType
 
 TOO_LONG = ErrorType.TOO_LONG
 NAME = "metadata.name"

@@ -30,7 +30,7 @@ from tests.validators.shoot.cases import (
     verdict_create,
     verdict_update,
 )
-from webhook.field import ErrorType
+from webhook.domain.field import ErrorType
 
 TOO_LONG: Final = ErrorType.TOO_LONG
 W1: Final = "spec.provider.workers[1]"

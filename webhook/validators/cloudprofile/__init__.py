@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from webhook.admission.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
 from webhook.cluster.view import ClusterView
-from webhook.field import ROOT, SPEC, Verdict
-from webhook.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
+from webhook.domain.field import ROOT, SPEC, Verdict
 from webhook.models.core import CloudProfile
 from webhook.models.defaults import default_cloud_profile
 from webhook.settings import Settings

@@ -5,7 +5,7 @@ docs/requirements.md "Versioning": a deprecated version should carry an expirati
 expired machine image versions that no force update can leave (CP-WARN-004 for updateStrategy major, CP-WARN-005
 for patch/minor). `warn_versions` also serves a NamespacedCloudProfile's overrides.
 A Kubernetes minor offered (a version not expired) that the Gardener release these rules are taken from does not
-support (CP-WARN-006, data in webhook.skew): gardenlet refuses such clusters.
+support (CP-WARN-006, data in webhook.domain.skew): gardenlet refuses such clusters.
 Source: docs/requirements.md "Version Classifications", "Automatic Version Upgrades",
 "Update path for Kubernetes versions", "Update path for machine image versions";
 gardener pkg/utils/validation/kubernetesversion.
@@ -18,17 +18,17 @@ from itertools import pairwise
 from typing import Final
 
 from webhook.caching.findings import remembered
-from webhook.field import FieldPath, Finding, Mode, Rule
-from webhook.models.base import format_date
-from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage
-from webhook.skew import (
+from webhook.domain.field import FieldPath, Finding, Mode, Rule
+from webhook.domain.skew import (
     GARDENER_RELEASE,
     SUPPORTED_KUBERNETES_SOURCE,
     is_supported_kubernetes_minor,
     supported_kubernetes_range,
 )
+from webhook.domain.versions import Classification, Version, current_classification, find_version, version_stamps
+from webhook.models.base import format_date
+from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage
 from webhook.validators.cloudprofile.context import ProfileContext
-from webhook.versions import Classification, Version, current_classification, find_version, version_stamps
 
 _SEED: Final = "docs/requirements.md"
 

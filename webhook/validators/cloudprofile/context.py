@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from webhook.admission.kinds import RequestInfo
 from webhook.caching.findings import FindingStores
-from webhook.kinds import RequestInfo
 from webhook.settings import Settings
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from webhook.admission.kinds import Operation, cluster_state_unknown
 from webhook.cluster.view import (
     CLOUD_PROFILE,
     NAMESPACED_CLOUD_PROFILE,
@@ -27,10 +28,9 @@ from webhook.cluster.view import (
     ProfileKey,
     WorkerRef,
 )
-from webhook.field import ROOT, SPEC, FieldPath, Finding, Rule
-from webhook.kinds import Operation, cluster_state_unknown
+from webhook.domain.field import ROOT, SPEC, FieldPath, Finding, Rule
+from webhook.domain.profiles import ARCHITECTURE
 from webhook.models.core import CapabilityDefinition, CloudProfile, CloudProfileSpec, NamespacedCloudProfile
-from webhook.profiles import ARCHITECTURE
 
 _REF: Final = "gardener/gardener plugin/pkg/global/resourcereferencemanager/admission.go ReferenceManager.Validate"
 REF_CP_001 = Rule(

@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.caching.findings import remembered
-from webhook.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.versions import (
+    DECLARABLE_CLASSIFICATIONS,
+    Classification,
+    Version,
+    current_classification,
+    find_version,
+    is_kubernetes_version_format,
+    version_stamps,
+)
 from webhook.models.base import format_rfc3339
 from webhook.models.core import ExpirableVersion
 from webhook.validators.cloudprofile.context import ProfileContext
@@ -22,15 +31,6 @@ from webhook.validators.cloudprofile.lifecycle import (
     supported_stage,
     validate_lifecycle,
     validate_lifecycle_gate,
-)
-from webhook.versions import (
-    DECLARABLE_CLASSIFICATIONS,
-    Classification,
-    Version,
-    current_classification,
-    find_version,
-    is_kubernetes_version_format,
-    version_stamps,
 )
 
 _UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"

@@ -13,17 +13,17 @@ from datetime import UTC, datetime
 from typing import Final
 
 from webhook.caching.findings import remembered
-from webhook.field import FieldPath, Finding, Rule
-from webhook.models.base import format_date, format_rfc3339
-from webhook.models.core import CloudProfileSpec, ExpirableVersion, LifecycleStage
-from webhook.validators.cloudprofile.context import ProfileContext
-from webhook.versions import (
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.versions import (
     CLASSIFICATION_RANK,
     DECLARABLE_CLASSIFICATIONS,
     Classification,
     current_classification,
     version_stamps,
 )
+from webhook.models.base import format_date, format_rfc3339
+from webhook.models.core import CloudProfileSpec, ExpirableVersion, LifecycleStage
+from webhook.validators.cloudprofile.context import ProfileContext
 
 _UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"
 _CP: Final = "gardener/gardener pkg/api/core/validation/cloudprofile.go"

@@ -15,17 +15,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.caching.findings import clean_when_empty, remembered
-from webhook.field import FieldPath, Finding, Rule
-from webhook.models.core import CRI, MachineImage, MachineImageVersion
-from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_key
-from webhook.validators.cloudprofile.capabilities import (
-    validate_flavors_need_definitions,
-    validate_image_version_capabilities,
-)
-from webhook.validators.cloudprofile.context import ProfileContext
-from webhook.validators.cloudprofile.kubernetes import validate_expirable_version, validate_supported_versions
-from webhook.validators.meta import unprefixed_qualified_name_errors, validate_qualified_name
-from webhook.versions import (
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_key
+from webhook.domain.versions import (
     InvalidConstraint,
     InvalidVersion,
     find_version,
@@ -33,6 +25,14 @@ from webhook.versions import (
     parse_version,
     version_stamps,
 )
+from webhook.models.core import CRI, MachineImage, MachineImageVersion
+from webhook.validators.cloudprofile.capabilities import (
+    validate_flavors_need_definitions,
+    validate_image_version_capabilities,
+)
+from webhook.validators.cloudprofile.context import ProfileContext
+from webhook.validators.cloudprofile.kubernetes import validate_expirable_version, validate_supported_versions
+from webhook.validators.meta import unprefixed_qualified_name_errors, validate_qualified_name
 
 _UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"
 _CP: Final = "gardener/gardener pkg/api/core/validation/cloudprofile.go"

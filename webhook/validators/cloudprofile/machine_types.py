@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from webhook.admission.kinds import OBJ_DECODE_001
 from webhook.caching.findings import remembered
-from webhook.field import FieldPath, Finding, Rule
-from webhook.kinds import OBJ_DECODE_001
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.profiles import ARCHITECTURES, Capabilities, capabilities_key
+from webhook.domain.quantity import InvalidQuantity, parse_quantity
 from webhook.models.core import MachineType, VolumeType
-from webhook.profiles import ARCHITECTURES, Capabilities, capabilities_key
-from webhook.quantity import InvalidQuantity, parse_quantity
 from webhook.validators.cloudprofile.capabilities import (
     validate_machine_type_architecture,
     validate_machine_type_capabilities,

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import METADATA, SPEC, FieldPath, Finding, Rule
+from webhook.domain.field import METADATA, SPEC, FieldPath, Finding, Rule
+from webhook.domain.profiles import Capabilities, capabilities_of, machine_type_architecture, supports_architecture
+from webhook.domain.versions import Classification, current_classification
 from webhook.models.core import (
     Bastion,
     BastionMachineImage,
@@ -23,7 +25,6 @@ from webhook.models.core import (
     MachineImage,
     Region,
 )
-from webhook.profiles import Capabilities, capabilities_of, machine_type_architecture, supports_architecture
 from webhook.validators.cloudprofile.capabilities import validate_capability_definitions
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.kubernetes import validate_kubernetes_settings
@@ -35,7 +36,6 @@ from webhook.validators.meta import (
     validate_object_meta,
     validate_pem_certificate,
 )
-from webhook.versions import Classification, current_classification
 
 _CP: Final = "gardener/gardener pkg/api/core/validation/cloudprofile.go"
 

@@ -5,7 +5,7 @@ Two stages, as in gardener-apiserver. Static rules (NCP-001..005) judge the obje
 answer 403. Both stages always run (no early exit), and a finding the static stage already reported is not
 repeated by the admission stage. The admission stage re-uses the CloudProfile family checks twice: on
 images and versions the parent does not have (NCP-ADM-005, findings keep their CP-* ids and `spec.` paths), and
-on the merged result of parent and overrides (`webhook.profiles.merge_spec`, the future `status.cloudProfileSpec`;
+on the merged result of parent and overrides (`webhook.domain.profiles.merge_spec`, the future `status.cloudProfileSpec`;
 findings keep their CP-* ids and are reported under `status.cloudProfileSpec`).
 
 One module per rule family; a rule id names its module:
@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from webhook.admission.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
 from webhook.cluster.view import SHOOT, ClusterView, ProfileKey
-from webhook.field import ROOT, SPEC, FieldPath, Finding, Verdict
-from webhook.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
+from webhook.domain.field import ROOT, SPEC, FieldPath, Finding, Verdict
 from webhook.models.core import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.models.defaults import default_namespaced_cloud_profile
 from webhook.settings import Settings

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from webhook.admission.kinds import Operation, cluster_state_unknown
 from webhook.cluster.view import CLOUD_PROFILE, SHOOT, ClusterView, ObjectKey, ProfileKey
-from webhook.field import ROOT, SPEC, Finding, Rule
-from webhook.kinds import Operation, cluster_state_unknown
+from webhook.domain.field import ROOT, SPEC, Finding, Rule
+from webhook.domain.versions import Classification, current_classification
 from webhook.models.core import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.validators.cloudprofile.context import ProfileContext
-from webhook.versions import Classification, current_classification
 
 REF_NCP_001 = Rule(
     "REF-NCP-001",

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from webhook.admission.kinds import cluster_state_unknown
 from webhook.cluster.view import CLOUD_PROFILE, ClusterView
-from webhook.field import ROOT, SPEC, FieldPath, Finding, Rule
-from webhook.kinds import cluster_state_unknown
+from webhook.domain.field import ROOT, SPEC, FieldPath, Finding, Rule
+from webhook.domain.profiles import Capabilities, Origin, capabilities_of, merge_spec, to_parent_format
+from webhook.domain.versions import Classification, current_classification
 from webhook.models.base import format_rfc3339
 from webhook.models.core import (
     CloudProfile,
@@ -30,7 +32,6 @@ from webhook.models.core import (
     NamespacedCloudProfile,
     NamespacedCloudProfileSpec,
 )
-from webhook.profiles import Capabilities, Origin, capabilities_of, merge_spec, to_parent_format
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.kubernetes import validate_kubernetes_settings
 from webhook.validators.cloudprofile.machine_images import (
@@ -41,7 +42,6 @@ from webhook.validators.cloudprofile.machine_images import (
 )
 from webhook.validators.cloudprofile.machine_types import validate_cloud_profile_machine_types, validate_volume_types
 from webhook.validators.namespacedcloudprofile.spec import PARENT_KINDS
-from webhook.versions import Classification, current_classification
 
 _ADM: Final = "gardener/gardener plugin/pkg/namespacedcloudprofile/validator/admission.go"
 NCP_ADM_000 = Rule(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import METADATA, SPEC, FieldPath, Finding, Rule
+from webhook.domain.field import METADATA, SPEC, FieldPath, Finding, Rule
 from webhook.models.core import (
     CloudProfileReference,
     ExpirableVersion,

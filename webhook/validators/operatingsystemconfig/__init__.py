@@ -10,7 +10,7 @@ docs/requirements.md "OperatingSystemConfig contract" and docs/design.md §5 add
 with Kubernetes ≥ 1.31 is a warning (OSC-CGR-002), and warnings for the contract's vocabulary that the API silently
 drops or never checks: `spec.cri` (OSC-CRI-006), unit commands (OSC-UNIT-002), file modes (OSC-FILE-004).
 Duplicate file paths follow docs/design.md §5: any repeat for the same host is a duplicate (OSC-FILE-006).
-DELETE is never validated, as in Gardener; neither are subresources (webhook.admission skips them).
+DELETE is never validated, as in Gardener; neither are subresources (webhook.judging.judge skips them).
 
 Each rule family (a rule id without its number) lives in one module, Rule constants and checks together:
     crd.py       OSC-CRD-*    the CRD schema: required keys, `criConfig.name` enum, CEL immutability (§D.1)
@@ -23,7 +23,7 @@ Each rule family (a rule id without its number) lives in one module, Rule consta
     update.py    OSC-UPD-*    update-only rules (§D.3)
 This module holds the entry points and the order in which the families run, which is the order of the findings;
 `_shared.py` holds the few values several families share (source texts, an empty spec). Go's url.Parse, which
-the registry rules need, is webhook.gourl.
+the registry rules need, is webhook.goport.gourl.
 Source: gardener pkg/api/extensions/validation/operatingsystemconfig.go,
 pkg/component/extensions/crds/assets/crd-extensions.gardener.cloud_operatingsystemconfigs.yaml.
 """
@@ -32,9 +32,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from webhook.admission.kinds import CreateRequest, KindValidator, UpdateRequest
 from webhook.cluster.view import ClusterView
-from webhook.field import METADATA, ROOT, SPEC, FieldPath, Finding, Verdict
-from webhook.kinds import CreateRequest, KindValidator, UpdateRequest
+from webhook.domain.field import METADATA, ROOT, SPEC, FieldPath, Finding, Verdict
 from webhook.models.extensions import OperatingSystemConfig, OperatingSystemConfigSpec, OperatingSystemConfigStatus
 from webhook.settings import Settings
 from webhook.validators.operatingsystemconfig import cgroup, crd, cri, files, metadata, purpose, units, update

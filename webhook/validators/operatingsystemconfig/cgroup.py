@@ -17,11 +17,11 @@ from typing import Any, Final
 import yaml
 from pydantic import ValidationError
 
-from webhook.field import FieldPath, Finding, Mode, Rule
+from webhook.domain.field import FieldPath, Finding, Mode, Rule
+from webhook.domain.versions import Version, find_version
 from webhook.models.extensions import CRIConfig, File, KubeletConfiguration, OperatingSystemConfigSpec
 from webhook.validators.operatingsystemconfig._shared import SEED
 from webhook.validators.operatingsystemconfig.cri import CGROUP_DRIVERS
-from webhook.versions import Version, find_version
 
 OSC_CGR_001 = Rule(
     "OSC-CGR-001", f'{SEED} "cgroup driver": kubelet and containerd use the same driver; docs/design.md §5'

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule, render_value
+from webhook.domain.field import FieldPath, Finding, Rule, render_value
 from webhook.models.extensions import ContainerdConfig, CRIConfig, File, InPlaceUpdates, OperatingSystemConfigSpec, Unit
 
 _CRD: Final = (

@@ -2,7 +2,7 @@
 
 OSC-CRI-001 cgroupDriver is cgroupfs or systemd; OSC-CRI-002 no containerd section for `purpose: provision`;
 OSC-CRI-003 a non-empty sandboxImage; OSC-CRI-004 registries: unique upstreams as `host[:port]`, server and
-host URLs as Go's url.Parse reads them (webhook.gourl), capabilities; OSC-CRI-005 plugin operations, paths and
+host URLs as Go's url.Parse reads them (webhook.goport.gourl), capabilities; OSC-CRI-005 plugin operations, paths and
 values; OSC-CRI-006 (warning) `spec.cri`, the contract's spelling, which the API server drops. The CRD's checks of
 this section (the `name` enum, required keys) are in `crd`, the kubelet's agreement on the driver in `cgroup`.
 Source: gardener pkg/api/extensions/validation/operatingsystemconfig.go (ValidateCRIConfig,
@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Mode, Rule, render_value
-from webhook.gourl import url_parts
+from webhook.domain.field import FieldPath, Finding, Mode, Rule, render_value
+from webhook.goport.gourl import url_parts
 from webhook.models.extensions import ContainerdConfig, CRIConfig, PluginConfig, RegistryConfig
 from webhook.validators.meta import dns1123_subdomain_errors
 from webhook.validators.operatingsystemconfig._shared import OSC, REQUIRED, SEED

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Mode, Rule
+from webhook.domain.field import FieldPath, Finding, Mode, Rule
 from webhook.models.extensions import File
 from webhook.validators.meta import dns1123_subdomain_errors
 from webhook.validators.operatingsystemconfig._shared import OSC, REQUIRED, TYPES

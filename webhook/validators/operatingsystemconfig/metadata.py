@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
 from webhook.validators.meta import validate_object_meta
 from webhook.validators.operatingsystemconfig._shared import OSC

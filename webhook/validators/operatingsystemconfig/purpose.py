@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.validators.operatingsystemconfig._shared import OSC, REQUIRED
 
 OSC_PUR_001 = Rule("OSC-PUR-001", f"{OSC} ValidateOperatingSystemConfigSpec (purpose)")

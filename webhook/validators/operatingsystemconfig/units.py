@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Mode, Rule
+from webhook.domain.field import FieldPath, Finding, Mode, Rule
 from webhook.models.extensions import Unit
 from webhook.validators.operatingsystemconfig._shared import OSC, REQUIRED, TYPES
 from webhook.validators.operatingsystemconfig.crd import validate_unit_keys

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from webhook.field import SPEC, FieldPath, Finding, Rule
+from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.models.extensions import OperatingSystemConfig, OperatingSystemConfigSpec
 from webhook.validators.operatingsystemconfig._shared import EMPTY_SPEC, OSC
 from webhook.validators.operatingsystemconfig.crd import validate_immutable_keys

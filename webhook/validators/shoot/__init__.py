@@ -14,7 +14,7 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
 stages 1 and 2 deny nothing, as Gardener computes them only after its mutator and static validation passed.
 On UPDATE a Shoot whose spec and metadata did not change passes immediately: only the advisory warnings are
 computed (SH-WARN-*, SH-GW-*), never a denial. DELETE is not judged (a Shoot on an expired version can always be
-deleted), and neither are subresources (webhook.admission skips them).
+deleted), and neither are subresources (webhook.judging.judge skips them).
 Source: gardener plugin/pkg/shoot/mutator/admission.go, pkg/api/core/validation/shoot.go,
 plugin/pkg/shoot/validator/admission.go, pkg/api/core/shoot/warnings.go.
 """
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from webhook.admission.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
 from webhook.cluster.view import ClusterView
-from webhook.field import METADATA, Finding, Mode, Verdict
-from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
+from webhook.domain.field import METADATA, Finding, Mode, Verdict
 from webhook.models.core import Shoot, ShootSpec
 from webhook.models.defaults import default_shoot
 from webhook.settings import Settings

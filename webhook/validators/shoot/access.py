@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import SPEC, ErrorType, FieldPath, Finding, Rule
+from webhook.domain.field import SPEC, ErrorType, FieldPath, Finding, Rule
 from webhook.models.core import AccessRestrictionWithOptions, CloudProfileSpec, ControlPlane, Region, ShootSpec
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.core import NginxIngress, ShootAddons
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"

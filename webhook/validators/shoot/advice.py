@@ -19,12 +19,20 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
-from webhook import profiles
-from webhook.field import FieldPath, Finding, Mode, Rule
-from webhook.kinds import Operation
+from webhook.admission.kinds import Operation
+from webhook.domain import profiles
+from webhook.domain.field import FieldPath, Finding, Mode, Rule
+from webhook.domain.profiles import ProfileIndex, capabilities_of
+from webhook.domain.versions import (
+    Classification,
+    current_classification,
+    find_kubernetes_force_update_target,
+    find_machine_image_force_update_target,
+    find_version,
+    parse_constraint,
+)
 from webhook.models.base import format_date
 from webhook.models.core import ExpirableVersion, MachineImage, MachineImageVersion, Worker
-from webhook.profiles import ProfileIndex, capabilities_of
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     Effective,
@@ -34,14 +42,6 @@ from webhook.validators.shoot.effective import (
     worker_path,
 )
 from webhook.validators.shoot.resolve import capabilities_supported
-from webhook.versions import (
-    Classification,
-    current_classification,
-    find_kubernetes_force_update_target,
-    find_machine_image_force_update_target,
-    find_version,
-    parse_constraint,
-)
 
 _SEED: Final = "docs/requirements.md"
 

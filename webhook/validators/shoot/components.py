@@ -4,7 +4,7 @@ kubelets), autoscaling (SH-K8S-016).
 Also the small helpers the Shoot rules use with their own rule: apimachinery's non-negative numbers and durations,
 quantities, Gardener's credentials references (DNS providers, a control plane pool's backup), version constraints
 (`at_least`), reserved taint keys and its message for fields workerless Shoots must not set.
-Feature gates are judged against the component's Kubernetes version with Gardener's one table (webhook.kubefeatures),
+Feature gates are judged against the component's Kubernetes version with Gardener's one table (webhook.domain.kubefeatures),
 in the order given (the API server sends map keys sorted; Go iterates maps in random order).
 Source: gardener pkg/utils/validation/features/featuregates.go ValidateFeatureGates; pkg/api/core/validation/shoot.go
 ValidateControlPlaneAutoscaling, ValidatePositiveDuration; pkg/api/core/validation/utils.go validateCredentialsRef;
@@ -17,16 +17,16 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
-from webhook.gotime import format_duration
-from webhook.kinds import OBJ_DECODE_001
-from webhook.kubefeatures import FEATURE_GATES
+from webhook.admission.kinds import OBJ_DECODE_001
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.kubefeatures import FEATURE_GATES
+from webhook.domain.quantity import InvalidQuantity, format_quantity, parse_quantity
+from webhook.domain.versions import Version
+from webhook.goport.gotime import format_duration
 from webhook.models.base import Quantity
 from webhook.models.core import ControlPlaneAutoscaling, ObjectReference
-from webhook.quantity import InvalidQuantity, format_quantity, parse_quantity
 from webhook.validators.meta import dns1123_subdomain_errors
 from webhook.validators.shoot.effective import normalized
-from webhook.versions import Version
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

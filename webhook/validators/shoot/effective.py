@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.field import SPEC, FieldPath
+from webhook.domain.field import SPEC, FieldPath
+from webhook.domain.versions import Constraint, Version, find_version, normalize_version
 from webhook.models.core import Shoot, ShootMachineImage, Worker
-from webhook.versions import Constraint, Version, find_version, normalize_version
 
 WORKERS: Final = SPEC.child("provider", "workers")
 KUBERNETES_VERSION: Final = SPEC.child("kubernetes", "version")

@@ -28,7 +28,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Final
 
-from webhook.field import ROOT, FieldPath, Finding, Mode, Rule
+from webhook.domain.field import ROOT, FieldPath, Finding, Mode, Rule
+from webhook.domain.versions import parse_constraint
 from webhook.models.core import (
     CredentialsRotation,
     InitiatedRotation,
@@ -37,7 +38,6 @@ from webhook.models.core import (
     ShootCredentialsRotation,
 )
 from webhook.validators.shoot.effective import Effective, satisfies
-from webhook.versions import parse_constraint
 
 _GW: Final = "gardener/gardener pkg/api/core/shoot/warnings.go"
 

@@ -1,7 +1,7 @@
 """Shoot hibernation (SH-HIB-*): schedules (cron specs, time zones), and when a Shoot may not hibernate.
 
-Schedules are read by robfig/cron's ParseStandard (webhook.cron) and their locations by Go's time.LoadLocation
-(webhook.gotime): exactly what Gardener accepts, with the parsers' own error texts.
+Schedules are read by robfig/cron's ParseStandard (webhook.goport.cron) and their locations by Go's time.LoadLocation
+(webhook.goport.gotime): exactly what Gardener accepts, with the parsers' own error texts.
 Source: gardener pkg/api/core/validation/shoot.go ValidateHibernation, ValidateHibernationSchedules,
 ValidateHibernationSchedule, ValidateHibernationCronSpec, ValidateHibernationScheduleLocation;
 pkg/api/core/v1beta1/helper GetShootMaintenanceOperations.
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from webhook.cron import cron_error
-from webhook.field import FieldPath, Finding, Rule
-from webhook.gotime import location_error
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.goport.cron import cron_error
+from webhook.goport.gotime import location_error
 from webhook.models.core import Hibernation, HibernationSchedule
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"

@@ -17,10 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
-from webhook.gotime import HOUR, format_duration
-from webhook.gourl import go_quote, url_parts
-from webhook.kubefeatures import (
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.kubefeatures import (
     ADMISSION_PLUGINS,
     API,
     API_GROUP_VERSIONS,
@@ -28,6 +26,9 @@ from webhook.kubefeatures import (
     EXTERNAL_KUBECONFIG_PLUGINS,
     split_api,
 )
+from webhook.domain.versions import Version
+from webhook.goport.gotime import HOUR, format_duration
+from webhook.goport.gourl import go_quote, url_parts
 from webhook.models.core import (
     AdmissionPlugin,
     APIServerRequests,
@@ -46,7 +47,6 @@ from webhook.validators.shoot.components import (
     validate_autoscaling,
     validate_feature_gates,
 )
-from webhook.versions import Version
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 
@@ -239,7 +239,7 @@ def _validate_requests(requests: APIServerRequests, path: FieldPath) -> list[Fin
 
 def issuer_url_errors(issuer: str) -> list[str]:
     """Gardener's ValidateOIDCIssuerURL details for `issuer` (empty when it is an https URL with a host and without
-    user, query or fragment). url.Parse's view of the URL is webhook.gourl's.
+    user, query or fragment). url.Parse's view of the URL is webhook.goport.gourl's.
     """
     parsed = url_parts(issuer)
     if isinstance(parsed, str):

@@ -17,19 +17,19 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
-from webhook.gotime import HOUR, SECOND, InvalidTime, format_duration, parse_duration
-from webhook.kinds import DURATION_DETAIL, OBJ_DECODE_001
+from webhook.admission.kinds import DURATION_DETAIL, OBJ_DECODE_001
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.quantity import InvalidQuantity, parse_quantity
+from webhook.domain.versions import find_version, parse_constraint
+from webhook.goport.gotime import HOUR, SECOND, InvalidTime, format_duration, parse_duration
 from webhook.models.core import (
     KubeletConfig,
     KubeletConfigEviction,
     KubeletConfigEvictionMinimumReclaim,
     KubeletConfigEvictionSoftGracePeriod,
 )
-from webhook.quantity import InvalidQuantity, parse_quantity
 from webhook.validators.shoot.components import NEGATIVE, nonnegative_duration, quantity_value, validate_feature_gates
 from webhook.validators.shoot.effective import Effective, worker_path
-from webhook.versions import find_version, parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
-from webhook.gostrconv import NumError, atoi
-from webhook.gotime import SECOND, format_duration
-from webhook.kubefeatures import VersionRange
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.kubefeatures import VersionRange
+from webhook.domain.versions import Version
+from webhook.goport.gostrconv import NumError, atoi
+from webhook.goport.gotime import SECOND, format_duration
 from webhook.models.core import (
     ClusterAutoscaler,
     KubeControllerManagerConfig,
@@ -48,7 +49,6 @@ from webhook.validators.shoot.components import (
     validate_feature_gates,
 )
 from webhook.validators.shoot.kubeapiserver import KubeAPIServerContext, validate_kube_api_server
-from webhook.versions import Version
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

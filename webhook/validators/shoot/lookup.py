@@ -17,18 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from webhook.admission.kinds import cluster_state_unknown
 from webhook.caching.rules import RuleCaches, index_of, judged_spec_of
 from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, ClusterView
-from webhook.field import SPEC, FieldPath, Finding, Rule
-from webhook.gourl import go_quote
-from webhook.kinds import cluster_state_unknown
+from webhook.domain.field import SPEC, FieldPath, Finding, Rule
+from webhook.domain.profiles import ProfileIndex
+from webhook.goport.gourl import go_quote
 from webhook.models.core import (
     CloudProfileReference,
     CloudProfileSpec,
     Shoot,
     Worker,
 )
-from webhook.profiles import ProfileIndex
 
 PROFILE_KINDS: Final = (CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE)  # sorted
 

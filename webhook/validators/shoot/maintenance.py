@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
-from webhook.gotime import HOUR, MINUTE, InvalidTime, format_duration, parse_maintenance_time, window_seconds
+from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.goport.gotime import HOUR, MINUTE, InvalidTime, format_duration, parse_maintenance_time, window_seconds
 from webhook.models.core import Maintenance, MaintenanceRotationConfig, MaintenanceTimeWindow
 from webhook.validators.shoot.components import WORKERLESS
 

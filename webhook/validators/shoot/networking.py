@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.core import Networking
 from webhook.validators.meta import qualified_name_errors
 from webhook.validators.shoot.components import WORKERLESS

@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from webhook import profiles
-from webhook.field import SPEC, FieldPath, Finding, Rule
-from webhook.kinds import Operation
+from webhook.admission.kinds import Operation
+from webhook.domain import profiles
+from webhook.domain.field import SPEC, FieldPath, Finding, Rule
+from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, ProfileIndex, capabilities_of
+from webhook.domain.quantity import InvalidQuantity, format_quantity, parse_quantity
+from webhook.domain.versions import Classification, current_classification, find_version, is_active, parse_constraint
 from webhook.models.core import (
     CRI,
     ExpirableVersion,
@@ -31,8 +34,6 @@ from webhook.models.core import (
     Worker,
     WorkerVolume,
 )
-from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, ProfileIndex, capabilities_of
-from webhook.quantity import InvalidQuantity, format_quantity, parse_quantity
 from webhook.validators.meta import go_list
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
@@ -43,7 +44,6 @@ from webhook.validators.shoot.effective import (
     normalized,
 )
 from webhook.validators.shoot.resolve import capabilities_supported
-from webhook.versions import Classification, current_classification, find_version, is_active, parse_constraint
 
 _ADM: Final = "gardener/gardener plugin/pkg/shoot/validator/admission.go"
 

@@ -18,8 +18,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Final
 
-from webhook import profiles
-from webhook.field import FieldPath, Finding, Mode, Rule
+from webhook.domain import profiles
+from webhook.domain.field import FieldPath, Finding, Mode, Rule
+from webhook.domain.profiles import Capabilities, ProfileIndex, capabilities_of
+from webhook.domain.versions import find_version, latest_non_preview_version, latest_supported_version
 from webhook.models.core import (
     ExpirableVersion,
     MachineImage,
@@ -30,7 +32,6 @@ from webhook.models.core import (
     Worker,
 )
 from webhook.models.defaults import DEFAULT_ARCHITECTURE
-from webhook.profiles import Capabilities, ProfileIndex, capabilities_of
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     Effective,
@@ -40,7 +41,6 @@ from webhook.validators.shoot.effective import (
     is_in_place,
     worker_path,
 )
-from webhook.versions import find_version, latest_non_preview_version, latest_supported_version
 
 _MUT: Final = "gardener/gardener plugin/pkg/shoot/mutator/admission.go"
 

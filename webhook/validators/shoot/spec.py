@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.field import SPEC, FieldPath, Finding, Rule
-from webhook.gourl import go_quote
+from webhook.domain.field import SPEC, FieldPath, Finding, Rule
+from webhook.domain.versions import Version
+from webhook.goport.gourl import go_quote
 from webhook.models.base import ObjectMeta
 from webhook.models.core import (
     DNS,
@@ -45,7 +46,6 @@ from webhook.validators.meta import (
 )
 from webhook.validators.shoot.components import WORKERLESS, at_least, group_version_kind, validate_credentials_ref
 from webhook.validators.shoot.effective import is_in_place, normalized
-from webhook.versions import Version
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 _UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"

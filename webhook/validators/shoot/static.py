@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.field import SPEC, FieldPath, Finding, Rule, render_value
+from webhook.domain.field import SPEC, FieldPath, Finding, Rule, render_value
+from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES
+from webhook.domain.skew import Component, allowed_older
+from webhook.domain.versions import Version, parse_constraint
 from webhook.models.core import CRI, Networking, Shoot, ShootMachineImage, Worker
-from webhook.profiles import ARCHITECTURES, CRI_NAMES
-from webhook.skew import Component, allowed_older
 from webhook.validators.shoot import (
     access,
     addons,
@@ -39,7 +40,6 @@ from webhook.validators.shoot.effective import (
     worker_path,
 )
 from webhook.validators.shoot.lookup import PROFILE_KINDS
-from webhook.versions import Version, parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 
@@ -341,7 +341,7 @@ def _validate_kubernetes_version(version: str, known: bool, path: FieldPath) -> 
 
 
 def _kubelet_skew_limit(kubelet: Version) -> int:
-    """docs/requirements.md "Kubernetes version skew": three minors behind kube-apiserver, two when the kubelet is older than 1.25 (webhook.skew's table)."""
+    """docs/requirements.md "Kubernetes version skew": three minors behind kube-apiserver, two when the kubelet is older than 1.25 (webhook.domain.skew's table)."""
     return allowed_older(Component.KUBELET, Component.KUBE_APISERVER, kubelet)
 
 

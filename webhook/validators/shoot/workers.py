@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from webhook.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.core import (
     ClusterAutoscalerOptions,
     ControlPlane,

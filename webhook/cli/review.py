@@ -11,11 +11,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from webhook.documents import ManifestReader, SkippedFile
-    from webhook.review import Reviewed
+    from webhook.offline.documents import ManifestReader, SkippedFile
+    from webhook.offline.review import Reviewed
     from webhook.settings import Settings
 
-from webhook.cli_base import (
+from webhook.cli.base import (
     EXIT_DENIED,
     EXIT_OK,
     ClusterError,
@@ -40,8 +40,8 @@ def _print_text(item: Reviewed, out: TextIO, *, operation: bool = False) -> None
 
 def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime, operation: bool = False) -> str:
     """`review --output junit`: a suite per input file, a case per object (failures carry the denial lines)."""
-    from webhook import junit
-    from webhook.review import Result, display_group
+    from webhook.offline import junit
+    from webhook.offline.review import Result, display_group
 
     suites: dict[str, list[junit.Case]] = {}
     for item in results:
@@ -74,7 +74,7 @@ def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime, o
 def _junit_input_error(message: str, source: str, now: datetime) -> str:
     """`review --output junit` for a run that stopped at an input error: one test case whose `error` is the
     message (file, document and line, as on stderr), in a suite named after the file when the error is one file's."""
-    from webhook import junit
+    from webhook.offline import junit
 
     case = junit.Case(source or "inputs", "gardener-webhook.input", error=(message, "InputError", message))
     return junit.render("gardener-webhook review", [junit.Suite(source or "inputs", (case,))], now=now)
@@ -99,10 +99,10 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     (kustomize, Helm, CI files in a directory) are listed with -v and counted: after the results for text output,
     on stderr for json and junit, whose stdout a machine reads.
     """
-    from webhook.documents import Excludes, ManifestReader
-    from webhook.fieldvalidation import FieldValidation
-    from webhook.progress import ProgressLine
-    from webhook.review import Result, ReviewInputError, review_files
+    from webhook.admission.fieldvalidation import FieldValidation
+    from webhook.offline.documents import Excludes, ManifestReader
+    from webhook.offline.progress import ProgressLine
+    from webhook.offline.review import Result, ReviewInputError, review_files
 
     against_cluster = args.kubeconfig is not None or args.in_cluster
     change = args.base is not None or args.base_dir is not None or against_cluster
@@ -168,10 +168,10 @@ def _review_change(
     base_reader: ManifestReader,
     on_result: Callable[[Reviewed, int, int], None] | None,
 ) -> tuple[list[Reviewed], int]:
-    """`review --base REV` or `--base-dir DIR`: (results, unchanged objects not judged); see webhook.change."""
-    from webhook.change import BaseError, git_base
-    from webhook.fieldvalidation import FieldValidation
-    from webhook.review import review_change
+    """`review --base REV` or `--base-dir DIR`: (results, unchanged objects not judged); see webhook.offline.change."""
+    from webhook.admission.fieldvalidation import FieldValidation
+    from webhook.offline.change import BaseError, git_base
+    from webhook.offline.review import review_change
 
     if args.base is not None and args.base_dir is not None:
         raise UsageError("--base and --base-dir cannot be combined: the base is a revision or a directory")
@@ -213,9 +213,9 @@ def _review_against_cluster(
 
     Raises UsageError for flags that pick another pairing and for a client that cannot be set up, ClusterError
     (exit 3) when the cluster cannot be read."""
+    from webhook.admission.fieldvalidation import FieldValidation
     from webhook.cluster.stored import Cluster, ClusterReader, ClusterReadError, context_namespace
-    from webhook.fieldvalidation import FieldValidation
-    from webhook.review import review_against_cluster
+    from webhook.offline.review import review_against_cluster
 
     if args.kubeconfig is not None and args.in_cluster:
         raise UsageError("--kubeconfig and --in-cluster cannot be combined: the cluster is one or the other")

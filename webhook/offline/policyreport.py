@@ -28,8 +28,8 @@ from typing import Final, Literal, Required, TypedDict
 
 import yaml
 
-from webhook.audit import SUBJECT_API_VERSIONS, AuditEntry, AuditReport, ObjectId
-from webhook.rendering import MAX_DENIAL_LINE_CHARS, compose_warning
+from webhook.admission.rendering import MAX_DENIAL_LINE_CHARS, compose_warning
+from webhook.offline.audit import SUBJECT_API_VERSIONS, AuditEntry, AuditReport, ObjectId
 
 API_VERSION: Final = "wgpolicyk8s.io/v1alpha2"
 NAMESPACED_KIND: Final = "PolicyReport"

@@ -5,8 +5,8 @@ Pure: takes a verdict, the settings and the requesting user, returns the verdict
 
 from __future__ import annotations
 
-from webhook.field import Finding, Mode, Verdict
-from webhook.kinds import CLUSTER_001, UserInfo
+from webhook.admission.kinds import CLUSTER_001, UserInfo
+from webhook.domain.field import Finding, Mode, Verdict
 from webhook.settings import Settings
 
 

@@ -20,7 +20,7 @@ from typing import Any, Final, TextIO
 import pathspec
 import yaml
 
-from webhook.fieldvalidation import Duplicate, duplicate_keys
+from webhook.admission.fieldvalidation import Duplicate, duplicate_keys
 
 # Document number -> the keys given twice in it (filled by the loaders when asked for).
 Duplicates = dict[int, list[Duplicate]]

@@ -25,11 +25,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any, Final
 
-from webhook.caching.caches import Caches
-from webhook.caching.findings import stable_until
-from webhook.cluster.view import KINDS, ClusterView
-from webhook.field import Finding, Verdict, rule_of_frame
-from webhook.kinds import (
+from webhook.admission.kinds import (
     CreateRequest,
     DeleteRequest,
     KindValidator,
@@ -38,42 +34,46 @@ from webhook.kinds import (
     decode,
     share_entries,
 )
-from webhook.models.base import parse_rfc3339
-from webhook.policy import apply_policy
-from webhook.rendering import clean_warnings, compose_denial, limit_warnings, render_line, render_warning
-from webhook.responses import AdmissionResponse, AdmissionReview, allowed, denied, errored
-from webhook.settings import Settings
-from webhook.validators import REGISTRY
-from webhook.wire import (
+from webhook.admission.policy import apply_policy
+from webhook.admission.rendering import clean_warnings, compose_denial, limit_warnings, render_line, render_warning
+from webhook.admission.responses import AdmissionResponse, AdmissionReview, allowed, denied, errored
+from webhook.admission.wire import (
     BadReview as BadReview,  # noqa: PLC0414
 )
-from webhook.wire import (
+from webhook.admission.wire import (
     Envelope as Envelope,  # noqa: PLC0414
 )
-from webhook.wire import (
+from webhook.admission.wire import (
     ParsedEntries as ParsedEntries,  # noqa: PLC0414
 )
-from webhook.wire import (  # the wire's names, as callers knew them here
+from webhook.admission.wire import (  # the wire's names, as callers knew them here
     RecentObjects as RecentObjects,  # noqa: PLC0414
 )
-from webhook.wire import (
+from webhook.admission.wire import (
     Review as Review,  # noqa: PLC0414
 )
-from webhook.wire import (
+from webhook.admission.wire import (
     _DecodedPair,
 )
-from webhook.wire import (
+from webhook.admission.wire import (
     _parse_object as _parse_object,  # noqa: PLC0414
 )
-from webhook.wire import (
+from webhook.admission.wire import (
     _parse_review_slowly as _parse_review_slowly,  # noqa: PLC0414
 )
-from webhook.wire import (
+from webhook.admission.wire import (
     make_review as make_review,  # noqa: PLC0414
 )
-from webhook.wire import (
+from webhook.admission.wire import (
     parse_review as parse_review,  # noqa: PLC0414
 )
+from webhook.caching.caches import Caches
+from webhook.caching.findings import stable_until
+from webhook.cluster.view import KINDS, ClusterView
+from webhook.domain.field import Finding, Verdict, rule_of_frame
+from webhook.models.base import parse_rfc3339
+from webhook.settings import Settings
+from webhook.validators import REGISTRY
 
 logger = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import __version__
-from webhook.cli_base import (
+from webhook.cli.base import (
     EXIT_CLUSTER,
     EXIT_DENIED,
     EXIT_OK,
@@ -46,8 +46,8 @@ from webhook.cli_base import (
     _source_plan,
     _view,
 )
-from webhook.cli_review import cmd_review
-from webhook.cli_tools import cmd_certs, cmd_config_schema, cmd_skew
+from webhook.cli.review import cmd_review
+from webhook.cli.tools import cmd_certs, cmd_config_schema, cmd_skew
 
 # Everything else is imported by the command that needs it: `--version`, `--help` and a usage error start in about
 # 0.1 s instead of 1.6 (the models, validators, pydantic settings, asyncio, aiohttp and kubernetes are not loaded).
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
     from webhook.cluster.live import NotListed
     from webhook.cluster.view import ClusterView
-    from webhook.policyreport import PolicyReport
+    from webhook.offline.policyreport import PolicyReport
     from webhook.settings import Settings
 
 
@@ -147,8 +147,8 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     not sync within --sync-timeout (ClusterError) or the reports could not be written (--apply); one line on stderr.
     While the live view runs, its warnings go to stderr as text lines naming kind, source and cause.
     """
-    from webhook.audit import audit_objects, audit_view
-    from webhook.policyreport import policy_reports, render_yaml
+    from webhook.offline.audit import audit_objects, audit_view
+    from webhook.offline.policyreport import policy_reports, render_yaml
 
     settings = _settings(args.config)
     live = _live_requested(args, settings)
@@ -170,7 +170,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
                 "give the objects to audit with --context PATH, or a cluster with --kubeconfig/--in-cluster or "
                 "cluster.sources in --config"
             )
-        from webhook.fieldvalidation import FieldValidation
+        from webhook.admission.fieldvalidation import FieldValidation
 
         manifests, view = _context(args.context, _reader())
         report = audit_objects(
@@ -213,7 +213,7 @@ def _apply_reports(client: ApiClient, reports: Sequence[PolicyReport]) -> bool:
     client: the cluster to write into (closed here)."""
     from kubernetes.client import CustomObjectsApi
 
-    from webhook.report_apply import ApplyError, apply_reports
+    from webhook.offline.report_apply import ApplyError, apply_reports
 
     try:
         for applied in apply_reports(CustomObjectsApi(client), reports):
@@ -269,7 +269,9 @@ def _ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
-    from webhook.skew import COMPONENT_NAMES  # for the help of `skew`; about 40 ms, most of it webhook.versions
+    from webhook.domain.skew import (
+        COMPONENT_NAMES,  # for the help of `skew`; about 40 ms, most of it webhook.domain.versions
+    )
 
     parser = argparse.ArgumentParser(prog="gardener-webhook", description="Validating admission webhook for Gardener.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

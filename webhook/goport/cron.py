@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
-from webhook.gostrconv import NumError, atoi
-from webhook.gotime import InvalidTime, parse_duration
+from webhook.goport.gostrconv import NumError, atoi
+from webhook.goport.gotime import InvalidTime, parse_duration
 
 
 @dataclass(frozen=True, slots=True)

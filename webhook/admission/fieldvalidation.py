@@ -27,7 +27,7 @@ from typing import Any, Final
 
 import yaml
 
-from webhook.field import Rule
+from webhook.domain.field import Rule
 
 OBJ_VERSION_001: Final = Rule(
     "OBJ-VERSION-001",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from webhook.gourl import go_quote
+from webhook.goport.gourl import go_quote
 
 _INT64_MAX: Final = (1 << 63) - 1
 

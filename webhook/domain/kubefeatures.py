@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from webhook.versions import Version, find_version
+from webhook.domain.versions import Version, find_version
 
 
 @dataclass(frozen=True, slots=True)

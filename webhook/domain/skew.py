@@ -30,7 +30,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
-from webhook.versions import Version
+from webhook.domain.versions import Version
 
 _SEED_001: Final = 'docs/requirements.md "Kubernetes version skew"'
 _SEED_002: Final = 'docs/requirements.md "Gardener version skew"'

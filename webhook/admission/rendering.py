@@ -15,8 +15,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Final
 
-from webhook.field import ErrorType, Finding, Mode, render_value
-from webhook.responses import StatusCause
+from webhook.admission.responses import StatusCause
+from webhook.domain.field import ErrorType, Finding, Mode, render_value
 
 # Warning limits, in characters (Unicode code points, Go's runes). The API server dedupes the warnings of a request
 # and, once they exceed 4096 runes in total (all sources: webhooks, the registry), cuts every one to 256 runes and

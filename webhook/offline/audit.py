@@ -22,18 +22,18 @@ from typing import Any, Final, Literal
 
 from pydantic import ValidationError
 
-from webhook import junit
-from webhook.admission import judge, make_review
+from webhook.admission.fieldvalidation import Duplicate, FieldValidation, check_object
 from webhook.caching.caches import Caches
 from webhook.cluster.view import ClusterView
-from webhook.fieldvalidation import Duplicate, FieldValidation, check_object
+from webhook.domain.skew import Component, Instance, check_state
+from webhook.domain.versions import current_classification, find_version
+from webhook.judging.judge import judge, make_review
 from webhook.models.base import format_rfc3339
 from webhook.models.core import CloudProfile, ExpirableVersion, ExpirableVersionStatus
-from webhook.review import skip_reason
+from webhook.offline import junit
+from webhook.offline.review import skip_reason
 from webhook.settings import Settings
-from webhook.skew import Component, Instance, check_state
 from webhook.validators import REGISTRY
-from webhook.versions import current_classification, find_version
 
 When = Literal["re-applied", "created today", "landscape", "status"]
 Mode = Literal["deny", "warn"]

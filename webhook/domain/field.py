@@ -2,7 +2,7 @@
 
 A validator returns a list of `Finding`s. Each finding is made by a `Rule` (so it always carries a rule id),
 points at a `FieldPath` inside the object, and has a Kubernetes field-error `ErrorType`. Only
-`webhook.admission` renders findings into messages; the shapes here mirror
+`webhook.judging.judge` renders findings into messages; the shapes here mirror
 k8s.io/apimachinery/pkg/util/validation/field (Path, Error, ErrorType).
 """
 

@@ -3,7 +3,7 @@
 A validator has one entry function per operation, as controller-runtime's CustomValidator: `create` gets a
 `CreateRequest[T]` (the new object, never None), `update` an `UpdateRequest[T]` (new and stored object), `delete` a
 `DeleteRequest[T]` (the stored object, when the API server sent it). The objects are already decoded into the
-kind's model and defaulted; `webhook.admission` builds the request from the AdmissionReview. Shape errors found while decoding are
+kind's model and defaulted; `webhook.judging.judge` builds the request from the AdmissionReview. Shape errors found while decoding are
 findings of rule OBJ-DECODE-001, reported like the API server's own decoding errors, never exceptions.
 """
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from webhook.cluster.view import ClusterView
-from webhook.field import ROOT, FieldPath, Finding, Rule, Verdict
+from webhook.domain.field import ROOT, FieldPath, Finding, Rule, Verdict
 from webhook.settings import Settings
 
 if TYPE_CHECKING:
@@ -166,7 +166,7 @@ def cluster_state_unknown(path: FieldPath, what: str) -> Finding:
 
     That is: the view is not synced yet, or one of those kinds is stale (no list, watch event or bookmark within
     `cluster.maxStalenessSeconds`; `ClusterView.known`); the detail is the same in both cases. It denies (403) when
-    `cluster.failClosed` is true (the default) and becomes a warning otherwise (webhook.policy). path: the field
+    `cluster.failClosed` is true (the default) and becomes a warning otherwise (webhook.admission.policy). path: the field
     whose judgement needed the cluster state.
     """
     return CLUSTER_001.forbidden(path, f"cluster state not yet known: cannot check {what}; retry shortly")

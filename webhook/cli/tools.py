@@ -10,15 +10,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from webhook.skew import Component
-    from webhook.versions import Version
+    from webhook.domain.skew import Component
+    from webhook.domain.versions import Version
 
-from webhook.cli_base import EXIT_DENIED, EXIT_OK, UsageError
+from webhook.cli.base import EXIT_DENIED, EXIT_OK, UsageError
 
 
 def cmd_certs(args: argparse.Namespace, out: TextIO) -> int:
     """`certs`: write a CA and serving certificate for the webhook's Service; print the base64 caBundle."""
-    from webhook.certs import CertsError, run_certs
+    from webhook.server.certs import CertsError, run_certs
 
     try:
         return run_certs(
@@ -39,14 +39,14 @@ def cmd_certs(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_config_schema(args: argparse.Namespace, out: TextIO) -> int:
     """`config-schema`: print the configuration file's JSON Schema (manifests/config.schema.json is this output)."""
-    from webhook.config_schema import config_schema
+    from webhook.cli.config_schema import config_schema
 
     out.write(json.dumps(config_schema(), indent=2, ensure_ascii=False) + "\n")
     return EXIT_OK
 
 
 def _skew_version(argument: str, text: str) -> Version:
-    from webhook.versions import InvalidVersion, parse_version
+    from webhook.domain.versions import InvalidVersion, parse_version
 
     try:
         return parse_version(text)
@@ -55,7 +55,7 @@ def _skew_version(argument: str, text: str) -> Version:
 
 
 def _skew_component(argument: str) -> tuple[Component, str]:
-    from webhook.skew import COMPONENT_NAMES, UnknownComponent, parse_component
+    from webhook.domain.skew import COMPONENT_NAMES, UnknownComponent, parse_component
 
     name, sep, value = argument.partition("=")
     if not sep:
@@ -68,7 +68,7 @@ def _skew_component(argument: str) -> tuple[Component, str]:
 
 def cmd_skew(args: argparse.Namespace, out: TextIO) -> int:
     """`skew`: check component versions against the Kubernetes and Gardener skew policies (README "Version skew"); exit 1 on any violation."""
-    from webhook.skew import Instance, check_state, plan_upgrade
+    from webhook.domain.skew import Instance, check_state, plan_upgrade
 
     installed: list[Instance] = []
     for argument in args.components:

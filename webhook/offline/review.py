@@ -33,12 +33,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from webhook.admission import BadReview, Outcome, judge, make_review
+from webhook.admission.fieldvalidation import Checked, FieldValidation, check_object
 from webhook.caching.caches import Caches
-from webhook.change import STORED_AS, BaseError, applied, base_paths, pair
+from webhook.cluster.resources import STORED_AS
 from webhook.cluster.static import ContextError, StaticView
-from webhook.documents import DocumentError, Manifest, ManifestReader
-from webhook.fieldvalidation import Checked, FieldValidation, check_object
+from webhook.judging.judge import BadReview, Outcome, judge, make_review
+from webhook.offline.change import BaseError, applied, base_paths, pair
+from webhook.offline.documents import DocumentError, Manifest, ManifestReader
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
 

@@ -15,12 +15,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import from_json
 
-from webhook.field import Finding
-from webhook.kinds import (
+from webhook.admission.kinds import (
     KindValidator,
     UserInfo,
 )
-from webhook.responses import API_VERSION
+from webhook.admission.responses import API_VERSION
+from webhook.domain.field import Finding
 
 
 def make_review(obj: dict[str, Any], operation: str, old: dict[str, Any] | None) -> dict[str, Any]:

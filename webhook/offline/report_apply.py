@@ -25,7 +25,14 @@ import urllib3
 from kubernetes.client import CustomObjectsApi
 from kubernetes.client.exceptions import ApiException
 
-from webhook.policyreport import API_VERSION, CLUSTER_KIND, MANAGED_BY, NAMESPACED_KIND, REPORT_NAME, PolicyReport
+from webhook.offline.policyreport import (
+    API_VERSION,
+    CLUSTER_KIND,
+    MANAGED_BY,
+    NAMESPACED_KIND,
+    REPORT_NAME,
+    PolicyReport,
+)
 
 GROUP, _, VERSION = API_VERSION.partition("/")
 PLURALS: Final = {NAMESPACED_KIND: "policyreports", CLUSTER_KIND: "clusterpolicyreports"}

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from kubernetes.client import ApiClient
 
     from webhook.cluster.static import StaticView
-    from webhook.documents import Manifest, ManifestReader
+    from webhook.offline.documents import Manifest, ManifestReader
     from webhook.settings import Settings
 
 # EXIT_CLUSTER: the audited cluster could not be read or written; a later run may succeed (the CronJob retries it).
@@ -54,8 +54,8 @@ def _settings(path: Path | None) -> Settings:
 
 def _context(paths: Sequence[Path | str], reader: ManifestReader) -> tuple[list[Manifest], StaticView]:
     """The objects of the --context paths (files, directories, "-") and the static view built from them."""
-    from webhook.documents import DocumentError
-    from webhook.review import ReviewInputError, build_view
+    from webhook.offline.documents import DocumentError
+    from webhook.offline.review import ReviewInputError, build_view
 
     try:
         manifests = reader.read_all(paths)
@@ -71,7 +71,7 @@ def _view(paths: Sequence[Path | str]) -> StaticView:
 
 
 def _reader() -> ManifestReader:
-    from webhook.documents import ManifestReader
+    from webhook.offline.documents import ManifestReader
 
     return ManifestReader(sys.stdin)
 
