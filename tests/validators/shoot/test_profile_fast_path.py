@@ -41,7 +41,9 @@ def reference_machine_type(
     for machine_type in spec.machine_types:
         t_arch = profiles.machine_type_architecture(machine_type, capabilities) == pool.architecture
         t_usable = bool(machine_type.usable)
-        t_zones = not profile._unavailable_in_a_zone(ProfileIndex(spec), region, worker.zones, machine_type.name, volume=False)
+        t_zones = not profile._unavailable_in_a_zone(
+            ProfileIndex(spec), region, worker.zones, machine_type.name, volume=False
+        )
         if t_arch and t_usable and t_zones:
             supported.add(machine_type.name)
         if machine_type.name == worker.machine.type:
