@@ -38,7 +38,9 @@ import yaml
 from tests.builders import DEFAULT_SETTINGS, review_bytes
 from tests.cluster.fake_apiserver import gardener_deployment_obj
 from tests.manifest_tree import KUBECTL, NO_KUBECTL, SERVICE_DNS, kustomize, prepared_tree
-from webhook.cli import EXIT_CLUSTER, EXIT_DENIED, EXIT_USAGE, build_parser, cmd_audit
+from webhook.cli import build_parser
+from webhook.cli.audit import cmd_audit
+from webhook.cli.base import EXIT_CLUSTER, EXIT_DENIED, EXIT_USAGE
 from webhook.cluster.static import StaticView
 from webhook.judging.judge import RULES_ANNOTATION, judge
 from webhook.offline import report_apply

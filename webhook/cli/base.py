@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import argparse
+
     from kubernetes.client import ApiClient
 
     from webhook.cluster.static import StaticView
+    from webhook.cluster.view import ClusterView
     from webhook.offline.documents import Manifest, ManifestReader
     from webhook.settings import Settings
 
@@ -122,3 +125,47 @@ def _cluster_client(kubeconfig: Path | None, context: str | None, where: str) ->
         return client_in_cluster() if kubeconfig is None else client_from_kubeconfig(kubeconfig, context=context)
     except LiveViewError as exc:
         raise UsageError(f"{where}: {exc}") from None
+
+
+def _live_requested(args: argparse.Namespace, settings: Settings) -> bool:
+    """Whether the command reads a live view: --kubeconfig or --in-cluster given, or `cluster.sources` configured.
+
+    A configured source and --context are refused together: the view is either static or live.
+    """
+    if not settings.cluster.sources:
+        return bool(args.kubeconfig is not None or args.in_cluster)
+    if args.context:
+        raise UsageError(
+            f"{_config_prefix(args.config)}cluster.sources cannot be combined with --context: the cluster view is "
+            "either static (--context) or live (cluster.sources, --kubeconfig, --in-cluster)"
+        )
+    return True
+
+
+def _live_view(
+    kubeconfig: Path | None, in_cluster: bool, settings: Settings, config: Path | None, *, full_shoots: bool = False
+) -> ClusterView:
+    """The live view of `cluster.sources` and, for the kinds no source names, of the cluster of `kubeconfig` (its
+    current context) or, with in_cluster, of the cluster this Pod runs in. config: the --config file, for messages.
+    full_shoots: keep whole Shoots (audit judges them) rather than their summaries (serve).
+
+    Raises UsageError (one line) when kinds are left without a cluster or a cluster's client cannot be set up.
+    Imported here: the kubernetes client costs about half a second to import, which `review` never needs.
+    """
+    from webhook.cluster.live import LiveView, Source
+
+    cluster = settings.cluster
+    sources: list[Source] = []
+    try:
+        for name, path, context, kinds, where in _source_plan(kubeconfig, in_cluster, settings, config):
+            sources.append(Source(name, _cluster_client(path, context, where), kinds))
+    except UsageError:
+        for built in sources:
+            built.client.close()
+        raise
+    return LiveView(
+        sources,
+        resync_seconds=cluster.resync_seconds,
+        max_staleness_seconds=cluster.max_staleness_seconds,
+        full_shoots=full_shoots,
+    )

@@ -13,11 +13,11 @@ variables (`GARDENER_WEBHOOK_*`) override the file and are not part of it.
 
 from __future__ import annotations
 
-from typing import Any, Final
+import argparse
+import json
+from typing import Any, Final, TextIO
 
-from pydantic.alias_generators import to_camel
-
-from webhook.settings import Settings
+from webhook.cli.base import EXIT_OK
 
 SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 # The shape of every rule id (CP-K8S-003, SH-ADM-REF-001, OBJ-DECODE-001, CLUSTER-001): upper-case words joined by
@@ -31,6 +31,10 @@ def config_schema() -> dict[str, Any]:
 
     pydantic's own titles and descriptions (Python names and docstrings) are dropped: the README documents the keys.
     """
+    from pydantic.alias_generators import to_camel
+
+    from webhook.settings import Settings  # imported here: `--version` and `--help` do not load the settings
+
     generated = _without_noise(Settings.model_json_schema(by_alias=True))
     # The top level has no aliases (pydantic-settings reads it by field name); the file spells it in camelCase.
     generated["properties"] = {to_camel(name): value for name, value in generated["properties"].items()}
@@ -55,3 +59,20 @@ def _without_noise(node: Any) -> Any:
             continue  # a keyword; a property that happens to be called `title` is a dict and stays
         cleaned[key] = _without_noise(value)
     return cleaned
+
+
+def cmd_config_schema(args: argparse.Namespace, out: TextIO) -> int:
+    """`config-schema`: print the configuration file's JSON Schema (manifests/config.schema.json is this output)."""
+    out.write(json.dumps(config_schema(), indent=2, ensure_ascii=False) + "\n")
+    return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `config-schema` sub-command's arguments."""
+    config_schema = sub.add_parser(
+        "config-schema",
+        help="print the JSON Schema of the --config file",
+        description="Print the JSON Schema (draft 2020-12) of the --config file, generated from the settings model: "
+        "manifests/config.schema.json is this output. Rule ids are checked for their shape only.",
+    )
+    config_schema.set_defaults(func=cmd_config_schema)

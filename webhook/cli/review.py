@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -251,3 +252,69 @@ def _review_against_cluster(
     finally:
         cluster.close()
     return done.results, done.unchanged
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `review` sub-command's arguments."""
+    review = sub.add_parser(
+        "review",
+        help="judge manifests offline exactly as the server would",
+        description="Judge manifests offline exactly as the server would. Objects given together are each other's "
+        "cluster state (a Shoot and its CloudProfile in one directory are judged together). Exit status: 0 all "
+        "allowed, 1 any denied (or skipped, with --strict), 2 usage or unreadable input.",
+    )
+    review.add_argument(
+        "files", nargs="+", metavar="PATH",
+        help="YAML/JSON file or directory (recursive: *.yaml, *.yml, *.json) of objects or AdmissionReviews; '-' = stdin"
+        "; in a directory, files that are no manifests (kustomize, Helm charts, CI files) are skipped",
+    )  # fmt: skip
+    review.add_argument("--operation", choices=("CREATE", "UPDATE", "DELETE"), default="CREATE")
+    review.add_argument(
+        "--old", metavar="PATH", help="the stored object(s) for --operation UPDATE (file, directory or '-')"
+    )
+    review.add_argument(
+        "--context", action="append", default=[], metavar="PATH",
+        help="stored cluster objects: file, directory or '-' (repeatable; e.g. kubectl get ... -o yaml)",
+    )  # fmt: skip
+    review.add_argument(
+        "--base", metavar="REV",
+        help="judge the change from this Git revision to the working tree: added objects as CREATE, changed as "
+        "UPDATE, removed as DELETE, unchanged not at all",
+    )  # fmt: skip
+    review.add_argument(
+        "--base-dir", type=Path, metavar="DIR", help="like --base, with the base checked out in DIR (same paths)"
+    )
+    review.add_argument(
+        "--all", action="store_true",
+        help="with --base/--base-dir/--kubeconfig/--in-cluster: judge unchanged objects too, as re-applies",
+    )  # fmt: skip
+    review.add_argument(
+        "--kubeconfig", type=Path, metavar="FILE",
+        help="judge the objects as `kubectl apply -f` into this kubeconfig's cluster would meet them now: each paired "
+        "with its stored version (absent: CREATE, present: UPDATE), the cluster's Shoots as versions in use; reads only",
+    )  # fmt: skip
+    review.add_argument("--in-cluster", action="store_true", help="like --kubeconfig, for the cluster this Pod runs in")
+    review.add_argument("--config", type=Path, help="configuration file (YAML)")
+    review.add_argument("--now", help="fix the clock for date rules (RFC 3339)")
+    review.add_argument("--output", choices=("text", "json", "junit"), default="text")
+    review.add_argument(
+        "--strict", action="store_true",
+        help="for CI: an object no validator judges (SKIPPED) fails the review (exit 1)",
+    )  # fmt: skip
+    review.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="skip files found in directories (PATHs, --context, --old) matching this gitignore-style pattern "
+        "(repeatable; e.g. 'charts/', '**/secrets/*.yaml', '/kustomize')",
+    )  # fmt: skip
+    review.add_argument(
+        "--skip-non-objects", action="store_true",
+        help="skip named files that are no manifests, as in a directory (for tools that pass changed files one "
+        "by one, such as the pre-commit hook); without it, a named file must hold objects",
+    )  # fmt: skip
+    review.add_argument("-v", "--verbose", action="store_true", help="name each skipped file and why")
+    review.add_argument(
+        "--field-validation", choices=("Strict", "Warn", "Ignore"), default="Strict",
+        help="judged objects: what the API server's strict decoding refuses (a version it does not serve, unknown or "
+        "duplicate fields), as kubectl --validate: Strict denies (default), Warn prints warnings, Ignore drops them",
+    )  # fmt: skip
+    review.set_defaults(func=cmd_review)

@@ -1,48 +1,16 @@
-"""The small `gardener-webhook` sub-commands: `certs`, `config-schema` and `skew` (README "Version skew",
-"Deploy to a cluster")."""
+"""`gardener-webhook skew`: check component versions against the Kubernetes and Gardener version-skew policies
+(README "Version skew"); exit 1 on any violation."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
+
+from webhook.cli.base import EXIT_DENIED, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from webhook.domain.skew import Component
     from webhook.domain.versions import Version
-
-from webhook.cli.base import EXIT_DENIED, EXIT_OK, UsageError
-
-
-def cmd_certs(args: argparse.Namespace, out: TextIO) -> int:
-    """`certs`: write a CA and serving certificate for the webhook's Service; print the base64 caBundle."""
-    from webhook.server.certs import CertsError, run_certs
-
-    try:
-        return run_certs(
-            dns_names=args.dns,
-            ips=args.ip,
-            out_dir=args.out,
-            days=args.days,
-            ca_days=args.ca_days,
-            patch=args.webhook_config_patch,
-            cluster=args.cluster,
-            now=datetime.now(UTC),
-            out=out,
-            err=sys.stderr,
-        )
-    except CertsError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def cmd_config_schema(args: argparse.Namespace, out: TextIO) -> int:
-    """`config-schema`: print the configuration file's JSON Schema (manifests/config.schema.json is this output)."""
-    from webhook.cli.config_schema import config_schema
-
-    out.write(json.dumps(config_schema(), indent=2, ensure_ascii=False) + "\n")
-    return EXIT_OK
 
 
 def _skew_version(argument: str, text: str) -> Version:
@@ -97,3 +65,26 @@ def cmd_skew(args: argparse.Namespace, out: TextIO) -> int:
     count = len(violations)
     out.write(f"{count} violation{'s' if count != 1 else ''} ({what})\n")
     return EXIT_DENIED
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `skew` sub-command's arguments."""
+    from webhook.domain.skew import (
+        COMPONENT_NAMES,  # for the help of `skew`; about 40 ms, most of it webhook.domain.versions
+    )
+
+    skew = sub.add_parser(
+        "skew",
+        help="check component versions against the Kubernetes and Gardener version skew policies",
+        description="Check a set of component versions against the version skew policies of Kubernetes "
+        "and Gardener. Exit status: 0 no violation, 1 any violation, 2 unusable input.",
+    )
+    skew.add_argument(
+        "components", nargs="*", metavar="COMPONENT=VERSION",
+        help=f"a running component (repeat a name for HA instances or nodes); components: {', '.join(COMPONENT_NAMES)}",
+    )  # fmt: skip
+    skew.add_argument(
+        "--upgrade", metavar="COMPONENT=FROM:TO",
+        help="check upgrading one instance: no downgrade or skipped minor, the upgrade order, and the state after it",
+    )  # fmt: skip
+    skew.set_defaults(func=cmd_skew)
