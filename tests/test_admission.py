@@ -254,20 +254,15 @@ def test_parse_review_reads_the_envelope_and_judge_hands_it_over_before_judging(
         dry_run=True,
     )
 
-    handed: list[Envelope] = []
-    denied = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, on_envelope=handed.append)
-    assert (denied.code, handed) == (422, [envelope])
+    parsed = parse_review(body)
+    denied = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, review=parsed)
+    assert (denied.code, denied.envelope) == (422, envelope)
 
-    def judged_too_soon(*args: Any) -> Any:
-        raise AssertionError("the envelope must be handed over before any judging")
+    def parsed_again(*args: Any) -> Any:
+        raise AssertionError("a review parsed by the caller is not parsed again")
 
-    def hand_over(given: Envelope) -> None:
-        handed.append(given)
-        monkeypatch.setattr(admission, "run_validator", judged_too_soon)  # judging from here on fails the test
-
-    with pytest.raises(AssertionError, match="before any judging"):
-        judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, on_envelope=hand_over)
-    assert handed == [envelope, envelope]
+    monkeypatch.setattr(admission, "parse_review", parsed_again)
+    assert judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, review=parsed).envelope == envelope
 
 
 # -------------------------------------------------------------------------------------- kinds to confirm

@@ -126,9 +126,10 @@ _NULL: Final = b"null"
 class Envelope:
     """Who asks what about which object: the request fields that every answer, log line and metric carries.
 
-    Read once by `parse_review` and handed to `judge`'s caller before any judging (`on_envelope`). uid: request.uid,
-    never empty; group, kind: request.kind (group "" is the core API); operation: "CREATE", "UPDATE", "DELETE" or
-    "CONNECT"; name, namespace: "" when absent; user: request.userInfo; dry_run: request.dryRun (absent: False).
+    Read once by `parse_review`, before any judging (the server answers by it whatever happens to judging).
+    uid: request.uid, never empty; group, kind: request.kind (group "" is the core API); operation: "CREATE",
+    "UPDATE", "DELETE" or "CONNECT"; name, namespace: "" when absent; user: request.userInfo; dry_run: request.dryRun
+    (absent: False).
     """
 
     uid: str

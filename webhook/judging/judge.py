@@ -1,8 +1,8 @@
 """AdmissionReview v1 in, AdmissionReview v1 out: the one path from request bytes to a response.
 
-`judge` is called by both the HTTP server and the `review` CLI. It parses the review once (`parse_review`: the
-`Envelope` of uid, group/kind, operation, object name and namespace, user and dryRun, plus the raw objects) and
-hands the envelope to its caller (`on_envelope`: a caller answers by it when it cuts judging off). Then it picks
+`judge` is called by both the HTTP server and the `review` CLI. It takes the review as `wire.parse_review` parsed it
+(the `Envelope` of uid, group/kind, operation, object name and namespace, user and dryRun, plus the raw objects;
+the server parses first, so that it can answer by uid whatever happens to judging), or parses the body. Then it picks
 the kind's validator from the registry, decodes and defaults the objects (shape errors become findings), runs the
 validator, ratchets findings the stored object already had (UPDATE), applies the policy (modes, exemptions)
 and answers with a named constructor of `responses`: `uid` echoed, `allowed`, warnings, a Kubernetes `Status` on
@@ -341,28 +341,23 @@ def judge(
     view: ClusterView,
     settings: Settings,
     now: datetime,
-    on_envelope: Callable[[Envelope], object] | None = None,
     caches: Caches | None = None,
     review: Review | None = None,
 ) -> Outcome:
     """Judge one AdmissionReview body. now: aware UTC, the request's clock.
 
-    on_envelope: called with the request's envelope as soon as the body is parsed, before any judging, so that a
-    caller whose judging is cut off or fails (a DeadlineExceeded, a bug outside the validators) can still answer by
-    uid without parsing the body again (the server parses first and has the envelope from there).
     caches: what the server keeps across requests (`caching.caches.Caches`: parsed and decoded entries, recent
     objects, what rules remember, verdicts on re-applied objects); the answer is the same with or without them. The
     same caches must always be used with the same `settings`.
-    review: `parse_review(body)`, when the caller made it already (the server, to ask `kinds_to_confirm` first, with
-    the same caches); else the body is parsed here.
+    review: `parse_review(body)`, when the caller made it already (the server: it answers by the envelope's uid when
+    judging is cut off or fails, and asks `kinds_to_confirm` first, with the same caches); else the body is parsed
+    here.
     Raises BadReview when the body is not a usable AdmissionReview v1; a validator's crash is a 500 denial, so
-    nothing else escapes but what the caller raises into it (the server's DeadlineExceeded, or on_envelope's own).
+    nothing else escapes but what the caller raises into it (the server's DeadlineExceeded).
     """
     if review is None:
         review = parse_review(body)
     envelope = review.envelope
-    if on_envelope is not None:
-        on_envelope(envelope)
     entry = REGISTRY.get((envelope.group, envelope.kind))
     if entry is None:
         logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
