@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from tests.strategies import BASES, NASTY_STRINGS, NASTY_VERSIONS, paths_of
+from webhook.admission.wire import make_review
 from webhook.caching.caches import Caches
 from webhook.cluster.static import StaticView
-from webhook.judging.judge import judge, make_review
+from webhook.judging.judge import judge
 from webhook.offline.documents import read_objects
 from webhook.settings import FeatureGates, Settings
 from webhook.validators import REGISTRY

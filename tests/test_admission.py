@@ -19,9 +19,10 @@ from tests.builders import (
     versions,
 )
 from webhook.admission.rendering import MAX_DENIAL_CAUSES, MAX_DENIAL_LINE_CHARS, MAX_WARNING_CHARS, sanitize_warnings
+from webhook.admission.wire import BadReview, Envelope, parse_review
 from webhook.caching.caches import Caches
 from webhook.judging import judge as admission
-from webhook.judging.judge import BadReview, Envelope, judge, kinds_to_confirm, parse_review
+from webhook.judging.judge import judge, kinds_to_confirm
 from webhook.settings import Exemptions, Settings
 from webhook.validators.cloudprofile.spec import CP_REG_001
 

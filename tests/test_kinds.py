@@ -17,12 +17,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import webhook.admission.kinds
+import webhook.caching.entries
 import webhook.judging.judge
 from tests.builders import NOW, review_bytes
 from tests.strategies import BASES, CLUSTER, mutated
-from webhook.admission.kinds import decode, share_entries
+from webhook.admission.kinds import decode
+from webhook.admission.wire import BadReview
 from webhook.caching.caches import Caches
-from webhook.judging.judge import BadReview, judge
+from webhook.caching.entries import share_entries
+from webhook.judging.judge import judge
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
 
@@ -131,7 +134,7 @@ def test_judge_answers_the_same_with_and_without_sharing(
     _answer(_update_review(kind, base, old, base), memo)  # entries of an earlier request kept across requests
     with_earlier_entries = _answer(body, memo)
     with monkeypatch.context() as patch:
-        patch.setattr(webhook.admission.kinds.DecodedEntries, "reuse", lambda self, raw, model, lists: raw)
+        patch.setattr(webhook.caching.entries.DecodedEntries, "reuse", lambda self, raw, model, lists: raw)
         without = _answer(body)
     assert with_sharing == without == with_earlier_entries
 

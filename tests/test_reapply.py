@@ -28,20 +28,15 @@ from hypothesis import strategies as st
 
 from tests.builders import shoot_dict, worker_dict
 from tests.strategies import BASES, leaves, mutated, paths_of, reviews, to_json
+from webhook.admission.wire import BadReview, _parse_review_slowly, parse_review
+from webhook.admission.wire import parse_object as _parse_object
 from webhook.caching.caches import Caches
 from webhook.caching.findings import FindingStores
+from webhook.caching.parsed import ParsedEntries
 from webhook.cluster.static import StaticView
 from webhook.domain.field import SPEC as SPEC_PATH
 from webhook.judging import judge as admission
-from webhook.judging.judge import (
-    BadReview,
-    Outcome,
-    ParsedEntries,
-    _parse_object,
-    _parse_review_slowly,
-    judge,
-    parse_review,
-)
+from webhook.judging.judge import Outcome, judge
 from webhook.models.base import parse_rfc3339
 from webhook.models.core import MachineImage, MachineImageVersion
 from webhook.settings import FeatureGates, Settings
@@ -465,10 +460,8 @@ def test_the_old_object_of_the_next_update_in_a_stream_is_neither_parsed_nor_dec
     memo, view = Caches(), StaticView.empty()
     parsed: list[object] = []
     decoded: list[object] = []
-    parse, decode_one = admission.ParsedEntries.parse, admission._decode_one
-    monkeypatch.setattr(
-        admission.ParsedEntries, "parse", lambda self, raw, lists: parsed.append(raw) or parse(self, raw, lists)
-    )
+    parse, decode_one = ParsedEntries.parse, admission._decode_one
+    monkeypatch.setattr(ParsedEntries, "parse", lambda self, raw, lists: parsed.append(raw) or parse(self, raw, lists))
     monkeypatch.setattr(
         admission, "_decode_one", lambda entry, raw, caches: decoded.append(raw) or decode_one(entry, raw, caches)
     )

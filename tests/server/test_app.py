@@ -26,10 +26,11 @@ from tests.cluster.fake_apiserver import (
 )
 from webhook.admission.kinds import CreateRequest, KindValidator
 from webhook.admission.rendering import MAX_WARNING_CHARS
+from webhook.admission.wire import BadReview
 from webhook.cluster.live import Backoff, LiveView, Source, client_from_kubeconfig
 from webhook.cluster.view import ClusterView
 from webhook.domain.field import Verdict
-from webhook.judging.judge import BadReview, judge
+from webhook.judging.judge import judge
 from webhook.models.core import CloudProfile
 from webhook.server import app as app_module
 from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, create_app, parse_timeout

@@ -1,26 +1,29 @@
-"""The AdmissionReview on the wire: building one (`make_review`, for `review` and `audit`), parsing one
-(`parse_review`: msgspec for the envelope with the objects kept as raw JSON, pydantic where messages are the
-contract), and parsing a stream's objects entry by entry (`ParsedEntries`). `admission` judges what this parses."""
+"""The AdmissionReview on the wire: building one (`make_review`, for `review` and `audit`) and parsing one
+(`parse_review`: msgspec for the envelope with the objects kept as raw JSON, parsed on demand, pydantic where
+messages are the contract). `judging.judge` judges what this parses; the cache layer parses a stream's objects entry
+by entry (`caching.parsed`)."""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import from_json
 
-from webhook.admission.kinds import (
-    KindValidator,
-    UserInfo,
-)
+from webhook.admission.kinds import KindValidator, UserInfo
 from webhook.admission.responses import API_VERSION
 from webhook.domain.field import Finding
+
+if TYPE_CHECKING:
+    from webhook.caching.parsed import ParsedEntries, RecentObjects
+
+DecodedPair = tuple[Any, list[Finding], Any, list[Finding]]  # (new, new findings, old, old findings)
 
 
 def make_review(obj: dict[str, Any], operation: str, old: dict[str, Any] | None) -> dict[str, Any]:
@@ -160,7 +163,7 @@ class Review:
     old_object_json: bytes | None = None
     reapplied: bytes | None = None
     _parsed: tuple[object, object] | None = None
-    _decoded: tuple[KindValidator[Any], _DecodedPair] | None = None
+    _decoded: tuple[KindValidator[Any], DecodedPair] | None = None
 
     def objects(
         self,
@@ -168,15 +171,15 @@ class Review:
         entries: tuple[ParsedEntries, tuple[tuple[str, ...], ...]] | None = None,
     ) -> tuple[object, object]:
         """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once. recent: objects parsed for
-        earlier requests, taken by their JSON bytes instead of parsing them again (the server's `Memo`).
-        entries: list entries parsed for earlier requests and the kind's list paths (`ParsedEntries`): an object not
+        earlier requests, taken by their JSON bytes instead of parsing them again (`caching.parsed.RecentObjects`).
+        entries: list entries parsed for earlier requests and the kind's list paths (`caching.parsed.ParsedEntries`): an object not
         in `recent` is parsed but for the entries whose bytes are known. Neither changes the result.
 
         Raises BadReview ("request body is not valid JSON") for what the full parse of the body rejects too: each
         slice is parsed at the depth it has in the body (two levels below the root), so the nesting limit is the same.
         """
         if self._parsed is None:
-            parse: Callable[[bytes | None], object] = _parse_object
+            parse: Callable[[bytes | None], object] = parse_object
             if entries is not None:
                 store, lists = entries
                 parse = lambda raw: store.parse(raw, lists)  # noqa: E731
@@ -187,157 +190,15 @@ class Review:
         return self._parsed
 
 
-def _parse_object(raw: bytes | None) -> object:
+def parse_object(raw: bytes | None) -> object:
+    """request.object or request.oldObject parsed from its raw JSON at the depth it has in the body (None stays
+    None); raises BadReview as the full parse of the body would."""
     if raw is None:
         return None
     try:
         return from_json(b"[[" + raw + b"]]")[0][0]  # the object's own depth in the body: request.object
     except ValueError:
         raise BadReview("request body is not valid JSON") from None
-
-
-_RAW_OBJECT: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_RAW_ARRAY: Final = msgspec.json.Decoder(list[msgspec.Raw])
-_Trie = dict[str, "_Trie | None"]  # list paths as a tree of keys; None marks the list whose entries are kept
-
-
-def _at_depth(raw: bytes, depth: int) -> object:
-    """`raw` parsed as pydantic's from_json parses it `depth` containers deep in the body (same nesting limit)."""
-    value = from_json(b"[" * depth + raw + b"]" * depth)
-    for _ in range(depth):
-        value = value[0]
-    return value
-
-
-class ParsedEntries:
-    """Parsed list entries by their JSON bytes, kept across requests: an unchanged entry is parsed once.
-
-    A GitOps stream of CloudProfile UPDATEs sends the same 100 KiB again and again with one entry changed. `parse`
-    splits an object along its kind's `shared_lists` (msgspec, which skips what it is not asked to build) and parses
-    only the entries whose bytes no earlier request had, and the values off those paths; an entry seen before is the
-    very dict parsed then, so `kinds.DecodedEntries` finds its model by identity instead of keying its content.
-    The result equals `_parse_object(raw)` (every value is parsed by the same function at the depth it has in the
-    body, so the nesting limit is the same); whatever msgspec does not take (a value of another type on a path, a
-    number or text it refuses) is parsed whole by `_parse_object`, so the answer and the error stay the same.
-    Each node on those paths is also kept with its bytes, per position in the object: a stream changes one branch
-    (one image's versions), so the other branches are compared with the last object's and taken whole.
-    capacity: entries kept (beyond it, or beyond kept_bytes of their JSON, the older half is dropped) and positions
-    kept (beyond it, or beyond kept_bytes of their JSON, all are dropped); entries over entry_bytes are not kept;
-    objects over max_bytes are parsed whole and keep nothing (bytes of JSON). Not thread-safe: one per server
-    worker; the parsed values are shared between requests and nothing changes them.
-    """
-
-    def __init__(
-        self, capacity: int = 20_000, max_bytes: int = 1 << 20, kept_bytes: int = 16 << 20, entry_bytes: int = 16 << 10
-    ) -> None:
-        self.capacity = capacity
-        self.max_bytes = max_bytes
-        self.kept_bytes = kept_bytes
-        self.entry_bytes = entry_bytes
-        self._parsed: dict[tuple[tuple[str, ...], bytes], object] = {}
-        self._parsed_bytes = 0
-        self._last: dict[tuple[str | int, ...], tuple[bytes, object]] = {}
-        self._last_bytes = 0
-        self._tries: dict[tuple[tuple[str, ...], ...], _Trie] = {}
-
-    def __len__(self) -> int:
-        return len(self._parsed)
-
-    def parse(self, raw: bytes | None, lists: tuple[tuple[str, ...], ...]) -> object:
-        """`_parse_object(raw)`, with the dict entries of the lists at `lists` taken from earlier requests when their
-        bytes are the same. Raises BadReview as `_parse_object` does."""
-        if raw is None or not lists:
-            return _parse_object(raw)
-        trie = self._tries.get(lists)
-        if trie is None:
-            trie = self._tries[lists] = _trie(lists)
-        if len(raw) > self.max_bytes:
-            return _parse_object(raw)
-        try:
-            parsed = self._build(raw, trie, 2, (), ())
-        except (msgspec.DecodeError, ValueError, RecursionError):
-            return _parse_object(raw)
-        if len(self._parsed) > self.capacity or self._parsed_bytes > self.kept_bytes:
-            self._parsed = dict(list(self._parsed.items())[-(len(self._parsed) // 2) :])
-            self._parsed_bytes = sum(len(key[1]) for key in self._parsed)
-        if len(self._last) > self.capacity or self._last_bytes > self.kept_bytes:
-            self._last.clear()
-            self._last_bytes = 0
-        return parsed
-
-    def _split(
-        self, raw: bytes, trie: _Trie | None, depth: int, path: tuple[str, ...], where: tuple[str | int, ...]
-    ) -> object:
-        """The value `raw` at `depth` (containers around it in the body) and `path` (keys, "*" for list items);
-        where: the same path with list indexes. A node with the bytes the last object had at `where` is the value
-        parsed then (a stream changes one branch: the others are compared, not split again)."""
-        last = self._last.get(where)
-        if last is not None and last[0] == raw:
-            return last[1]
-        value = self._build(raw, trie, depth, path, where)
-        self._last_bytes += len(raw) - (len(last[0]) if last is not None else 0)
-        self._last[where] = (raw, value)
-        return value
-
-    def _build(
-        self, raw: bytes, trie: _Trie | None, depth: int, path: tuple[str, ...], where: tuple[str | int, ...]
-    ) -> object:
-        if trie is None:  # a kept list: its dict entries by bytes
-            entries = []
-            for item in _RAW_ARRAY.decode(raw):
-                data = bytes(item)
-                if data[:1] != b"{":
-                    entries.append(_at_depth(data, depth + 1))
-                    continue
-                entry = self._parsed.get((path, data))
-                if entry is None:
-                    entry = _at_depth(data, depth + 1)
-                    if len(data) <= self.entry_bytes:
-                        self._parsed[(path, data)] = entry
-                        self._parsed_bytes += len(data)
-                entries.append(entry)
-            return entries
-        items = trie.get("*", _NOT_A_LIST)
-        if items is not _NOT_A_LIST:
-            return [
-                self._split(bytes(item), items, depth + 1, (*path, "*"), (*where, i))
-                for i, item in enumerate(_RAW_ARRAY.decode(raw))
-            ]
-        return {
-            key: (
-                self._split(bytes(value), trie[key], depth + 1, (*path, key), (*where, key))
-                if key in trie
-                else _at_depth(bytes(value), depth + 1)
-            )
-            for key, value in _RAW_OBJECT.decode(raw).items()
-        }
-
-
-_NOT_A_LIST: Final[Any] = object()
-
-
-def _trie(lists: tuple[tuple[str, ...], ...]) -> _Trie:
-    """The list paths as a tree; a path with "*" holds nothing else at that level (raises ValueError otherwise)."""
-    root: _Trie = {}
-    for path in lists:
-        node = root
-        for key in path[:-1]:
-            child = node.setdefault(key, {})
-            if child is None:
-                raise ValueError(f"list path {path} runs through another kept list")
-            node = child
-        node[path[-1]] = None
-    for node in _nodes(root):
-        if "*" in node and len(node) > 1:
-            raise ValueError(f"'*' beside other keys in {lists}")
-    return root
-
-
-def _nodes(trie: _Trie) -> Iterator[_Trie]:
-    yield trie
-    for child in trie.values():
-        if child is not None:
-            yield from _nodes(child)
 
 
 def parse_review(body: bytes) -> Review:
@@ -413,56 +274,3 @@ def _parse_review_slowly(body: bytes) -> Review:
     _check_review(review.api_version, review.kind, request.uid, request.operation, request.object, request.old_object)
     envelope = _envelope(request, request.user_info.username, request.user_info.groups)
     return Review(envelope, request.sub_resource, _parsed=(request.object, request.old_object))
-
-
-_DecodedPair = tuple[Any, list[Finding], Any, list[Finding]]  # (new, new findings, old, old findings)
-_Decoded = tuple[Any, Any, list[Finding]]  # (defaulted, decoded, findings) of `_decode_one`
-
-
-class RecentObjects:
-    """The last `kept` objects parsed for a request, by their JSON bytes (compared, not hashed), with what each kind
-    decoded them into. Parsing and decoding are pure functions of the bytes, so an object sent again (the oldObject
-    of a GitOps stream's next UPDATE) is taken from here. Objects over `max_bytes` of JSON are not kept, and the
-    oldest go beyond `kept` objects or `total_bytes` of JSON in all (bytes): 16 keep the interleaved streams of a
-    few concurrent clients.
-    The parsed dicts and models are shared between requests; nothing changes them after parsing.
-    """
-
-    def __init__(self, kept: int = 16, max_bytes: int = 1 << 20, total_bytes: int = 4 << 20) -> None:
-        self.kept = kept
-        self.max_bytes = max_bytes
-        self.total_bytes = total_bytes
-        # (JSON, parsed object, what each kind decoded it into), oldest first
-        self._objects: list[tuple[bytes, object, dict[tuple[str, str], _Decoded]]] = []
-
-    def parse(self, raw_json: bytes | None, parse: Callable[[bytes | None], object] = _parse_object) -> object:
-        """`parse(raw_json)` (`_parse_object` or an equal parse), or the object parsed from the same bytes before;
-        raises BadReview likewise."""
-        if raw_json is None or len(raw_json) > self.max_bytes:
-            return parse(raw_json)
-        # A scan of a few kept objects: bytes compare by length, then memcmp, far cheaper than hashing 100 KiB.
-        for i, kept in enumerate(self._objects):
-            if kept[0] == raw_json:
-                self._objects.append(self._objects.pop(i))
-                return kept[1]
-        parsed = parse(raw_json)
-        self._objects.append((raw_json, parsed, {}))
-        while len(self._objects) > self.kept or sum(len(kept[0]) for kept in self._objects) > self.total_bytes:
-            del self._objects[0]
-        return parsed
-
-    def decoded(self, raw: object, entry: KindValidator[Any]) -> _Decoded | None:
-        """What `entry` decoded `raw` into, if `raw` is one of the kept objects (by identity) and was decoded."""
-        by_kind = self._by_kind(raw)
-        return by_kind.get((entry.group, entry.kind)) if by_kind is not None else None
-
-    def remember(self, raw: object, entry: KindValidator[Any], result: _Decoded) -> None:
-        """Keep what `entry` decoded `raw` into, if `raw` is one of the kept objects."""
-        by_kind = self._by_kind(raw)
-        if by_kind is not None:
-            by_kind[(entry.group, entry.kind)] = result
-
-    def _by_kind(self, raw: object) -> dict[tuple[str, str], _Decoded] | None:
-        if raw is None:
-            return None
-        return next((by_kind for _, parsed, by_kind in self._objects if parsed is raw), None)

@@ -25,7 +25,7 @@ class CleanEntries:
     """List entries known to pass a check that reads nothing but the entry and a hashable context key.
 
     A CloudProfile UPDATE repeats hundreds of machine image versions that an earlier request already judged, and
-    the server shares one decoded model per unchanged entry across requests (`kinds.DecodedEntries`). A check whose
+    the server shares one decoded model per unchanged entry across requests (`caching.entries.DecodedEntries`). A check whose
     findings are a pure function of (entry, context) need not run again on a model it found nothing in: `check`
     is skipped for such an entry. Only clean results are kept, so every finding is computed as
     before and its path and message stay what they were; an entry with findings is judged every time.
@@ -89,7 +89,7 @@ class ListFindings:
 
     The companion of `CleanEntries` for checks across entries (duplicates, one supported version per minor,
     expiry warnings): when every entry is the same object as before (the server shares one decoded model per
-    unchanged entry, `kinds.DecodedEntries`), the same context (every other input of the check, the field path
+    unchanged entry, `caching.entries.DecodedEntries`), the same context (every other input of the check, the field path
     included: findings carry it) and `now` lies in [then, until), the findings are those found then. A caller asks
     `known` and, when it returns None, runs the check and `learn`s its findings with `until`: `stable_until` of the
     entries' timestamps for a check that reads the clock, FOREVER for one that does not, None to keep nothing

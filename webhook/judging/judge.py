@@ -31,43 +31,14 @@ from webhook.admission.kinds import (
     KindValidator,
     Operation,
     UpdateRequest,
-    decode,
-    share_entries,
+    decode_object,
 )
 from webhook.admission.policy import apply_policy
 from webhook.admission.rendering import clean_warnings, compose_denial, limit_warnings, render_line, render_warning
 from webhook.admission.responses import AdmissionResponse, AdmissionReview, allowed, denied, errored
-from webhook.admission.wire import (
-    BadReview as BadReview,  # noqa: PLC0414
-)
-from webhook.admission.wire import (
-    Envelope as Envelope,  # noqa: PLC0414
-)
-from webhook.admission.wire import (
-    ParsedEntries as ParsedEntries,  # noqa: PLC0414
-)
-from webhook.admission.wire import (  # the wire's names, as callers knew them here
-    RecentObjects as RecentObjects,  # noqa: PLC0414
-)
-from webhook.admission.wire import (
-    Review as Review,  # noqa: PLC0414
-)
-from webhook.admission.wire import (
-    _DecodedPair,
-)
-from webhook.admission.wire import (
-    _parse_object as _parse_object,  # noqa: PLC0414
-)
-from webhook.admission.wire import (
-    _parse_review_slowly as _parse_review_slowly,  # noqa: PLC0414
-)
-from webhook.admission.wire import (
-    make_review as make_review,  # noqa: PLC0414
-)
-from webhook.admission.wire import (
-    parse_review as parse_review,  # noqa: PLC0414
-)
+from webhook.admission.wire import DecodedPair, Envelope, Review, parse_review
 from webhook.caching.caches import Caches
+from webhook.caching.entries import share_entries
 from webhook.caching.findings import stable_until
 from webhook.cluster.view import KINDS, ClusterView
 from webhook.domain.field import Finding, Verdict, rule_of_frame
@@ -146,17 +117,11 @@ def _crash_rule(tb: TracebackType | None) -> str:
 
 
 def _decode_one(entry: KindValidator[Any], raw: object, caches: Caches | None = None) -> tuple[Any, Any, list[Finding]]:
-    """Decode and default one object: (defaulted, decoded, []); (None, None, findings) when its shape is wrong,
-    (None, None, []) when absent."""
-    if raw is None:
-        return None, None, []
-    decoded = decode(entry.model, raw)
-    if isinstance(decoded, list):
-        return None, None, decoded
-    return entry.prepare(decoded, caches.rules if caches is not None else None), decoded, []
+    """`kinds.decode_object` with the rule caches of `caches`."""
+    return decode_object(entry, raw, caches.rules if caches is not None else None)
 
 
-def _decode_review(entry: KindValidator[Any], review: Review, caches: Caches | None) -> _DecodedPair:
+def _decode_review(entry: KindValidator[Any], review: Review, caches: Caches | None) -> DecodedPair:
     """`_decode_pair` of the review's objects for `entry`, once per review (kept on it): the objects parsed with the
     caches's stores when there is a caches. Raises BadReview when the objects are not valid JSON (`Review.objects`)."""
     kept = review._decoded
@@ -173,7 +138,7 @@ def _decode_review(entry: KindValidator[Any], review: Review, caches: Caches | N
 
 def _decode_pair(
     entry: KindValidator[Any], raw_new: object, raw_old: object, caches: Caches | None = None
-) -> _DecodedPair:
+) -> DecodedPair:
     """Decode and default the object and the stored object: (new, new findings, old, old findings).
 
     The stored object reuses the new object's decoded list entries that it holds unchanged (`shared_lists`): the
@@ -246,8 +211,10 @@ def run_validator(
     """
     envelope = review.envelope
     operation = Operation(envelope.operation)
-    if not entry.judges(operation) or review.sub_resource:
+    validate = {Operation.CREATE: entry.create, Operation.UPDATE: entry.update, Operation.DELETE: entry.delete}
+    if validate.get(operation) is None or review.sub_resource:
         return _Judged(Verdict())
+    # In order: the wire (the objects), the seam (decoded, defaulted, the typed requests), the validator.
     if caches is not None:
         raw_object, raw_old = review.objects(caches.recent, (caches.parsed, entry.shared_lists))
     else:
@@ -270,6 +237,10 @@ def run_validator(
             return _Judged(
                 Verdict.of(new_errors), previous=(lambda: old_errors) if operation is Operation.UPDATE else None
             )
+        previous = None
+        if operation is Operation.UPDATE and create is not None:
+            as_created = CreateRequest(**info, object=old)  # the stored object as if created, for ratcheting
+            previous = lambda: create(as_created, view, settings).findings  # noqa: E731
         if operation is Operation.DELETE and entry.delete is not None:
             verdict = entry.delete(DeleteRequest(**info, old_object=old), view, settings)
         elif operation is Operation.UPDATE and entry.update is not None and old is not None:
@@ -284,10 +255,6 @@ def run_validator(
             return _Judged(Verdict())
     except Exception as exc:  # noqa: BLE001 - the one place that turns a validator crash into a denial
         return _crashed(envelope, exc)
-    previous = None
-    if operation is Operation.UPDATE and create is not None:
-        as_created = CreateRequest(**info, object=old)
-        previous = lambda: create(as_created, view, settings).findings  # noqa: E731
     return _Judged(verdict, previous=previous)
 
 

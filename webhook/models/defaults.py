@@ -73,7 +73,7 @@ _M = TypeVar("_M", bound=BaseModel)
 def _defaulted(entry: _M, flag: bool, update: dict[str, object], remember: Remember | None) -> _M:
     """`entry` with `update` applied; with `remember`, the same copy for the same entry object (by identity) and flag.
 
-    A list entry decoded once is shared across requests (kinds.DecodedEntries); one defaulted copy per entry lets the
+    A list entry decoded once is shared across requests (caching.entries.DecodedEntries); one defaulted copy per entry lets the
     remembered checks downstream (`caching.findings`) see the same object on every request.
     """
     if not update:

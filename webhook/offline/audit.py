@@ -23,11 +23,12 @@ from typing import Any, Final, Literal
 from pydantic import ValidationError
 
 from webhook.admission.fieldvalidation import Duplicate, FieldValidation, check_object
+from webhook.admission.wire import make_review
 from webhook.caching.caches import Caches
 from webhook.cluster.view import ClusterView
 from webhook.domain.skew import Component, Instance, check_state
 from webhook.domain.versions import current_classification, find_version
-from webhook.judging.judge import judge, make_review
+from webhook.judging.judge import judge
 from webhook.models.base import format_rfc3339
 from webhook.models.core import CloudProfile, ExpirableVersion, ExpirableVersionStatus
 from webhook.offline import junit

@@ -34,10 +34,11 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from webhook.admission.fieldvalidation import Checked, FieldValidation, check_object
+from webhook.admission.wire import BadReview, make_review
 from webhook.caching.caches import Caches
 from webhook.cluster.resources import STORED_AS
 from webhook.cluster.static import ContextError, StaticView
-from webhook.judging.judge import BadReview, Outcome, judge, make_review
+from webhook.judging.judge import Outcome, judge
 from webhook.offline.change import BaseError, applied, base_paths, pair
 from webhook.offline.documents import DocumentError, Manifest, ManifestReader
 from webhook.settings import Settings

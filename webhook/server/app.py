@@ -51,10 +51,11 @@ from aiohttp import hdrs, web
 from prometheus_client import CollectorRegistry
 
 from webhook.admission.responses import errored, timed_out
+from webhook.admission.wire import BadReview, Envelope, parse_review
 from webhook.caching.caches import Caches
 from webhook.cluster.current import ConfirmingView, ConsistentRead, Unconfirmed
 from webhook.cluster.view import ClusterView
-from webhook.judging.judge import BadReview, Envelope, Outcome, judge, kinds_to_confirm, parse_review
+from webhook.judging.judge import Outcome, judge, kinds_to_confirm
 from webhook.server.deadline import Deadline, DeadlineExceeded
 from webhook.server.limits import (
     MAX_BODIES_IN_MEMORY,

@@ -103,7 +103,7 @@ def validate_delete(request: DeleteRequest[CloudProfile], view: ClusterView, set
     return Verdict.of(in_use.validate_not_referenced(name, view))
 
 
-# Lists of a CloudProfile whose unchanged entries an UPDATE's stored object takes from the new object (kinds.share_entries).
+# Lists of a CloudProfile whose unchanged entries an UPDATE's stored object takes from the new object (caching.entries.share_entries).
 SHARED_LISTS: Final = (
     ("spec", "kubernetes", "versions"),
     ("spec", "machineImages", "*", "versions"),

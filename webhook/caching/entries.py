@@ -1,0 +1,173 @@
+"""Decoded list entries kept by content: an entry decoded once is never decoded again (`DecodedEntries`), and
+the stored object of an UPDATE reuses the new object's equal entries (`share_entries`).
+
+A GitOps stream of CloudProfile UPDATEs changes a few entries of long lists, so most entries of each new object were
+decoded for an earlier request; and an UPDATE's stored object holds most of the new object's entries. Sound because
+an entry's model depends on nothing but the entry and its list (`KindValidator.shared_lists`): pydantic takes a
+model where its model is expected, unchanged.
+Contract: README "How a request is kept cheap, with the same answer".
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Final
+
+from pydantic import BaseModel
+
+
+def share_entries(
+    raw_old: object, raw_new: object, decoded_new: BaseModel, lists: tuple[tuple[str, ...], ...]
+) -> object:
+    """`raw_old` with every list entry equal to an entry of `raw_new` replaced by that entry's decoded model.
+
+    lists: raw paths of lists of models (`KindValidator.shared_lists`); decoded_new: `raw_new` decoded without
+    errors. Decoding the result gives the same model as decoding `raw_old` (pydantic takes a model instance where
+    its model is expected, unchanged), but builds only the entries that differ: an UPDATE usually changes a few
+    entries of long lists (versions, machine types). Entries are equal when their parsed JSON values are the same,
+    types and key order included (`1`, `1.0` and `true` differ, and so do `0.0` and `-0.0`), so equal entries mean
+    equal models. `raw_old` itself is not changed: the dicts and lists on the paths are copied. Never raises.
+    """
+    known = DecodedEntries(capacity=None)
+    known.learn(raw_new, raw_new, decoded_new, lists)
+    return known.reuse(raw_old, type(decoded_new), lists)
+
+
+class DecodedEntries:
+    """Decoded list entries by content, kept across requests: an entry decoded once is never decoded again.
+
+    The store behind `share_entries`, and the server's across requests (`admission.Memo`): a GitOps stream of
+    CloudProfile UPDATEs changes a few entries of long lists, so most entries of each new object were decoded for an
+    earlier request. Keys are the object's model, the list's path and `_json_key` (equal exactly when the parsed JSON
+    values are): equal JSON in another list, or of another kind, is another model (a Kubernetes version and an image
+    version can be the same JSON). Values are the models, valid for the `KindValidator.shared_lists` contract (an
+    entry's model depends on nothing but the entry and its list). capacity:
+    entries kept (None: unbounded); beyond it the older half is dropped, and an object with more entries than
+    capacity is not learned. Not thread-safe.
+    """
+
+    def __init__(self, capacity: int | None = 20_000) -> None:
+        self.capacity = capacity
+        self._models: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
+        # The same parsed entry object seen again (the server parses unchanged entries once, `caching.parsed.ParsedEntries`):
+        # found by identity without keying its content. Holds the entry, so its id is not reused while kept.
+        self._same: dict[tuple[type, tuple[str, ...], int], tuple[dict[str, Any], Any]] = {}
+        # The same parsed list seen again with every entry known (an unchanged branch of a stream): its models.
+        self._whole: dict[tuple[type, tuple[str, ...], int], tuple[list[Any], list[Any]]] = {}
+        self._replaced: set[int] = set()  # ids of the model lists in _whole (held there, so not reused)
+        self._whole_entries = 0  # entries of the lists in _whole
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def reuse(self, raw: object, model: type, lists: tuple[tuple[str, ...], ...]) -> object:
+        """`raw` (an object of `model`) with every list entry at `lists` that is known replaced by its model (a copy
+        along the paths)."""
+        models, same, whole, replaced_ids = self._models, self._same, self._whole, self._replaced
+        for path in lists:
+
+            def known(entry: dict[str, Any], path: tuple[str, ...] = path) -> Any:
+                found = same.get((model, path, id(entry)))
+                if found is not None and found[0] is entry:
+                    return found[1]
+                decoded = models.get((model, path, _json_key(entry)))
+                if decoded is None:
+                    return entry
+                same[(model, path, id(entry))] = (entry, decoded)
+                return decoded
+
+            def known_list(entries: list[Any], path: tuple[str, ...] = path) -> list[Any]:
+                found = whole.get((model, path, id(entries)))
+                if found is not None and found[0] is entries:
+                    return found[1]
+                replaced = [known(item) if isinstance(item, dict) else item for item in entries]
+                if not any(isinstance(item, dict) for item in replaced):  # every entry known: the same list next time
+                    whole[(model, path, id(entries))] = (entries, replaced)
+                    replaced_ids.add(id(replaced))
+                    self._whole_entries += len(entries)
+                return replaced
+
+            raw = _replace_at(raw, path, known_list)
+        if self.capacity is not None and self._whole_entries > self.capacity // 4:
+            # The lists pin their parsed entries: at most a quarter of the entries the store keeps.
+            self._whole, self._replaced, self._whole_entries = {}, set(), 0
+        return raw
+
+    def learn(self, raw: object, reused: object, decoded: BaseModel, lists: tuple[tuple[str, ...], ...]) -> None:
+        """Remember the models of `raw`'s list entries at `lists`; decoded: `reused` (`raw` after `reuse`) decoded
+        without errors. Entries that `reuse` replaced are known already and not keyed again."""
+        pairs = [
+            (path, raw_list, reused_list, model_list)
+            for path in lists
+            for (raw_list, model_list), (reused_list, _) in zip(
+                _lists_at(raw, decoded, path), _lists_at(reused, decoded, path), strict=False
+            )
+        ]
+        if self.capacity is not None and sum(len(p[1]) for p in pairs) > self.capacity:
+            return  # an object with more entries than the store keeps would only push every other entry out
+        models, same, scope = self._models, self._same, type(decoded)
+        whole = self._replaced
+        for path, raw_list, reused_list, model_list in pairs:
+            if id(reused_list) in whole:
+                continue  # every entry was known
+            for raw_entry, reused_entry, model in zip(raw_list, reused_list, model_list, strict=True):
+                if isinstance(raw_entry, dict) and isinstance(reused_entry, dict):
+                    key = _json_key(raw_entry)
+                    if len(key) > _ENTRY_BYTES:
+                        continue  # no real list entry is this large: not worth the memory it would pin
+                    known = models.setdefault((scope, path, key), model)
+                    same[(scope, path, id(raw_entry))] = (raw_entry, known)
+        if self.capacity is not None and len(models) > self.capacity:
+            # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
+            # the front of a dict is quadratic).
+            self._models = dict(list(models.items())[-(self.capacity // 2) :])
+        if self.capacity is not None and len(same) > self.capacity:
+            self._same = dict(list(same.items())[-(self.capacity // 2) :])
+
+
+_ENTRY_BYTES: Final = 16 << 10  # entries whose key is larger are decoded every time, never kept
+
+
+def _json_key(value: dict[str, Any]) -> bytes:
+    """Bytes that are equal exactly when two parsed JSON values are (types, key order, -0.0 included)."""
+    return marshal.dumps(value, 2)  # version 2: no back-references, whose presence depends on reference counts
+
+
+def _lists_at(raw: object, model: object, path: tuple[str, ...]) -> Iterator[tuple[list[Any], Sequence[Any]]]:
+    """(raw list, decoded list) pairs at `path` below raw and its decoded model."""
+    if not path:
+        if isinstance(raw, list) and isinstance(model, list | tuple) and len(raw) == len(model):
+            yield raw, model
+        return
+    key, rest = path[0], path[1:]
+    if key == "*":
+        if isinstance(raw, list) and isinstance(model, list | tuple) and len(raw) == len(model):
+            for raw_item, model_item in zip(raw, model, strict=True):
+                yield from _lists_at(raw_item, model_item, rest)
+        return
+    if isinstance(raw, dict) and isinstance(model, BaseModel) and key in raw:
+        yield from _lists_at(raw[key], _field(model, key), rest)
+
+
+def _field(model: BaseModel, alias: str) -> object:
+    for name, info in type(model).model_fields.items():
+        if (info.alias or name) == alias:
+            return getattr(model, name)
+    return None
+
+
+def _replace_at(raw: object, path: tuple[str, ...], known: Callable[[list[Any]], list[Any]]) -> object:
+    """A copy of raw in which each list at `path` is `known(list)` (its dict entries replaced by their models)."""
+    if not path:
+        if not isinstance(raw, list):
+            return raw
+        return known(raw)
+    key, rest = path[0], path[1:]
+    if key == "*":
+        if not isinstance(raw, list):
+            return raw
+        return [_replace_at(item, rest, known) if isinstance(item, dict) else item for item in raw]
+    if not isinstance(raw, dict) or key not in raw:
+        return raw
+    return {**raw, key: _replace_at(raw[key], rest, known)}
