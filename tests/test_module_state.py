@@ -6,8 +6,15 @@ The scan reads each module's source (AST) and fails on:
   `OrderedDict()`/`defaultdict()`/`deque()`) that the module mutates anywhere: item or slice assignment, `del`,
   augmented assignment, or a mutating method (`append`, `update`, `setdefault`, `pop`, ...);
 - a module-level instance of a store of the cache layer (`CleanEntries()`, `ByIdentity(...)`, `Caches()`, ...);
-- a `global` statement.
+- a `global` statement;
+- a function memoized with `functools.lru_cache`/`cache` that is not in `PURE_PARSERS`.
 Read-only tables (`Final` dicts that nothing changes) are fine; so are module-level constants of immutable types.
+
+`PURE_PARSERS` are the one deliberate exception: parsers of one immutable argument (a version, a quantity, a
+date, a CIDR, a duration) behind `functools.lru_cache`, bounded, keyed by that argument alone, raising anew for
+a bad value (the cache keeps results only), and the packaged field data loaded once. A memo of a pure function
+of its argument cannot change an answer, and passing a store to every version comparison would thread the cache
+layer through the domain for nothing; the standard library's memo is the well-kept one.
 """
 
 from __future__ import annotations
@@ -22,6 +29,14 @@ CONTAINERS: Final = frozenset({"dict", "list", "set", "OrderedDict", "defaultdic
 MUTATORS: Final = frozenset({
     "append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "clear", "remove", "discard",
     "appendleft", "extendleft", "move_to_end", "sort", "reverse", "__setitem__", "__delitem__",
+})  # fmt: skip
+PURE_PARSERS: Final = frozenset({
+    "webhook/domain/versions.py:parse_version", "webhook/domain/versions.py:parse_constraint",
+    "webhook/domain/quantity.py:_parse_quantity", "webhook/models/base.py:_parse_rfc3339_text",
+    "webhook/goport/gotime.py:_parse_duration", "webhook/goport/gotime.py:_parse_maintenance_time",
+    "webhook/goport/gotime.py:_is_zone", "webhook/goport/cron.py:_cron_error",
+    "webhook/validators/meta.py:_unprefixed_qualified_name_errors", "webhook/validators/shoot/networking.py:parse_cidr",
+    "webhook/admission/fieldvalidation.py:_data",
 })  # fmt: skip
 STORES: Final = frozenset({
     "CleanEntries", "ListFindings", "FindingStores", "ByIdentity", "RuleCaches", "Caches", "ReappliedVerdicts",
@@ -90,7 +105,16 @@ def module_state(path: Path, root: Path = ROOT) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Global):
             problems.append(f"{where}:{node.lineno}: global {', '.join(node.names)}")
+        memo = isinstance(node, ast.FunctionDef) and any(_memo(d) for d in node.decorator_list)
+        if memo and f"{where.as_posix()}:{node.name}" not in PURE_PARSERS:  # type: ignore[union-attr]
+            problems.append(f"{where}:{node.lineno}: {node.name} keeps a process-wide memo: pass a store in")
     return problems
+
+
+def _memo(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+    return name in ("lru_cache", "cache")
 
 
 def test_no_module_in_the_package_keeps_mutable_state() -> None:
@@ -106,6 +130,9 @@ def test_the_scan_finds_each_kind_of_module_state(tmp_path: Path) -> None:
         "LAST = [None]\n"
         "TABLE = {'a': 1}\n"
         "STORE = CleanEntries()\n"
+        "@lru_cache\n"
+        "def g(x):\n"
+        "    return x\n"
         "def f(x):\n"
         "    global COUNT\n"
         "    SEEN[x] = 1\n"
@@ -114,8 +141,9 @@ def test_the_scan_finds_each_kind_of_module_state(tmp_path: Path) -> None:
     )
     module.write_text(text, encoding="utf-8")
     assert module_state(module, tmp_path) == [
-        "probe.py:2: module-level SEEN is changed at line 8",
-        "probe.py:3: module-level LAST is changed at line 9",
+        "probe.py:2: module-level SEEN is changed at line 11",
+        "probe.py:3: module-level LAST is changed at line 12",
         "probe.py:5: module-level STORE is a store (CleanEntries): pass it in",
-        "probe.py:7: global COUNT",
+        "probe.py:7: g keeps a process-wide memo: pass a store in",
+        "probe.py:10: global COUNT",
     ]
