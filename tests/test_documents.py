@@ -14,8 +14,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webhook.offline import documents
-from webhook.offline.documents import DocumentError, _load_fast, _load_pure, _load_with_lines, load_documents
+from webhook.offline import yamlload as documents
+from webhook.offline.yamlload import DocumentError, _load_fast, _load_pure, load_documents
+from webhook.offline.yamlload import load_with_lines as _load_with_lines
 
 pytestmark = pytest.mark.skipif(documents._FAST_LOADER is None, reason="PyYAML built without libyaml")
 

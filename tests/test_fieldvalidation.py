@@ -252,7 +252,7 @@ def test_duplicate_keys_are_found_with_their_paths_and_lines() -> None:
 
 
 def test_pure_python_loader_finds_duplicates_too() -> None:
-    from webhook.offline.documents import _load_pure
+    from webhook.offline.yamlload import _load_pure
 
     found: dict[int, list[Duplicate]] = {}
     _load_pure("%YAML 1.1\n---\na: 1\nb: {c: 1, c: 2}\n", "f.yaml", found)

@@ -31,7 +31,7 @@ MUTATORS: Final = frozenset({
     "appendleft", "extendleft", "move_to_end", "sort", "reverse", "__setitem__", "__delitem__",
 })  # fmt: skip
 PURE_PARSERS: Final = frozenset({
-    "webhook/domain/versions.py:parse_version", "webhook/domain/versions.py:parse_constraint",
+    "webhook/domain/versions.py:parse_version", "webhook/domain/constraints.py:parse_constraint",
     "webhook/domain/quantity.py:_parse_quantity", "webhook/models/base.py:_parse_rfc3339_text",
     "webhook/goport/gotime.py:_parse_duration", "webhook/goport/gotime.py:_parse_maintenance_time",
     "webhook/goport/gotime.py:_is_zone", "webhook/goport/cron.py:_cron_error",

@@ -6,13 +6,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from webhook.domain.constraints import InvalidConstraint, parse_constraint
 from webhook.domain.versions import (
-    InvalidConstraint,
     InvalidVersion,
     current_classification,
     is_kubernetes_version_format,
     normalize_version,
-    parse_constraint,
     parse_version,
 )
 from webhook.models.core import ExpirableVersion, LifecycleStage

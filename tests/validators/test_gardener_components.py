@@ -35,7 +35,8 @@ from webhook.cli import main
 from webhook.cluster.static import StaticView
 from webhook.domain.field import ErrorType
 from webhook.judging.judge import judge
-from webhook.offline.documents import DocumentError, read_objects
+from webhook.offline.documents import read_objects
+from webhook.offline.yamlload import DocumentError
 from webhook.server import create_app
 from webhook.validators import REGISTRY, gardener_components
 

@@ -57,8 +57,8 @@ def _settings(path: Path | None) -> Settings:
 
 def _context(paths: Sequence[Path | str], reader: ManifestReader) -> tuple[list[Manifest], StaticView]:
     """The objects of the --context paths (files, directories, "-") and the static view built from them."""
-    from webhook.offline.documents import DocumentError
     from webhook.offline.review import ReviewInputError, build_view
+    from webhook.offline.yamlload import DocumentError
 
     try:
         manifests = reader.read_all(paths)

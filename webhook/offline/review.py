@@ -40,7 +40,8 @@ from webhook.cluster.resources import STORED_AS
 from webhook.cluster.static import ContextError, StaticView
 from webhook.judging.judge import Outcome, judge
 from webhook.offline.change import BaseError, applied, base_paths, pair
-from webhook.offline.documents import DocumentError, Manifest, ManifestReader
+from webhook.offline.documents import Manifest, ManifestReader
+from webhook.offline.yamlload import DocumentError
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
 

@@ -15,16 +15,10 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.caching.findings import clean_when_empty, remembered
+from webhook.domain.constraints import InvalidConstraint, parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_key
-from webhook.domain.versions import (
-    InvalidConstraint,
-    InvalidVersion,
-    find_version,
-    parse_constraint,
-    parse_version,
-    version_stamps,
-)
+from webhook.domain.versions import InvalidVersion, find_version, parse_version, version_stamps
 from webhook.models.core import CRI, MachineImage, MachineImageVersion
 from webhook.validators.cloudprofile.capabilities import (
     validate_flavors_need_definitions,

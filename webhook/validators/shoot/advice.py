@@ -21,6 +21,7 @@ from typing import Final
 
 from webhook.admission.kinds import Operation
 from webhook.domain import profiles
+from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Mode, Rule
 from webhook.domain.profiles import ProfileIndex, capabilities_of
 from webhook.domain.versions import (
@@ -29,7 +30,6 @@ from webhook.domain.versions import (
     find_kubernetes_force_update_target,
     find_machine_image_force_update_target,
     find_version,
-    parse_constraint,
 )
 from webhook.models.base import format_date
 from webhook.models.core import ExpirableVersion, MachineImage, MachineImageVersion, Worker

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from webhook.domain.constraints import Constraint
 from webhook.domain.field import SPEC, FieldPath
-from webhook.domain.versions import Constraint, Version, find_version, normalize_version
+from webhook.domain.versions import Version, find_version, normalize_version
 from webhook.models.core import Shoot, ShootMachineImage, Worker
 
 WORKERS: Final = SPEC.child("provider", "workers")

@@ -28,8 +28,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Final
 
+from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import ROOT, FieldPath, Finding, Mode, Rule
-from webhook.domain.versions import parse_constraint
 from webhook.models.core import (
     CredentialsRotation,
     InitiatedRotation,

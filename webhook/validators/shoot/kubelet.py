@@ -18,9 +18,10 @@ import re
 from typing import Final
 
 from webhook.admission.kinds import DURATION_DETAIL, OBJ_DECODE_001
+from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.quantity import InvalidQuantity, parse_quantity
-from webhook.domain.versions import find_version, parse_constraint
+from webhook.domain.versions import find_version
 from webhook.goport.gotime import HOUR, SECOND, InvalidTime, format_duration, parse_duration
 from webhook.models.core import (
     KubeletConfig,

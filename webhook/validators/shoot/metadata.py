@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
-from webhook.domain.versions import parse_constraint
 from webhook.models.base import ObjectMeta
 from webhook.models.core import Shoot
 from webhook.validators.meta import name_is_dns_label, validate_annotations, validate_labels, validate_object_name

@@ -17,10 +17,11 @@ from typing import Final
 
 from webhook.admission.kinds import Operation
 from webhook.domain import profiles
+from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, ProfileIndex, capabilities_of
 from webhook.domain.quantity import InvalidQuantity, format_quantity, parse_quantity
-from webhook.domain.versions import Classification, current_classification, find_version, is_active, parse_constraint
+from webhook.domain.versions import Classification, current_classification, find_version, is_active
 from webhook.models.core import (
     CRI,
     ExpirableVersion,

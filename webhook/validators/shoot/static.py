@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule, render_value
 from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.domain.skew import Component, allowed_older
-from webhook.domain.versions import Version, parse_constraint
+from webhook.domain.versions import Version
 from webhook.models.core import CRI, Networking, Shoot, ShootMachineImage, Worker
 from webhook.validators.shoot import (
     access,
