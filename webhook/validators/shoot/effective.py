@@ -8,12 +8,13 @@ the reason is reported once, by the rule that could not resolve it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from webhook.field import SPEC, FieldPath
 from webhook.models.core import Shoot, ShootMachineImage, Worker
+from webhook.profiles import Capabilities
 from webhook.versions import Constraint, Version, find_version, normalize_version
 
 WORKERS: Final = SPEC.child("provider", "workers")
@@ -117,3 +118,24 @@ class Effective:
 def worker_path(i: int) -> FieldPath:
     """spec.provider.workers[i]"""
     return WORKERS.index(i)
+
+
+def capabilities_supported(
+    wanted: Mapping[str, Sequence[str]], flavors: Sequence[Mapping[str, Sequence[str]]], definitions: Capabilities
+) -> bool:
+    """Whether some image flavor offers every capability of a machine type (defaults applied to both sides).
+
+    No flavors means every capability is supported. Source: gardener v1beta1 helper
+    AreCapabilitiesSupportedByImageFlavors, AreCapabilitiesCompatible.
+    """
+    if not flavors:
+        return True
+
+    def defaulted(capabilities: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+        return {
+            name: set(capabilities[name]) if name in capabilities else set(values)
+            for name, values in definitions.items()
+        }
+
+    machine = defaulted(wanted)
+    return any(all(values & machine.get(name, set()) for name, values in defaulted(f).items()) for f in flavors)

@@ -38,11 +38,11 @@ from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     WORKERS,
     Effective,
+    capabilities_supported,
     find_worker,
     is_in_place,
     normalized,
 )
-from webhook.validators.shoot.resolve import capabilities_supported
 from webhook.versions import Classification, current_classification, find_version, is_active, parse_constraint
 
 _ADM: Final = "gardener/gardener plugin/pkg/shoot/validator/admission.go"

@@ -24,6 +24,7 @@ from webhook.validators.shoot import (
     kubernetes,
     maintenance,
     networking,
+    resolve,
     spec,
     workers,
 )
@@ -43,7 +44,6 @@ from webhook.versions import Version, parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 
-SHM_001 = Rule("SHM-001", "gardener/gardener plugin/pkg/shoot/mutator/admission.go Admit (CREATE)")
 SH_K8S_001 = Rule("SH-K8S-001", f"{_SHOOT} validateKubernetes")
 SH_K8S_002 = Rule("SH-K8S-002", f"{_SHOOT} ValidateShootSpecUpdate, ValidateKubernetesVersionUpdate (downgrade)")
 SH_K8S_003 = Rule("SH-K8S-003", f"{_SHOOT} ValidateShootSpecUpdate, ValidateKubernetesVersionUpdate (minor skip)")
@@ -69,7 +69,7 @@ SH_INP_001 = Rule(
 SH_CRI_POL_001 = Rule("SH-CRI-POL-001", 'docs/requirements.md "CRI Support"; settings.workerCriUnsupportedImages')
 
 RULES: Final = (
-    SHM_001, SH_K8S_001, SH_K8S_002, SH_K8S_003, SH_K8S_004, SH_K8S_005,
+    SH_K8S_001, SH_K8S_002, SH_K8S_003, SH_K8S_004, SH_K8S_005,
     SH_VER_001, SH_VER_002, SH_VER_003, SH_VER_004, SH_WRK_001, SH_WRK_002, SH_WRK_003, SH_INP_001, SH_CRI_POL_001,
 )  # fmt: skip
 
@@ -102,8 +102,8 @@ class StaticContext:
 
 
 def validate_create_only(shoot: Shoot) -> list[Finding]:
-    """CREATE-only rules on the Shoot as given (SHM-001)."""
-    return _validate_single_profile_reference(shoot)
+    """CREATE-only rules on the Shoot as given (SHM-001, `resolve`'s)."""
+    return resolve.validate_single_profile_reference(shoot)
 
 
 def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[Finding]:
@@ -235,23 +235,6 @@ def _validate_pools_update(new: Effective, old: Effective, ctx: StaticContext) -
 
 
 # ------------------------------------------------------------------------------------------ profile reference
-
-
-@SHM_001.check
-def _validate_single_profile_reference(shoot: Shoot) -> list[Finding]:
-    """A new Shoot names its profile once: `cloudProfileName` or `cloudProfile`, not both (SHM-001).
-
-    The API server's strategy copies one field into the other before a webhook sees the object (for Kubernetes
-    < 1.34), so only references that disagree can be told apart from that copy: a different name, or a
-    NamespacedCloudProfile next to a cloudProfileName.
-    """
-    name, ref = shoot.spec.cloud_profile_name, shoot.spec.cloud_profile
-    if not name or ref is None:
-        return []
-    if ref.name == name and (ref.kind or "CloudProfile") == "CloudProfile":
-        return []
-    detail = "new shoot can only specify either cloudProfileName or cloudProfile reference"
-    return [SHM_001.forbidden(SPEC.child("cloudProfileName"), detail)]
 
 
 def _validate_profile_reference(shoot: Shoot, version: str | None, path: FieldPath) -> list[Finding]:
