@@ -33,10 +33,8 @@ from webhook.validators.shoot import (
     access,
     addons,
     advice,
-    components,
     gardener_warnings,
     hibernation,
-    kubeapiserver,
     kubelet,
     kubernetes,
     lookup,
@@ -52,8 +50,8 @@ from webhook.validators.shoot import (
 from webhook.validators.shoot.effective import Effective
 
 RULES: Final = (
-    *metadata.RULES, *static.RULES, *addons.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES, *kubeapiserver.RULES,
-    *components.RULES, *networking.RULES, *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES,
+    *metadata.RULES, *static.RULES, *addons.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES,
+    *networking.RULES, *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES,
     *profile.RULES, *access.RULES, *advice.RULES, *gardener_warnings.RULES,
 )  # fmt: skip
 

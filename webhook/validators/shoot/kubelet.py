@@ -27,8 +27,8 @@ from webhook.models.core import (
     KubeletConfigEvictionSoftGracePeriod,
 )
 from webhook.quantity import InvalidQuantity, parse_quantity
-from webhook.validators.shoot.components import NEGATIVE, nonnegative_duration, quantity_value, validate_feature_gates
 from webhook.validators.shoot.effective import Effective, worker_path
+from webhook.validators.shoot.shared import NEGATIVE, nonnegative_duration, quantity_value, validate_feature_gates
 from webhook.versions import find_version, parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"

@@ -20,7 +20,7 @@ from typing import Final
 from webhook.field import FieldPath, Finding, Rule
 from webhook.models.core import Networking
 from webhook.validators.meta import qualified_name_errors
-from webhook.validators.shoot.components import WORKERLESS
+from webhook.validators.shoot.shared import WORKERLESS
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

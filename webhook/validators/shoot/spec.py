@@ -43,8 +43,8 @@ from webhook.validators.meta import (
     qualified_name_errors,
     validate_label_selector,
 )
-from webhook.validators.shoot.components import WORKERLESS, at_least, group_version_kind, validate_credentials_ref
 from webhook.validators.shoot.effective import is_in_place, normalized
+from webhook.validators.shoot.shared import WORKERLESS, at_least, group_version_kind, validate_credentials_ref
 from webhook.versions import Version
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"

@@ -12,23 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.field import SPEC, FieldPath, Finding, Rule, render_value
+from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.models.core import CRI, Networking, Shoot, ShootMachineImage, Worker
 from webhook.profiles import ARCHITECTURES, CRI_NAMES
-from webhook.skew import Component, allowed_older
 from webhook.validators.shoot import (
     access,
     addons,
     hibernation,
     kubelet,
-    kubernetes,
     maintenance,
     networking,
     resolve,
     spec,
     workers,
 )
-from webhook.validators.shoot.components import WORKERLESS
 from webhook.validators.shoot.effective import (
     IN_PLACE_STRATEGIES,
     KUBERNETES_VERSION,
@@ -39,21 +36,14 @@ from webhook.validators.shoot.effective import (
     satisfies,
     worker_path,
 )
+from webhook.validators.shoot.kubernetes import components as kubernetes_components
+from webhook.validators.shoot.kubernetes import versions as kubernetes_versions
 from webhook.validators.shoot.lookup import PROFILE_KINDS
-from webhook.versions import Version, parse_constraint
+from webhook.validators.shoot.shared import WORKERLESS
+from webhook.versions import parse_constraint
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 
-SH_K8S_001 = Rule("SH-K8S-001", f"{_SHOOT} validateKubernetes")
-SH_K8S_002 = Rule("SH-K8S-002", f"{_SHOOT} ValidateShootSpecUpdate, ValidateKubernetesVersionUpdate (downgrade)")
-SH_K8S_003 = Rule("SH-K8S-003", f"{_SHOOT} ValidateShootSpecUpdate, ValidateKubernetesVersionUpdate (minor skip)")
-SH_K8S_004 = Rule("SH-K8S-004", f"{_SHOOT} ValidateShootSpecUpdate (worker pools), ValidateKubernetesVersionUpdate")
-SH_K8S_005 = Rule(
-    "SH-K8S-005",
-    'docs/requirements.md "Kubernetes version skew", Supported version skew: kubelet; docs/design.md §5 (replaces the flat '
-    "limit of "
-    f"{_SHOOT} validateWorkerGroupAndControlPlaneKubernetesVersion)",
-)
 SH_VER_001 = Rule("SH-VER-001", f"{_SHOOT} ValidateCloudProfileReference (cloudProfileName, >= 1.34)")
 SH_VER_002 = Rule("SH-VER-002", f"{_SHOOT} ValidateCloudProfileReference")
 SH_VER_003 = Rule("SH-VER-003", f"{_SHOOT} ValidateShootSpec (secretBindingName, credentialsBindingName)")
@@ -69,7 +59,6 @@ SH_INP_001 = Rule(
 SH_CRI_POL_001 = Rule("SH-CRI-POL-001", 'docs/requirements.md "CRI Support"; settings.workerCriUnsupportedImages')
 
 RULES: Final = (
-    SH_K8S_001, SH_K8S_002, SH_K8S_003, SH_K8S_004, SH_K8S_005,
     SH_VER_001, SH_VER_002, SH_VER_003, SH_VER_004, SH_WRK_001, SH_WRK_002, SH_WRK_003, SH_INP_001, SH_CRI_POL_001,
 )  # fmt: skip
 
@@ -79,11 +68,6 @@ _GATE_OFF: Final = (
     "can not configure `AutoInPlaceUpdate` or `ManualInPlaceUpdate` update strategies when the `InPlaceNodeUpdates` "
     "feature gate is disabled."
 )
-_DOWNGRADE: Final = "kubernetes version downgrade is not supported"
-_SKIP_MINOR: Final = "kubernetes version upgrade cannot skip a minor version"
-_NOT_SEMVER: Final = "must be a semantic version"
-_HIGHER: Final = "worker group kubernetes version must not be higher than control plane version"
-_MINOR_WORDS: Final = {2: "two", 3: "three"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,12 +104,12 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
     workerless = not shoot.spec.provider.workers
     spec_ctx = spec.SpecContext(ctx.namespace, version)
     network = shoot.spec.networking or Networking()
-    components = kubernetes.KubernetesContext(
+    components = kubernetes_components.KubernetesContext(
         version=version,
         shown=eff.version or "",
         workerless=workerless,
         networking=network,
-        max_pods=kubernetes.max_pods(shoot),
+        max_pods=kubernetes_components.max_pods(shoot),
         allow_invalid_accepted_issuers=ctx.accepted_issuers_as_stored,
         etcd_key_auto_rotation=maintenance.etcd_key_auto_rotation(shoot.spec.maintenance),
     )
@@ -137,13 +121,13 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
     findings.extend(_validate_pools(eff, ctx, create=create))
     findings.extend(workers.validate_workers(eff))
     findings.extend(kubelet.validate_pool_kubelets(eff))
-    findings.extend(kubernetes.validate_node_cidr_mask(shoot.spec.kubernetes, components, kubernetes_path))
+    findings.extend(kubernetes_components.validate_node_cidr_mask(shoot.spec.kubernetes, components, kubernetes_path))
     findings.extend(_validate_addons(shoot, eff.version, SPEC.child("addons")))
     findings.extend(spec.validate_dns_extensions_resources(shoot, spec_ctx))
     kubernetes_version, known = shoot.spec.kubernetes.version, eff.control_plane_known
-    findings.extend(_validate_kubernetes_version(kubernetes_version, known, KUBERNETES_VERSION))
+    findings.extend(kubernetes_versions.validate_kubernetes_version(kubernetes_version, known, KUBERNETES_VERSION))
     if eff.version != "":
-        findings.extend(kubernetes.validate_kubernetes(shoot.spec.kubernetes, components, kubernetes_path))
+        findings.extend(kubernetes_components.validate_kubernetes(shoot.spec.kubernetes, components, kubernetes_path))
     findings.extend(networking.validate_networking(network, workerless, SPEC.child("networking")))
     findings.extend(maintenance.validate_maintenance(shoot.spec.maintenance, workerless, SPEC.child("maintenance")))
     findings.extend(spec.validate_monitoring(shoot))
@@ -179,7 +163,9 @@ def _validate_pools(eff: Effective, ctx: StaticContext, *, create: bool) -> list
             findings.extend(_validate_in_place_gate(worker, ctx, path.child("updateStrategy")))
         own = eff.pool_version(i)
         if own is not None and eff.version is not None:
-            findings.extend(_validate_kubelet_skew(eff.version, own, path.child("kubernetes", "version")))
+            findings.extend(
+                kubernetes_versions.validate_kubelet_skew(eff.version, own, path.child("kubernetes", "version"))
+            )
         findings.extend(_validate_cri_policy(worker, eff.image(i), ctx, path.child("cri")))
     return findings
 
@@ -194,7 +180,7 @@ def validate_shoot_update(new: Effective, old: Effective, ctx: StaticContext) ->
     """
     findings: list[Finding] = []
     if new.version is not None and old.version is not None:
-        findings.extend(_validate_control_plane_update(new.version, old.version, KUBERNETES_VERSION))
+        findings.extend(kubernetes_versions.validate_control_plane_update(new.version, old.version, KUBERNETES_VERSION))
     new_control_plane, old_control_plane = new.shoot.spec.control_plane, old.shoot.spec.control_plane
     findings.extend(
         access.validate_control_plane_zones_update(new_control_plane, old_control_plane, access.CONTROL_PLANE)
@@ -210,7 +196,9 @@ def validate_shoot_update(new: Effective, old: Effective, ctx: StaticContext) ->
         findings.extend(networking.validate_networking_update(new_network, old_network, SPEC.child("networking")))
     kubernetes_path = SPEC.child("kubernetes")
     findings.extend(
-        kubernetes.validate_kubernetes_update(new.shoot.spec.kubernetes, old.shoot.spec.kubernetes, kubernetes_path)
+        kubernetes_components.validate_kubernetes_update(
+            new.shoot.spec.kubernetes, old.shoot.spec.kubernetes, kubernetes_path
+        )
     )
     return findings
 
@@ -222,7 +210,9 @@ def _validate_pools_update(new: Effective, old: Effective, ctx: StaticContext) -
         path = worker_path(i)
         j = next((k for k, w in enumerate(old.workers) if w.name == worker.name), None)
         before = old.workers[j] if j is not None else None
-        findings.extend(_validate_pool_version_update(new, old, i, j, path.child("kubernetes", "version")))
+        findings.extend(
+            kubernetes_versions.validate_pool_version_update(new, old, i, j, path.child("kubernetes", "version"))
+        )
         if before is None:
             findings.extend(_validate_in_place_gate(worker, ctx, path.child("updateStrategy")))
         else:
@@ -309,111 +299,6 @@ def _validate_addons(shoot: Shoot, version: str | None, path: FieldPath) -> list
 
 
 # ---------------------------------------------------------------------------------------------------- versions
-
-
-@SH_K8S_001.check
-def _validate_kubernetes_version(version: str, known: bool, path: FieldPath) -> list[Finding]:
-    """The control plane needs a version (SH-K8S-001); path: spec.kubernetes.version.
-
-    Reachable only without a profile reference: with one, an empty version is resolved (SH-WARN-005) or reported
-    by SHM-002, SH-ADM-REF-001 or CLUSTER-001.
-    """
-    if known and not version:
-        return [SH_K8S_001.required(path, "kubernetes version must not be empty")]
-    return []
-
-
-def _kubelet_skew_limit(kubelet: Version) -> int:
-    """docs/requirements.md "Kubernetes version skew": three minors behind kube-apiserver, two when the kubelet is older than 1.25 (webhook.skew's table)."""
-    return allowed_older(Component.KUBELET, Component.KUBE_APISERVER, kubelet)
-
-
-@SH_K8S_005.check
-def _validate_kubelet_skew(control_plane: str, pool: str, path: FieldPath) -> list[Finding]:
-    """A pool's kubelet is never newer than the control plane, and at most three minors older (two when the kubelet
-    is older than 1.25); path: spec.provider.workers[i].kubernetes.version. Versions are compared normalised.
-
-    Source: docs/requirements.md "Kubernetes version skew" (kubelet); gardener shoot.go validateWorkerGroupAndControlPlaneKubernetesVersion (wording).
-    """
-    kubelet = normalized(pool)
-    if kubelet is None:
-        return [SH_K8S_005.invalid(path, pool, _NOT_SEMVER)]
-    api_server = normalized(control_plane)
-    if api_server is None:
-        return []  # an unparsable control-plane version is reported by SH-ADM-K8S-001/003
-    versions = f"worker {render_value(pool)}, control plane {render_value(control_plane)}"
-    if kubelet > api_server:
-        return [SH_K8S_005.forbidden(path, f"{_HIGHER}: {versions}")]
-    limit = _kubelet_skew_limit(kubelet)
-    if api_server >= Version(kubelet.major, kubelet.minor + limit + 1, 0):
-        older = " (kubelet < 1.25)" if limit == 2 else ""
-        return [
-            SH_K8S_005.forbidden(
-                path,
-                f"worker group kubernetes version{older} must be at most {_MINOR_WORDS[limit]} minor versions behind "
-                f"control plane version (Kubernetes version skew policy): {versions}",
-            )
-        ]
-    return []
-
-
-def _from_to(old: str, new: str) -> str:
-    """`from "<old>" to "<new>"`: what a version update finding appends to Gardener's detail (a Forbidden finding
-    shows no value, and the reader needs both versions)."""
-    return f"from {render_value(old)} to {render_value(new)}"
-
-
-@SH_K8S_002.check
-def _validate_control_plane_update(new: str, old: str, path: FieldPath) -> list[Finding]:
-    """The control plane is never downgraded (SH-K8S-002) and never skips a minor (SH-K8S-003).
-
-    Versions are compared after Gardener's normalisation. path: spec.kubernetes.version.
-    Source: gardener shoot.go ValidateKubernetesVersionUpdate(new, old, skipMinorVersionAllowed=false).
-    """
-    if not new:
-        return [SH_K8S_002.invalid(path, new, "cannot validate kubernetes version upgrade because it is unset")]
-    after, before = normalized(new), normalized(old)
-    if after is None:
-        return [SH_K8S_002.invalid(path, new, _NOT_SEMVER)]
-    if before is None:
-        return []  # the stored version is Gardener's; nothing to compare against
-    if after < before:
-        return [SH_K8S_002.forbidden(path, f"{_DOWNGRADE}: {_from_to(old, new)}")]
-    if after >= Version(before.major, before.minor + 2, 0):
-        return [SH_K8S_003.forbidden(path, f"{_SKIP_MINOR}: {_from_to(old, new)}")]
-    return []
-
-
-@SH_K8S_004.check
-def _validate_pool_version_update(
-    new: Effective, old: Effective, i: int, j: int | None, path: FieldPath
-) -> list[Finding]:
-    """A pool's effective version (own, else the control plane's) is never downgraded; in-place pools also never
-    skip a minor (SH-K8S-004). j: index of the pool in the stored Shoot, None for a new pool, whose "old" version is
-    its own version, else the stored control plane's. path: spec.provider.workers[i].kubernetes.version.
-    """
-    if not new.pool_version_known(i) or new.version is None or old.version is None:
-        return []
-    after = new.kubelet_version(i)
-    before: str | None
-    if j is None:
-        before = new.pool_version(i) or old.version
-    else:
-        if not old.pool_version_known(j):
-            return []
-        before = old.kubelet_version(j)
-    if after is None or before is None:
-        return []
-    if not after:
-        return [SH_K8S_004.invalid(path, after, "cannot validate kubernetes version upgrade because it is unset")]
-    a, b = normalized(after), normalized(before)
-    if a is None or b is None:
-        return []  # reported by SH-K8S-005 or SH-K8S-002
-    if a < b:
-        return [SH_K8S_004.forbidden(path, f"{_DOWNGRADE}: {_from_to(before, after)}")]
-    if is_in_place(new.workers[i]) and a >= Version(b.major, b.minor + 2, 0):
-        return [SH_K8S_004.forbidden(path, f"{_SKIP_MINOR}: {_from_to(before, after)}")]
-    return []
 
 
 # ----------------------------------------------------------------------------------------------------- workers

@@ -40,9 +40,9 @@ from webhook.validators.meta import (
     validate_labels,
     validate_pem_certificate,
 )
-from webhook.validators.shoot.components import NEGATIVE, RESERVED_TAINT_KEYS, validate_credentials_ref
 from webhook.validators.shoot.effective import IN_PLACE_STRATEGIES, MANUAL_IN_PLACE_UPDATE, WORKERS, Effective
 from webhook.validators.shoot.kubelet import validate_non_negative_duration
+from webhook.validators.shoot.shared import NEGATIVE, RESERVED_TAINT_KEYS, validate_credentials_ref
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 
