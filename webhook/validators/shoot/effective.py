@@ -139,3 +139,15 @@ def capabilities_supported(
 
     machine = defaulted(wanted)
     return any(all(values & machine.get(name, set()) for name, values in defaulted(f).items()) for f in flavors)
+
+
+@dataclass(frozen=True, slots=True)
+class StaticContext:
+    """What static rules read besides the Shoot: the InPlaceNodeUpdates gate, the CRI policy (docs/requirements.md "OperatingSystemConfig contract"), the Shoot's
+    namespace, and whether an UPDATE keeps kube-apiserver's acceptedIssuers as stored (then they are not judged).
+    """
+
+    in_place_gate: bool = False
+    cri_unsupported_images: frozenset[str] = frozenset()
+    namespace: str = ""
+    accepted_issuers_as_stored: bool = False
