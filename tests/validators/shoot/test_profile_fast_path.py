@@ -22,7 +22,8 @@ from webhook.profiles import Capabilities, capabilities_of
 from webhook.validators.meta import go_list
 from webhook.validators.shoot import profile
 from webhook.validators.shoot.effective import is_in_place
-from webhook.validators.shoot.profile import SH_ADM_IMG_001, SH_ADM_MT_001, _Pool, _quote
+from webhook.validators.shoot.profile import SH_ADM_IMG_001, SH_ADM_MT_001, _Pool
+from webhook.validators.shoot.profile_workers import quote as _quote
 from webhook.versions import Classification, current_classification, is_active
 
 NOW = datetime(2026, 11, 21, tzinfo=UTC)

@@ -43,6 +43,7 @@ from webhook.validators.shoot import (
     metadata,
     networking,
     profile,
+    profile_workers,
     resolve,
     spec,
     static,
@@ -54,7 +55,7 @@ from webhook.validators.shoot.effective import Effective, StaticContext
 RULES: Final = (
     *metadata.RULES, *version_gates.RULES, *addons.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES,
     *networking.RULES, *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES,
-    *profile.RULES, *access.RULES, *advice.RULES, *gardener_warnings.RULES,
+    *profile.RULES, *profile_workers.RULES, *access.RULES, *advice.RULES, *gardener_warnings.RULES,
 )  # fmt: skip
 
 
