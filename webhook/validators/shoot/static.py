@@ -22,7 +22,6 @@ from webhook.validators.shoot import (
     maintenance,
     networking,
     resolve,
-    spec,
     version_gates,
 )
 from webhook.validators.shoot.effective import (
@@ -33,6 +32,7 @@ from webhook.validators.shoot.effective import (
 )
 from webhook.validators.shoot.kubernetes import components as kubernetes_components
 from webhook.validators.shoot.kubernetes import versions as kubernetes_versions
+from webhook.validators.shoot.spec import fields as spec_fields
 from webhook.validators.shoot.workers import pool_list, worker
 from webhook.validators.shoot.workers import update as workers_update
 
@@ -56,7 +56,7 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
     shoot = eff.shoot
     version = normalized(eff.version) if eff.version else None
     workerless = not shoot.spec.provider.workers
-    spec_ctx = spec.SpecContext(ctx.namespace, version)
+    spec_ctx = spec_fields.SpecContext(ctx.namespace, version)
     network = shoot.spec.networking or Networking()
     components = kubernetes_components.KubernetesContext(
         version=version,
@@ -71,32 +71,32 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
     findings: list[Finding] = []
     findings.extend(version_gates.validate_profile_reference(shoot, eff.version, SPEC))  # ValidateCloudProfileReference
     # validateProvider: the type, each pool (ValidateWorker), the pool list, the node CIDR mask against maxPods.
-    findings.extend(spec.validate_provider_type(shoot))
+    findings.extend(spec_fields.validate_provider_type(shoot))
     findings.extend(worker.validate_pools(eff, ctx, create=create))
     findings.extend(pool_list.validate_workers(eff))
     findings.extend(kubelet.validate_pool_kubelets(eff))
     findings.extend(kubernetes_components.validate_node_cidr_mask(shoot.spec.kubernetes, components, kubernetes_path))
     findings.extend(version_gates.validate_addons(shoot, eff.version, SPEC.child("addons")))
-    findings.extend(spec.validate_dns_extensions_resources(shoot, spec_ctx))
+    findings.extend(spec_fields.validate_dns_extensions_resources(shoot, spec_ctx))
     kubernetes_version, known = shoot.spec.kubernetes.version, eff.control_plane_known
     findings.extend(kubernetes_versions.validate_kubernetes_version(kubernetes_version, known, KUBERNETES_VERSION))
     if eff.version != "":
         findings.extend(kubernetes_components.validate_kubernetes(shoot.spec.kubernetes, components, kubernetes_path))
     findings.extend(networking.validate_networking(network, workerless, SPEC.child("networking")))
     findings.extend(maintenance.validate_maintenance(shoot.spec.maintenance, workerless, SPEC.child("maintenance")))
-    findings.extend(spec.validate_monitoring(shoot))
-    annotations, self_hosted = shoot.metadata.annotations, spec.is_self_hosted(shoot)
+    findings.extend(spec_fields.validate_monitoring(shoot))
+    annotations, self_hosted = shoot.metadata.annotations, spec_fields.is_self_hosted(shoot)
     hibernation_path = SPEC.child("hibernation")
     findings.extend(
         hibernation.validate_hibernation(shoot.spec.hibernation, annotations, self_hosted, hibernation_path)
     )
-    findings.extend(spec.validate_region(shoot))
+    findings.extend(spec_fields.validate_region(shoot))
     findings.extend(version_gates.validate_bindings(shoot, eff.version, SPEC))
-    findings.extend(spec.validate_placement(shoot, spec_ctx))
+    findings.extend(spec_fields.validate_placement(shoot, spec_ctx))
     findings.extend(pool_list.validate_self_hosted_control_plane(eff))
-    findings.extend(spec.validate_scheduler_name(shoot))
+    findings.extend(spec_fields.validate_scheduler_name(shoot))
     findings.extend(access.validate_control_plane_zones(shoot.spec.control_plane, access.CONTROL_PLANE))
-    findings.extend(spec.validate_high_availability(shoot))
+    findings.extend(spec_fields.validate_high_availability(shoot))
     findings.extend(networking.validate_disjoint(network, SPEC.child("networking")))
     return findings
 
@@ -121,7 +121,7 @@ def validate_shoot_update(new: Effective, old: Effective, ctx: StaticContext) ->
     if not switch:
         findings.extend(workers_update.validate_workers_update(new, old))
         findings.extend(workers_update.validate_pools_update(new, old, ctx))
-    findings.extend(spec.validate_spec_update(new.shoot, old.shoot, switched=bool(switch)))
+    findings.extend(spec_fields.validate_spec_update(new.shoot, old.shoot, switched=bool(switch)))
     new_network, old_network = new.shoot.spec.networking, old.shoot.spec.networking
     if new_network is not None and old_network is not None and not switch:
         findings.extend(networking.validate_networking_update(new_network, old_network, SPEC.child("networking")))
