@@ -250,6 +250,49 @@ def _fit(path: FieldPath, labels: Sequence[str], *templates: str) -> str:
     return next((c for c in candidates if len(c) <= room), candidates[-1])
 
 
+def _warn_expired(labels: Sequence[str], target: Target, now: datetime, path: FieldPath) -> list[Finding]:
+    """SH-WARN-004 for an expired version kept in use, naming the force-update target at now (if any)."""
+    to = target(now)
+    if to is None:
+        detail = _fit(
+            path, labels, "{label} is expired and has no force-update target", "expired, no force-update target"
+        )
+    else:
+        detail = _fit(
+            path,
+            labels,
+            f'{{label}} is expired: the next maintenance window force-updates it to "{to}"',
+            f'{{label}} is expired: next maintenance force-updates it to "{to}"',
+            f'expired: next maintenance force-updates it to "{to}"',
+            f'expired: force update to "{to}"',
+        )
+    return [SH_WARN_004.forbidden(path, detail)]
+
+
+def _warn_expiring(expiry: datetime, labels: Sequence[str], target: Target, path: FieldPath) -> list[Finding]:
+    """SH-WARN-003 for a version expiring at `expiry`, naming the force-update target just after it (if any)."""
+    date = format_date(expiry)
+    to = target(expiry + _ONE_SECOND)
+    if to is None:
+        detail = _fit(
+            path,
+            labels,
+            f"{{label}} expires on {date} and has no force-update target",
+            f"{{label}} expires on {date}, no force-update target",
+            f"expires on {date}, no force-update target",
+        )
+    else:
+        detail = _fit(
+            path,
+            labels,
+            f'{{label}} expires on {date}, then a force update moves it to "{to}"',
+            f'{{label}} expires on {date}, then force update to "{to}"',
+            f'expires on {date}, then force update to "{to}"',
+            f"expires on {date}",
+        )
+    return [SH_WARN_003.forbidden(path, detail)]
+
+
 def _advise(
     entry: ExpirableVersion,
     labels: Sequence[str],
@@ -271,43 +314,10 @@ def _advise(
     if classification == Classification.EXPIRED:
         if not existing:
             return []  # on CREATE and for new pools an expired version is denied (SH-ADM-K8S-*, SH-ADM-IMG-001)
-        to = target(now)
-        if to is None:
-            detail = _fit(
-                path, labels, "{label} is expired and has no force-update target", "expired, no force-update target"
-            )
-        else:
-            detail = _fit(
-                path,
-                labels,
-                f'{{label}} is expired: the next maintenance window force-updates it to "{to}"',
-                f'{{label}} is expired: next maintenance force-updates it to "{to}"',
-                f'expired: next maintenance force-updates it to "{to}"',
-                f'expired: force update to "{to}"',
-            )
-        return [SH_WARN_004.forbidden(path, detail)]
+        return _warn_expired(labels, target, now, path)
     expiry = _expiry(entry)
     if expiry is not None and now < expiry <= now + timedelta(days=days):
-        date = format_date(expiry)
-        to = target(expiry + _ONE_SECOND)
-        if to is None:
-            detail = _fit(
-                path,
-                labels,
-                f"{{label}} expires on {date} and has no force-update target",
-                f"{{label}} expires on {date}, no force-update target",
-                f"expires on {date}, no force-update target",
-            )
-        else:
-            detail = _fit(
-                path,
-                labels,
-                f'{{label}} expires on {date}, then a force update moves it to "{to}"',
-                f'{{label}} expires on {date}, then force update to "{to}"',
-                f'expires on {date}, then force update to "{to}"',
-                f"expires on {date}",
-            )
-        return [SH_WARN_003.forbidden(path, detail)]
+        return _warn_expiring(expiry, labels, target, path)
     if classification == Classification.PREVIEW:
         detail = _fit(
             path,
