@@ -43,7 +43,7 @@ from webhook.caching.findings import FindingStores
 from webhook.cluster.static import StaticView
 from webhook.field import SPEC as SPEC_PATH
 from webhook.models.base import parse_rfc3339
-from webhook.models.core import MachineImage, MachineImageVersion
+from webhook.models.cloudprofile import MachineImage, MachineImageVersion
 from webhook.settings import FeatureGates, Settings
 from webhook.validators import REGISTRY
 

@@ -82,7 +82,7 @@ def test_judge_answers_with_the_constructors() -> None:
 def test_a_crashed_validator_is_answered_with_errored(monkeypatch: pytest.MonkeyPatch) -> None:
     from webhook import admission
     from webhook.kinds import KindValidator
-    from webhook.models.core import CloudProfile
+    from webhook.models.cloudprofile import CloudProfile
     from webhook.validators.cloudprofile.spec import CP_REG_001
 
     @CP_REG_001.check

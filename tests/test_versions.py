@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from webhook.models.core import ExpirableVersion, LifecycleStage
+from webhook.models.cloudprofile import ExpirableVersion, LifecycleStage
 from webhook.versions import (
     InvalidConstraint,
     InvalidVersion,

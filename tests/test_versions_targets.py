@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.builders import NOW, PAST
-from webhook.models.core import ExpirableVersion
+from webhook.models.cloudprofile import ExpirableVersion
 from webhook.versions import (
     find_kubernetes_force_update_target,
     find_machine_image_force_update_target,

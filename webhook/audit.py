@@ -28,7 +28,7 @@ from webhook.caching.caches import Caches
 from webhook.cluster.view import ClusterView
 from webhook.fieldvalidation import Duplicate, FieldValidation, check_object
 from webhook.models.base import format_rfc3339
-from webhook.models.core import CloudProfile, ExpirableVersion, ExpirableVersionStatus
+from webhook.models.cloudprofile import CloudProfile, ExpirableVersion, ExpirableVersionStatus
 from webhook.review import skip_reason
 from webhook.settings import Settings
 from webhook.skew import Component, Instance, check_state

@@ -29,7 +29,7 @@ from webhook.cluster.live import Backoff, LiveView, Source, client_from_kubeconf
 from webhook.cluster.view import ClusterView
 from webhook.field import Verdict
 from webhook.kinds import CreateRequest, KindValidator
-from webhook.models.core import CloudProfile
+from webhook.models.cloudprofile import CloudProfile
 from webhook.rendering import MAX_WARNING_CHARS
 from webhook.server import app as app_module
 from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, create_app, parse_timeout

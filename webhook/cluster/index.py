@@ -36,6 +36,7 @@ from webhook.cluster.view import (
     ProfileKey,
     WorkerRef,
 )
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.components import (
     GARDENER_INFO_NAME,
     GARDENER_SYSTEM_PUBLIC_NAMESPACE,
@@ -43,8 +44,9 @@ from webhook.models.components import (
     Deployment,
     Seed,
 )
-from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
+from webhook.models.shoot import Shoot
 from webhook.models.summary import ShootSummary
 from webhook.versions import find_version
 

@@ -29,8 +29,8 @@ from webhook.admission import judge
 from webhook.audit import audit_objects
 from webhook.cli import main
 from webhook.field import Verdict
-from webhook.models.core import Shoot
 from webhook.models.defaults import default_shoot
+from webhook.models.shoot import Shoot
 from webhook.rendering import MAX_WARNING_CHARS
 from webhook.settings import Settings
 from webhook.validators.shoot import gardener_warnings

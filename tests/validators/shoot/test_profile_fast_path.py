@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from webhook import profiles
 from webhook.field import SPEC, FieldPath, Finding
-from webhook.models.core import CloudProfileSpec, Worker
+from webhook.models.cloudprofile import CloudProfileSpec
+from webhook.models.shoot import Worker
 from webhook.profiles import Capabilities, capabilities_of
 from webhook.validators.meta import go_list
 from webhook.validators.shoot import profile

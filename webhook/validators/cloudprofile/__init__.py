@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Final
 from webhook.cluster.view import ClusterView
 from webhook.field import ROOT, SPEC, Verdict
 from webhook.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
-from webhook.models.core import CloudProfile
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.defaults import default_cloud_profile
 from webhook.settings import Settings
 from webhook.validators.cloudprofile import (

@@ -20,7 +20,7 @@ from typing import Final
 from webhook.caching.findings import remembered
 from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.models.base import format_date
-from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage
+from webhook.models.cloudprofile import CloudProfileSpec, ExpirableVersion, MachineImage
 from webhook.skew import (
     GARDENER_RELEASE,
     SUPPORTED_KUBERNETES_SOURCE,

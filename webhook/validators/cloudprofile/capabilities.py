@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.field import FieldPath, Finding, Rule
-from webhook.models.core import CapabilityDefinition, MachineImageVersion, MachineType
+from webhook.models.cloudprofile import CapabilityDefinition, MachineImageVersion, MachineType
 from webhook.profiles import ARCHITECTURE, ARCHITECTURES, Capabilities
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.meta import unprefixed_qualified_name_errors

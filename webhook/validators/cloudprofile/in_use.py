@@ -32,7 +32,8 @@ from webhook.cluster.view import (
 )
 from webhook.field import ROOT, SPEC, FieldPath, Finding, Rule
 from webhook.kinds import Operation, cluster_state_unknown
-from webhook.models.core import CapabilityDefinition, CloudProfile, CloudProfileSpec, NamespacedCloudProfile
+from webhook.models.cloudprofile import CapabilityDefinition, CloudProfile, CloudProfileSpec
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
 from webhook.profiles import ARCHITECTURE
 
 _REF: Final = "gardener/gardener plugin/pkg/global/resourcereferencemanager/admission.go ReferenceManager.Validate"

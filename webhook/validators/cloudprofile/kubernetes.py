@@ -15,7 +15,7 @@ from typing import Final
 from webhook.caching.findings import remembered
 from webhook.field import FieldPath, Finding, Rule
 from webhook.models.base import format_rfc3339
-from webhook.models.core import ExpirableVersion
+from webhook.models.cloudprofile import ExpirableVersion
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.lifecycle import (
     supported_periods_overlap,

@@ -15,7 +15,7 @@ from typing import Final
 from webhook.caching.findings import remembered
 from webhook.field import FieldPath, Finding, Rule
 from webhook.models.base import format_date, format_rfc3339
-from webhook.models.core import CloudProfileSpec, ExpirableVersion, LifecycleStage
+from webhook.models.cloudprofile import CloudProfileSpec, ExpirableVersion, LifecycleStage
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.versions import (
     CLASSIFICATION_RANK,

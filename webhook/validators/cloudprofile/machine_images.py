@@ -16,7 +16,8 @@ from typing import Final
 
 from webhook.caching.findings import clean_when_empty, remembered
 from webhook.field import FieldPath, Finding, Rule
-from webhook.models.core import CRI, MachineImage, MachineImageVersion
+from webhook.models.cloudprofile import MachineImage, MachineImageVersion
+from webhook.models.shared import CRI
 from webhook.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_key
 from webhook.validators.cloudprofile.capabilities import (
     validate_flavors_need_definitions,

@@ -14,7 +14,7 @@ from typing import Final
 from webhook.caching.findings import remembered
 from webhook.field import FieldPath, Finding, Rule
 from webhook.kinds import OBJ_DECODE_001
-from webhook.models.core import MachineType, VolumeType
+from webhook.models.cloudprofile import MachineType, VolumeType
 from webhook.profiles import ARCHITECTURES, Capabilities, capabilities_key
 from webhook.quantity import InvalidQuantity, parse_quantity
 from webhook.validators.cloudprofile.capabilities import (

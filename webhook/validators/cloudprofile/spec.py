@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.field import METADATA, SPEC, FieldPath, Finding, Rule
-from webhook.models.core import (
+from webhook.models.cloudprofile import (
     Bastion,
     BastionMachineImage,
     CloudProfile,

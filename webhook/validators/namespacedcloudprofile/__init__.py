@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Final
 from webhook.cluster.view import SHOOT, ClusterView, ProfileKey
 from webhook.field import ROOT, SPEC, FieldPath, Finding, Verdict
 from webhook.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
-from webhook.models.core import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.models.defaults import default_namespaced_cloud_profile
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.settings import Settings
 from webhook.validators.cloudprofile.advice import warn_versions
 from webhook.validators.cloudprofile.context import ProfileContext, profile_context

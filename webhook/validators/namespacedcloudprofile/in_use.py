@@ -14,7 +14,7 @@ from typing import Final
 from webhook.cluster.view import CLOUD_PROFILE, SHOOT, ClusterView, ProfileKey
 from webhook.field import SPEC, Finding, Rule
 from webhook.kinds import Operation, cluster_state_unknown
-from webhook.models.core import NamespacedCloudProfile, NamespacedCloudProfileSpec
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.in_use import REF_DEL_002
 from webhook.versions import Classification, current_classification

@@ -21,15 +21,14 @@ from webhook.cluster.view import CLOUD_PROFILE, ClusterView
 from webhook.field import ROOT, SPEC, FieldPath, Finding, Rule
 from webhook.kinds import cluster_state_unknown
 from webhook.models.base import format_rfc3339
-from webhook.models.core import (
+from webhook.models.cloudprofile import (
     CloudProfile,
     CloudProfileSpec,
     ExpirableVersion,
     MachineImage,
     MachineImageVersion,
-    NamespacedCloudProfile,
-    NamespacedCloudProfileSpec,
 )
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.profiles import Capabilities, Origin, capabilities_of, merge_spec, to_parent_format
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.kubernetes import validate_kubernetes_settings

@@ -27,8 +27,8 @@ from typing import Final
 from webhook.cluster.view import ClusterView
 from webhook.field import METADATA, Finding, Mode, Verdict
 from webhook.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
-from webhook.models.core import Shoot, ShootSpec
 from webhook.models.defaults import default_shoot
+from webhook.models.shoot import Shoot, ShootSpec
 from webhook.settings import Settings
 from webhook.validators.shoot import (
     access,

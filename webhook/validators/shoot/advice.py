@@ -25,7 +25,8 @@ from webhook import profiles
 from webhook.field import FieldPath, Finding, Mode, Rule
 from webhook.kinds import Operation
 from webhook.models.base import format_date
-from webhook.models.core import ExpirableVersion, MachineImage, MachineImageVersion, ShootMachineImage, Worker
+from webhook.models.cloudprofile import ExpirableVersion, MachineImage, MachineImageVersion
+from webhook.models.shoot import ShootMachineImage, Worker
 from webhook.profiles import ProfileIndex, capabilities_of
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,

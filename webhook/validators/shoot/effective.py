@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from webhook.field import SPEC, FieldPath
-from webhook.models.core import Shoot, ShootMachineImage, Worker
+from webhook.models.shoot import Shoot, ShootMachineImage, Worker
 from webhook.profiles import Capabilities
 from webhook.versions import Constraint, Version, find_version, normalize_version
 

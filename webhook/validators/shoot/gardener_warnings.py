@@ -29,13 +29,8 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from webhook.field import ROOT, FieldPath, Finding, Mode, Rule
-from webhook.models.core import (
-    CredentialsRotation,
-    InitiatedRotation,
-    KubeAPIServerConfig,
-    Shoot,
-    ShootCredentialsRotation,
-)
+from webhook.models.shoot import CredentialsRotation, InitiatedRotation, Shoot, ShootCredentialsRotation
+from webhook.models.shoot_kubernetes import KubeAPIServerConfig
 from webhook.validators.shoot.effective import Effective, satisfies
 from webhook.versions import parse_constraint
 

@@ -20,7 +20,7 @@ from typing import Final
 from webhook.field import FieldPath, Finding, Rule
 from webhook.gotime import HOUR, SECOND, InvalidTime, format_duration, parse_duration
 from webhook.kinds import DURATION_DETAIL, OBJ_DECODE_001
-from webhook.models.core import (
+from webhook.models.shoot_kubernetes import (
     KubeletConfig,
     KubeletConfigEviction,
     KubeletConfigEvictionMinimumReclaim,

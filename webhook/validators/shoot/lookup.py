@@ -22,12 +22,8 @@ from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, Cluste
 from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.gourl import go_quote
 from webhook.kinds import cluster_state_unknown
-from webhook.models.core import (
-    CloudProfileReference,
-    CloudProfileSpec,
-    Shoot,
-    Worker,
-)
+from webhook.models.cloudprofile import CloudProfileReference, CloudProfileSpec
+from webhook.models.shoot import Shoot, Worker
 from webhook.profiles import ProfileIndex
 
 PROFILE_KINDS: Final = (CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE)  # sorted

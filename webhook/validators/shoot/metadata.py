@@ -25,7 +25,7 @@ from typing import Final
 
 from webhook.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
-from webhook.models.core import Shoot
+from webhook.models.shoot import Shoot
 from webhook.validators.meta import name_is_dns_label, validate_annotations, validate_labels, validate_object_name
 from webhook.validators.shoot.effective import satisfies
 from webhook.versions import parse_constraint

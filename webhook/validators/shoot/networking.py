@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Final
 
 from webhook.field import FieldPath, Finding, Rule
-from webhook.models.core import Networking
+from webhook.models.shoot import Networking
 from webhook.validators.meta import qualified_name_errors
 from webhook.validators.shoot.shared import WORKERLESS
 

@@ -20,16 +20,8 @@ from typing import Final
 from webhook import profiles
 from webhook.field import SPEC, FieldPath, Finding, Rule
 from webhook.kinds import Operation
-from webhook.models.core import (
-    ExpirableVersion,
-    MachineImageVersion,
-    MachineType,
-    Region,
-    Shoot,
-    ShootMachine,
-    ShootMachineImage,
-    Worker,
-)
+from webhook.models.cloudprofile import ExpirableVersion, MachineImageVersion, MachineType, Region
+from webhook.models.shoot import Shoot, ShootMachine, ShootMachineImage, Worker
 from webhook.profiles import ARCHITECTURES, Capabilities, ProfileIndex, capabilities_of
 from webhook.validators.meta import go_list
 from webhook.validators.shoot import profile_workers

@@ -14,15 +14,10 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from webhook.field import FieldPath, Finding, Rule
-from webhook.models.core import (
-    CRI,
-    KubeletConfig,
-    MachineImageVersion,
-    MachineType,
-    ShootMachineImage,
-    Worker,
-    WorkerVolume,
-)
+from webhook.models.cloudprofile import MachineImageVersion, MachineType
+from webhook.models.shared import CRI
+from webhook.models.shoot import ShootMachineImage, Worker, WorkerVolume
+from webhook.models.shoot_kubernetes import KubeletConfig
 from webhook.profiles import CRI_NAMES, ProfileIndex
 from webhook.quantity import InvalidQuantity, format_quantity, parse_quantity
 from webhook.validators.meta import go_list

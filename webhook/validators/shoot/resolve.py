@@ -21,16 +21,9 @@ from typing import Final
 
 from webhook import profiles
 from webhook.field import SPEC, FieldPath, Finding, Rule
-from webhook.models.core import (
-    ExpirableVersion,
-    MachineImage,
-    MachineImageVersion,
-    MachineType,
-    Shoot,
-    ShootMachineImage,
-    Worker,
-)
+from webhook.models.cloudprofile import ExpirableVersion, MachineImage, MachineImageVersion, MachineType
 from webhook.models.defaults import DEFAULT_ARCHITECTURE
+from webhook.models.shoot import Shoot, ShootMachineImage, Worker
 from webhook.profiles import Capabilities, ProfileIndex, capabilities_of
 from webhook.validators.shoot import advice
 from webhook.validators.shoot.effective import (

@@ -22,7 +22,7 @@ from webhook.gotime import format_duration
 from webhook.kinds import OBJ_DECODE_001
 from webhook.kubefeatures import FEATURE_GATES
 from webhook.models.base import Quantity
-from webhook.models.core import ObjectReference
+from webhook.models.shared import ObjectReference
 from webhook.quantity import InvalidQuantity, format_quantity, parse_quantity
 from webhook.validators.meta import dns1123_subdomain_errors
 from webhook.validators.shoot.effective import normalized

@@ -14,7 +14,7 @@ ValidateShootSpecUpdate; pkg/apiserver/registry/core/shoot/strategy.go; plugin/p
 from __future__ import annotations
 
 from webhook.field import SPEC, Finding
-from webhook.models.core import Networking, Shoot
+from webhook.models.shoot import Networking, Shoot
 from webhook.validators.shoot import (
     access,
     hibernation,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from webhook.field import FieldPath, Finding, Rule
-from webhook.models.core import Shoot
+from webhook.models.shoot import Shoot
 from webhook.validators.shoot import addons
 from webhook.validators.shoot.effective import satisfies
 from webhook.validators.shoot.lookup import PROFILE_KINDS

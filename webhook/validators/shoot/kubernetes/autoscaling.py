@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Final
 
 from webhook.field import FieldPath, Finding
-from webhook.models.core import ControlPlaneAutoscaling
+from webhook.models.shoot_kubernetes import ControlPlaneAutoscaling
 from webhook.quantity import parse_quantity
 from webhook.validators.shoot.kubernetes import SH_K8S_016
 from webhook.validators.shoot.shared import quantity_value

@@ -23,13 +23,12 @@ from webhook.field import FieldPath, Finding
 from webhook.gostrconv import NumError, atoi
 from webhook.gotime import SECOND, format_duration
 from webhook.kubefeatures import VersionRange
-from webhook.models.core import (
+from webhook.models.shoot import Networking, Shoot
+from webhook.models.shoot_kubernetes import (
     ClusterAutoscaler,
     KubeControllerManagerConfig,
     KubeProxyConfig,
     KubeSchedulerConfig,
-    Networking,
-    Shoot,
     ShootKubernetes,
     VerticalPodAutoscaler,
 )

@@ -29,12 +29,12 @@ from webhook.kubefeatures import (
     EXTERNAL_KUBECONFIG_PLUGINS,
     split_api,
 )
-from webhook.models.core import (
+from webhook.models.shared import ObjectReference
+from webhook.models.shoot_kubernetes import (
     AdmissionPlugin,
     APIServerRequests,
     EncryptionConfig,
     KubeAPIServerConfig,
-    ObjectReference,
     ServiceAccountConfig,
     WatchCacheSizes,
 )

@@ -14,13 +14,8 @@ from typing import Final
 
 from webhook.field import FieldPath, Finding
 from webhook.gourl import go_quote
-from webhook.models.core import (
-    DNS,
-    CrossVersionObjectReference,
-    DNSProvider,
-    ObjectReference,
-    ShootSpec,
-)
+from webhook.models.shared import ObjectReference
+from webhook.models.shoot import DNS, CrossVersionObjectReference, DNSProvider, ShootSpec
 from webhook.validators.meta import (
     dns1123_subdomain_errors,
 )

@@ -24,14 +24,7 @@ from typing import Final
 from webhook.field import SPEC, FieldPath, Finding
 from webhook.gourl import go_quote
 from webhook.models.base import ObjectMeta
-from webhook.models.core import (
-    Extension,
-    NamedResourceReference,
-    Shoot,
-    ShootSpec,
-    SystemComponents,
-    Toleration,
-)
+from webhook.models.shoot import Extension, NamedResourceReference, Shoot, ShootSpec, SystemComponents, Toleration
 from webhook.validators.meta import (
     dns1123_label_errors,
     dns1123_subdomain_errors,

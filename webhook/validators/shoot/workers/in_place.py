@@ -12,10 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from webhook.field import FieldPath, Finding
-from webhook.models.core import (
-    ShootMachineImage,
-    Worker,
-)
+from webhook.models.shoot import ShootMachineImage, Worker
 from webhook.validators.shoot.effective import (
     IN_PLACE_STRATEGIES,
     UPDATE_STRATEGIES,

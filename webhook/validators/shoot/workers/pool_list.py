@@ -14,12 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.field import FieldPath, Finding
-from webhook.models.core import (
-    ControlPlane,
-    IntOrString,
-    Worker,
-    WorkerControlPlane,
-)
+from webhook.models.shoot import ControlPlane, IntOrString, Worker, WorkerControlPlane
 from webhook.validators.meta import (
     dns1123_label_errors,
 )

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from webhook.field import FieldPath, Finding
-from webhook.models.core import (
-    Worker,
-)
+from webhook.models.shoot import Worker
 from webhook.validators.shoot.effective import (
     WORKERS,
     Effective,

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from webhook.field import FieldPath, Finding, Rule
-from webhook.models.core import (
-    CRI,
+from webhook.models.shared import CRI
+from webhook.models.shoot import (
     ClusterAutoscalerOptions,
     DataVolume,
     IntOrString,
