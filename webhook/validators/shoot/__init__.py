@@ -9,7 +9,7 @@ Gardener judges a Shoot in three stages, and so does this package, in one pass w
    the worker pools in `workers` (SH-WRK, SH-SYS, SH-INP, SH-CRI-POL), kubelet configurations in `kubelet`, the
    Kubernetes version and control-plane components in `kubernetes` (SH-K8S), the version-gated fields in
    `version_gates` (SH-VER), `networking`, `maintenance`, `hibernation`, the other top-level fields in `spec`.
-3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the docs/requirements.md "Versioning" warnings.
+3. `profile` and `profile_workers` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the docs/requirements.md "Versioning" warnings.
 `access` judges control-plane zones and access restrictions in stages 2 (SH-ZONE-*, called by `static`) and 3
 (SH-ADM-ZONE-*, SH-ADM-ACC-*). `gardener_warnings` gives gardener-apiserver's own Shoot warnings (SH-GW-*) when
 stages 1 and 2 deny nothing, as Gardener computes them only after its mutator and static validation passed.
