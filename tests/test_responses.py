@@ -11,6 +11,7 @@ from tests.builders import EMPTY_VIEW, NOW, cloud_profile_dict, review_bytes, ve
 from webhook.admission import RULES_ANNOTATION, judge
 from webhook.responses import REASONS, AdmissionReview, allowed, denied, errored, timed_out
 from webhook.settings import Settings
+from webhook.validators.cloudprofile.spec import CP_REG_001
 
 ENVELOPE = '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":'
 CAUSE: Any = {"reason": "FieldValueInvalid", "message": 'Invalid value: "x": must be y', "field": "spec.a"}
@@ -79,16 +80,18 @@ def test_judge_answers_with_the_constructors() -> None:
     assert (bad.code, compact(bad.review)) == (422, compact(expected))
 
 
+@CP_REG_001.check
+def _explode(*_: Any) -> Any:
+    """A rule's check that crashes (module-level, as every rule's check is: crash attribution looks it up there)."""
+    raise RuntimeError("boom")
+
+
 def test_a_crashed_validator_is_answered_with_errored(monkeypatch: pytest.MonkeyPatch) -> None:
     from webhook import admission
     from webhook.kinds import KindValidator
     from webhook.models.cloudprofile import CloudProfile
-    from webhook.validators.cloudprofile.spec import CP_REG_001
 
-    @CP_REG_001.check
-    def explode(*_: Any) -> Any:
-        raise RuntimeError("boom")
-
+    explode = _explode
     broken = KindValidator("core.gardener.cloud", "CloudProfile", CloudProfile, (), create=explode)
     monkeypatch.setattr(admission, "REGISTRY", {("core.gardener.cloud", "CloudProfile"): broken})
     body = review_bytes(cloud_profile_dict(), uid="crash-1")
