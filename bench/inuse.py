@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from webhook.cluster.static import StaticView
 from webhook.judging.judge import judge
-from webhook.models.core import CloudProfile
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.defaults import default_cloud_profile
 from webhook.settings import Settings
 from webhook.validators.cloudprofile import in_use

@@ -15,8 +15,10 @@ import yaml
 from webhook.admission.kinds import CreateRequest, DeleteRequest, Operation, UpdateRequest
 from webhook.cluster.static import StaticView
 from webhook.domain.field import ErrorType, Verdict
-from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile, default_shoot
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
+from webhook.models.shoot import Shoot
 from webhook.settings import Settings
 
 NOW: Final = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)

@@ -1,8 +1,13 @@
-"""The README's "Where each rule lives" table: every rule id and the one file that defines it, generated.
+"""The README's "Where each rule lives" table: every rule family and the one file that defines it, generated.
 
 A rule's home is the module whose top level assigns `Rule("<id>", …)` (the constant sits at the top of the one module
 that emits it), found by reading the sources, so the table cannot point at a module that merely
-imports the constant. Consecutive ids of one family in one file share a row (`CP-K8S-001`…`008`).
+imports the constant. A rule's family is its id without the trailing number: everything before the last `-NNN`
+(`SH-K8S-004` -> `SH-K8S`, `SH-ADM-ZONE-001` -> `SH-ADM-ZONE`, `NCP-ADM-003` -> `NCP-ADM`, `NCP-001` -> `NCP`), so a
+nested prefix is a family of its own (`SH-ADM-ZONE` and `SH-ADM-K8S` are two families, neither is part of an
+`SH-ADM` family); an id without a trailing number is its own family. Every family has one home: one module, or a
+sub-package's `__init__` whose modules check what it defines (tests/test_rule_homes.py). The table has one row per
+family and file, its ids written as runs (`SH-SPEC-001`…`013`, `SH-SPEC-015`).
 `python -m tests.rule_homes --write` rewrites the table in README.md; tests/test_rule_homes.py fails while it is stale.
 """
 
@@ -36,37 +41,56 @@ def rule_definitions(package: Path = ROOT / "webhook") -> dict[str, list[str]]:
     return found
 
 
+def family(rule_id: str) -> str:
+    """The family of `rule_id`: the id without its trailing `-NNN` (the id itself when it has none)."""
+    match = _ID.match(rule_id)
+    return match["family"] if match else rule_id
+
+
+def family_definitions(definitions: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Family -> the sorted files that define some of its ids (from `rule_definitions()`)."""
+    found: dict[str, set[str]] = {}
+    for rule_id, files in definitions.items():
+        found.setdefault(family(rule_id), set()).update(files)
+    return {name: sorted(files) for name, files in sorted(found.items())}
+
+
 def _sort_key(rule_id: str) -> tuple[str, int]:
     match = _ID.match(rule_id)
     return (match["family"], int(match["number"])) if match else (rule_id, -1)
 
 
-def _rows(homes: Mapping[str, str]) -> Iterable[tuple[str, str]]:
-    """(ids cell, file) per run of consecutive ids of one family in one file, in id order."""
+def _runs(ids: list[str]) -> Iterable[str]:
+    """Runs of consecutive numbers among `ids` (one family, sorted): "`A-001`…`003`", "`A-005`"."""
     run: list[str] = []
-    for rule_id in [*sorted(homes, key=_sort_key), ""]:
-        if run:
-            last, first = _ID.match(run[-1]), _ID.match(run[0])
-            match = _ID.match(rule_id)
-            consecutive = (
-                match is not None
-                and last is not None
-                and match["family"] == last["family"]
-                and int(match["number"]) == int(last["number"]) + 1
-                and homes[rule_id] == homes[run[0]]
-            )
-            if consecutive:
+    for rule_id in [*ids, ""]:
+        if run and rule_id:
+            last, match = _ID.match(run[-1]), _ID.match(rule_id)
+            if match is not None and last is not None and int(match["number"]) == int(last["number"]) + 1:
                 run.append(rule_id)
                 continue
+        if run:
             end = _ID.match(run[-1])
-            cell = f"`{run[0]}`" if len(run) == 1 or first is None or end is None else f"`{run[0]}`…`{end['number']}`"
-            yield cell, homes[run[0]]
+            yield f"`{run[0]}`" if len(run) == 1 or end is None else f"`{run[0]}`…`{end['number']}`"
         run = [rule_id] if rule_id else []
+
+
+def _rows(homes: Mapping[str, str]) -> Iterable[tuple[str, str]]:
+    """(ids cell, file) per family and file, in id order; the cell lists the runs of consecutive ids."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for rule_id in sorted(homes, key=_sort_key):
+        groups.setdefault((family(rule_id), homes[rule_id]), []).append(rule_id)
+    for (_, path), ids in groups.items():
+        yield ", ".join(_runs(ids)), path
 
 
 def table(homes: Mapping[str, str]) -> str:
     """The Markdown table (with its markers) for `homes`: rule id -> defining file."""
-    lines = [BEGIN, "| rule ids | defined and checked in |", "| --- | --- |"]
+    lines = [
+        BEGIN,
+        "| rule ids (one family a row) | defined in (and checked in that module or package) |",
+        "| --- | --- |",
+    ]
     lines += [f"| {ids} | [`{path}`]({path}) |" for ids, path in _rows(homes)]
     return "\n".join([*lines, END])
 

@@ -198,7 +198,7 @@ def test_a_crashing_validator_is_a_logged_500_denial(
 ) -> None:
     from webhook.admission.kinds import KindValidator
     from webhook.judging import judge as admission
-    from webhook.models.core import CloudProfile
+    from webhook.models.cloudprofile import CloudProfile
 
     explode = _explode
     broken = KindValidator("core.gardener.cloud", "CloudProfile", CloudProfile, (), create=explode, update=explode)

@@ -38,7 +38,7 @@ from webhook.domain.field import SPEC as SPEC_PATH
 from webhook.judging import judge as admission
 from webhook.judging.judge import Outcome, judge
 from webhook.models.base import parse_rfc3339
-from webhook.models.core import MachineImage, MachineImageVersion
+from webhook.models.cloudprofile import MachineImage, MachineImageVersion
 from webhook.settings import FeatureGates, Settings
 from webhook.validators import REGISTRY
 

@@ -89,7 +89,7 @@ def _explode(*_: Any) -> Any:
 def test_a_crashed_validator_is_answered_with_errored(monkeypatch: pytest.MonkeyPatch) -> None:
     from webhook.admission.kinds import KindValidator
     from webhook.judging import judge as admission
-    from webhook.models.core import CloudProfile
+    from webhook.models.cloudprofile import CloudProfile
 
     broken = KindValidator("core.gardener.cloud", "CloudProfile", CloudProfile, (), create=_explode)
     monkeypatch.setattr(admission, "REGISTRY", {("core.gardener.cloud", "CloudProfile"): broken})

@@ -1,8 +1,11 @@
-"""Every rule id has one home, and the README's id -> file table says which."""
+"""Every rule family has one home, and the README's family -> file table says which (tests/rule_homes.py: the family
+of an id is everything before its last `-NNN`)."""
 
 from __future__ import annotations
 
-from tests.rule_homes import README, readme_table, rule_definitions, table
+import pytest
+
+from tests.rule_homes import README, family, family_definitions, readme_table, rule_definitions, table
 from webhook.validators import ALL_RULES
 
 
@@ -10,6 +13,34 @@ def test_every_registered_rule_is_defined_in_exactly_one_module() -> None:
     definitions = rule_definitions()
     assert {rule_id: files for rule_id, files in definitions.items() if len(files) > 1} == {}
     assert sorted(set(ALL_RULES) - set(definitions)) == []
+
+
+def test_every_rule_family_is_defined_in_exactly_one_module() -> None:
+    """A family's ids sit in one module (or one sub-package's __init__), never spread over several."""
+    families = family_definitions(rule_definitions())
+    assert {name: files for name, files in families.items() if len(files) > 1} == {}
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "expected"),
+    [
+        ("SH-K8S-004", "SH-K8S"),
+        ("SH-ADM-ZONE-001", "SH-ADM-ZONE"),
+        ("SH-ADM-K8S-003", "SH-ADM-K8S"),
+        ("SH-CRI-POL-001", "SH-CRI-POL"),
+        ("NCP-001", "NCP"),
+        ("NCP-ADM-000", "NCP-ADM"),
+        ("VS-GARDENER-002", "VS-GARDENER"),
+        ("CLUSTER", "CLUSTER"),
+    ],
+)
+def test_a_family_is_the_id_before_its_last_number(rule_id: str, expected: str) -> None:
+    assert family(rule_id) == expected
+
+
+def test_a_family_split_over_two_files_is_reported() -> None:
+    definitions = {"A-001": ["a.py"], "A-002": ["b.py"], "B-001": ["a.py"], "B-X-001": ["c.py"]}
+    assert family_definitions(definitions) == {"A": ["a.py", "b.py"], "B": ["a.py"], "B-X": ["c.py"]}
 
 
 def test_the_readme_table_names_each_rules_file() -> None:
@@ -20,12 +51,14 @@ def test_the_readme_table_names_each_rules_file() -> None:
     )
 
 
-def test_runs_of_one_family_in_one_file_share_a_row() -> None:
-    homes = {"A-001": "a.py", "A-002": "a.py", "A-003": "b.py", "A-005": "b.py", "B-001": "a.py", "C": "c.py"}
+def test_one_family_in_one_file_shares_a_row_of_runs() -> None:
+    homes = {"A-001": "a.py", "A-002": "a.py", "A-004": "a.py", "A-005": "a.py", "A-007": "a.py"}
+    homes |= {"B-001": "b.py", "B-X-001": "b.py", "B-X-002": "b.py", "C": "c.py", "D-001": "d.py", "D-002": "e.py"}
     assert table(homes).splitlines()[3:-1] == [
-        "| `A-001`…`002` | [`a.py`](a.py) |",
-        "| `A-003` | [`b.py`](b.py) |",
-        "| `A-005` | [`b.py`](b.py) |",
-        "| `B-001` | [`a.py`](a.py) |",
+        "| `A-001`…`002`, `A-004`…`005`, `A-007` | [`a.py`](a.py) |",
+        "| `B-001` | [`b.py`](b.py) |",
+        "| `B-X-001`…`002` | [`b.py`](b.py) |",
         "| `C` | [`c.py`](c.py) |",
+        "| `D-001` | [`d.py`](d.py) |",
+        "| `D-002` | [`e.py`](e.py) |",
     ]

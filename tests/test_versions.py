@@ -14,7 +14,7 @@ from webhook.domain.versions import (
     normalize_version,
     parse_version,
 )
-from webhook.models.core import ExpirableVersion, LifecycleStage
+from webhook.models.cloudprofile import ExpirableVersion, LifecycleStage
 
 NOW = datetime(2026, 11, 21, tzinfo=UTC)
 

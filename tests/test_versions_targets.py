@@ -17,7 +17,7 @@ from webhook.domain.versions import (
     latest_non_preview_version,
     latest_supported_version,
 )
-from webhook.models.core import ExpirableVersion
+from webhook.models.cloudprofile import ExpirableVersion
 
 
 def entries(*items: str) -> list[ExpirableVersion]:

@@ -9,7 +9,9 @@ import pytest
 from tests.builders import cloud_profile_dict, namespaced_cloud_profile_dict
 from webhook.cluster.index import ClusterIndex
 from webhook.cluster.view import ObjectKey, ProfileKey, WorkerRef
-from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.cloudprofile import CloudProfile
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
+from webhook.models.shoot import Shoot
 
 LOCAL: Final = ProfileKey.cloud_profile("local")
 CUSTOM_C: Final = ProfileKey.namespaced("garden-c", "custom")

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from tests.builders import shoot, shoot_dict, worker_dict
-from webhook.models.core import KubeletConfig, WorkerSystemComponents
 from webhook.models.defaults import default_shoot
+from webhook.models.shoot import WorkerSystemComponents
+from webhook.models.shoot_kubernetes import KubeletConfig
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from webhook.cluster.live import Backoff, LiveView, Source, client_from_kubeconf
 from webhook.cluster.view import ClusterView
 from webhook.domain.field import Verdict
 from webhook.judging.judge import judge
-from webhook.models.core import CloudProfile
+from webhook.models.cloudprofile import CloudProfile
 from webhook.server import app as app_module
 from webhook.server.app import DEFAULT_TIMEOUT_SECONDS, create_app, parse_timeout
 from webhook.settings import ClusterSettings, Settings

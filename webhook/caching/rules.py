@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from webhook.caching.findings import FindingStores
 from webhook.caching.identity import ByIdentity
 from webhook.domain.profiles import ProfileIndex, judged_spec
-from webhook.models.core import CloudProfile, CloudProfileSpec, NamespacedCloudProfile
+from webhook.models.cloudprofile import CloudProfile, CloudProfileSpec
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
 
 
 class RuleCaches:

@@ -24,7 +24,8 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from webhook.cluster.view import ClusterView, ComponentVersion, ObjectKey, ProfileKey, WorkerRef, require_tracked
-from webhook.models.core import CloudProfile, NamespacedCloudProfile
+from webhook.models.cloudprofile import CloudProfile
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
 
 
 class ConsistentRead(StrEnum):

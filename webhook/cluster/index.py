@@ -37,6 +37,7 @@ from webhook.cluster.view import (
     WorkerRef,
 )
 from webhook.domain.versions import find_version
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.components import (
     GARDENER_INFO_NAME,
     GARDENER_SYSTEM_PUBLIC_NAMESPACE,
@@ -44,8 +45,9 @@ from webhook.models.components import (
     Deployment,
     Seed,
 )
-from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
 from webhook.models.defaults import default_cloud_profile, default_namespaced_cloud_profile
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
+from webhook.models.shoot import Shoot
 from webhook.models.summary import ShootSummary
 
 Key = tuple[str, str]  # (namespace, name)

@@ -79,6 +79,7 @@ from webhook.cluster.watched import (
     freeze_long_lived,
     watch_timeout_for,
 )
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.components import (
     APP_GARDENER,
     GARDEN_NAMESPACE,
@@ -89,7 +90,8 @@ from webhook.models.components import (
     Deployment,
     Seed,
 )
-from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
+from webhook.models.shoot import Shoot
 from webhook.models.summary import ShootSummary
 
 logger = logging.getLogger(__name__)

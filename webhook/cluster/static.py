@@ -15,8 +15,10 @@ from pydantic import BaseModel, ValidationError
 
 from webhook.cluster.index import CORE_GROUP, ClusterIndex
 from webhook.cluster.view import require_tracked
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.components import ConfigMap, Deployment, Seed
-from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
+from webhook.models.shoot import Shoot
 from webhook.models.summary import ShootSummary
 
 _TRACKED: Final[dict[tuple[str, str], type[BaseModel]]] = {  # (API group, kind) -> model

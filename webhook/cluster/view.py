@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple, Protocol
 
-from webhook.models.core import CloudProfile, NamespacedCloudProfile
+from webhook.models.cloudprofile import CloudProfile
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
 
 CLOUD_PROFILE: Final = "CloudProfile"
 NAMESPACED_CLOUD_PROFILE: Final = "NamespacedCloudProfile"

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from webhook.cluster.index import CORE_GROUP
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.components import ConfigMap, Deployment, Seed
-from webhook.models.core import CloudProfile, NamespacedCloudProfile, Shoot
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
+from webhook.models.shoot import Shoot
 from webhook.models.summary import ShootSummary
 
 VERSION: Final = "v1beta1"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from webhook.models.core import (
+from webhook.models.cloudprofile import (
     CapabilityDefinition,
     CloudProfile,
     CloudProfileSpec,
@@ -22,12 +22,11 @@ from webhook.models.core import (
     MachineImage,
     MachineImageVersion,
     MachineType,
-    NamespacedCloudProfile,
-    NamespacedCloudProfileSpec,
     Region,
     VolumeType,
 )
 from webhook.models.defaults import DEFAULT_ARCHITECTURE, default_cloud_profile
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile, NamespacedCloudProfileSpec
 
 CRI_NAMES: Final = ("containerd",)
 ARCHITECTURES: Final = ("amd64", "arm64")

@@ -14,24 +14,11 @@ from typing import Final, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from webhook.models.core import (
-    CRI,
-    CloudProfile,
-    KubeControllerManagerConfig,
-    KubeletConfig,
-    KubeProxyConfig,
-    MachineImage,
-    MachineImageVersion,
-    MachineType,
-    NamespacedCloudProfile,
-    Networking,
-    Shoot,
-    ShootSpec,
-    VolumeType,
-    Worker,
-    WorkerControlPlane,
-    WorkerSystemComponents,
-)
+from webhook.models.cloudprofile import CloudProfile, MachineImage, MachineImageVersion, MachineType, VolumeType
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
+from webhook.models.shared import CRI
+from webhook.models.shoot import Networking, Shoot, ShootSpec, Worker, WorkerControlPlane, WorkerSystemComponents
+from webhook.models.shoot_kubernetes import KubeControllerManagerConfig, KubeletConfig, KubeProxyConfig
 
 DEFAULT_UPDATE_STRATEGY: Final = "major"
 DEFAULT_CRI: Final = (CRI(name="containerd"),)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from webhook.models.base import List, Model, Str, Struct, Time
-from webhook.models.core import CloudProfileReference, reference_of
+from webhook.models.cloudprofile import CloudProfileReference
+from webhook.models.shoot import reference_of
 
 
 class SummaryMeta(Model):

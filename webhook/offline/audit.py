@@ -30,7 +30,7 @@ from webhook.domain.skew import Component, Instance, check_state
 from webhook.domain.versions import current_classification, find_version
 from webhook.judging.judge import judge
 from webhook.models.base import format_rfc3339
-from webhook.models.core import CloudProfile, ExpirableVersion, ExpirableVersionStatus
+from webhook.models.cloudprofile import CloudProfile, ExpirableVersion, ExpirableVersionStatus
 from webhook.offline import junit
 from webhook.offline.review import skip_reason
 from webhook.settings import Settings

@@ -17,7 +17,7 @@ from cryptography import x509
 
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
-from webhook.models.core import LabelSelector
+from webhook.models.shared import LabelSelector
 
 _DNS1123_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN: Final = _DNS1123_LABEL + r"(\." + _DNS1123_LABEL + ")*"

@@ -29,8 +29,8 @@ from webhook.admission.rendering import MAX_WARNING_CHARS
 from webhook.cli import main
 from webhook.domain.field import Verdict
 from webhook.judging.judge import judge
-from webhook.models.core import Shoot
 from webhook.models.defaults import default_shoot
+from webhook.models.shoot import Shoot
 from webhook.offline.audit import audit_objects
 from webhook.settings import Settings
 from webhook.validators.shoot import gardener_warnings

@@ -27,8 +27,8 @@ from tests.validators.shoot.cases import (
 )
 from webhook.domain.field import NO_VALUE, SPEC
 from webhook.domain.kubefeatures import FEATURE_GATES
-from webhook.validators.shoot.components import validate_feature_gates
 from webhook.validators.shoot.kubelet import SH_KUB_008
+from webhook.validators.shoot.shared import validate_feature_gates
 
 KUBELET: Final = "spec.kubernetes.kubelet"
 POOL_KUBELET: Final = f"{W0}.kubernetes.kubelet"

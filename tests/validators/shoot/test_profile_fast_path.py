@@ -17,13 +17,16 @@ from hypothesis import strategies as st
 
 from webhook.domain import profiles
 from webhook.domain.field import SPEC, FieldPath, Finding
-from webhook.domain.profiles import Capabilities, ProfileIndex, capabilities_of
+from webhook.domain.profiles import Capabilities, capabilities_of
 from webhook.domain.versions import Classification, current_classification, is_active
-from webhook.models.core import CloudProfileSpec, Worker
+from webhook.models.cloudprofile import CloudProfileSpec
+from webhook.models.shoot import Worker
 from webhook.validators.meta import go_list
 from webhook.validators.shoot import profile
 from webhook.validators.shoot.effective import is_in_place
-from webhook.validators.shoot.profile import SH_ADM_IMG_001, SH_ADM_MT_001, _Pool, _quote
+from webhook.validators.shoot.profile import SH_ADM_IMG_001, SH_ADM_MT_001, _Pool
+from webhook.validators.shoot.profile_workers import quote as _quote
+from webhook.validators.shoot.profile_workers import unavailable_in_a_zone
 
 NOW = datetime(2026, 11, 21, tzinfo=UTC)
 PATH = SPEC.child("provider", "workers").index(0)
@@ -38,12 +41,11 @@ def reference_machine_type(
     present = False
     supported: set[str] = set()
     arch_ok = usable = in_zones = False
+    index = profiles.ProfileIndex(spec)
     for machine_type in spec.machine_types:
         t_arch = profiles.machine_type_architecture(machine_type, capabilities) == pool.architecture
         t_usable = bool(machine_type.usable)
-        t_zones = not profile._unavailable_in_a_zone(
-            ProfileIndex(spec), region, worker.zones, machine_type.name, volume=False
-        )
+        t_zones = not unavailable_in_a_zone(index, region, worker.zones, machine_type.name, volume=False)
         if t_arch and t_usable and t_zones:
             supported.add(machine_type.name)
         if machine_type.name == worker.machine.type:
@@ -191,9 +193,9 @@ def test_fast_checks_give_the_reference_findings(
     capabilities = capabilities_of(decoded.machine_capabilities)
     type_path = PATH.child("machine", "type")
     assert profile._validate_machine_type(
-        pool, ProfileIndex(decoded), capabilities, region, type_path
+        pool, profiles.ProfileIndex(decoded), capabilities, region, type_path
     ) == reference_machine_type(pool, decoded, capabilities, region, type_path)
     image_path = PATH.child("machine")
     assert profile._validate_machine_image(
-        pool, ProfileIndex(decoded), capabilities, NOW, image_path
+        pool, profiles.ProfileIndex(decoded), capabilities, NOW, image_path
     ) == reference_machine_image(pool, decoded, capabilities, NOW, image_path)

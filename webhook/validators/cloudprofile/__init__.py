@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Final
 from webhook.admission.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
 from webhook.cluster.view import ClusterView
 from webhook.domain.field import ROOT, SPEC, Verdict
-from webhook.models.core import CloudProfile
+from webhook.models.cloudprofile import CloudProfile
 from webhook.models.defaults import default_cloud_profile
 from webhook.settings import Settings
 from webhook.validators.cloudprofile import (
@@ -103,7 +103,7 @@ def validate_delete(request: DeleteRequest[CloudProfile], view: ClusterView, set
     return Verdict.of(in_use.validate_not_referenced(name, view))
 
 
-# Lists of a CloudProfile whose unchanged entries an UPDATE's stored object takes from the new object (caching.entries.share_entries).
+# Lists of a CloudProfile whose unchanged entries an UPDATE's stored object takes from the new object (kinds.share_entries).
 SHARED_LISTS: Final = (
     ("spec", "kubernetes", "versions"),
     ("spec", "machineImages", "*", "versions"),

@@ -27,7 +27,7 @@ from webhook.domain.skew import (
 )
 from webhook.domain.versions import Classification, Version, current_classification, find_version, version_stamps
 from webhook.models.base import format_date
-from webhook.models.core import CloudProfileSpec, ExpirableVersion, MachineImage
+from webhook.models.cloudprofile import CloudProfileSpec, ExpirableVersion, MachineImage
 from webhook.validators.cloudprofile.context import ProfileContext
 
 _SEED: Final = "docs/requirements.md"

@@ -15,7 +15,7 @@ from typing import Final
 
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURE, ARCHITECTURES, Capabilities
-from webhook.models.core import CapabilityDefinition, MachineImageVersion, MachineType
+from webhook.models.cloudprofile import CapabilityDefinition, MachineImageVersion, MachineType
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.meta import unprefixed_qualified_name_errors
 

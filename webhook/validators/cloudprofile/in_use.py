@@ -1,15 +1,18 @@
-"""What a CloudProfile UPDATE removes must not be in use; a referenced CloudProfile is not deleted (REF-CP-*, REF-DEL-001).
+"""What a CloudProfile UPDATE removes must not be in use; a referenced profile is not deleted (REF-CP-*, REF-DEL-*).
 
 The only CloudProfile rules that read the cluster view (403 Forbidden): removed Kubernetes versions, machine image
 versions, images, limits and capability values against the Shoots and child NamespacedCloudProfiles using the
-profile (docs/rules.md §B), and a DELETE while anything references the profile.
+profile (docs/rules.md §B), and a DELETE while anything references the profile. The REF-DEL family lives here
+whole: REF-DEL-002, the DELETE of a referenced NamespacedCloudProfile, is checked here for the NamespacedCloudProfile
+validator (which lists it in its RULES), as Gardener's resourcereferencemanager judges both kinds in one plugin.
 
 Paths: a removed entry has no place in the new object, so findings point at the list it was removed from in the
 new object: spec.kubernetes.versions; spec.machineImages[i].versions when image i is still there, else
 spec.machineImages; spec.machineImages[i] for an added image; spec.limits.maxNodesTotal; spec.machineCapabilities[i]
 .values when the capability is still defined, else spec.machineCapabilities. The message names the entry.
 Sources: gardener plugin/pkg/global/resourcereferencemanager/admission.go ReferenceManager.Validate;
-pkg/controllermanager/controller/cloudprofile/reconciler.go (finalizer).
+pkg/controllermanager/controller/cloudprofile/reconciler.go (finalizer);
+pkg/controllermanager/controller/namespacedcloudprofile/reconciler.go (finalizer).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from webhook.cluster.view import (
 )
 from webhook.domain.field import ROOT, SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURE
-from webhook.models.core import CapabilityDefinition, CloudProfile, CloudProfileSpec, NamespacedCloudProfile
+from webhook.models.cloudprofile import CapabilityDefinition, CloudProfile, CloudProfileSpec
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
 
 _REF: Final = "gardener/gardener plugin/pkg/global/resourcereferencemanager/admission.go ReferenceManager.Validate"
 REF_CP_001 = Rule(
@@ -50,6 +54,15 @@ REF_DEL_001 = Rule(
     uses_cluster=True,
 )
 
+REF_DEL_002 = Rule(
+    "REF-DEL-002",
+    "gardener/gardener pkg/controllermanager/controller/namespacedcloudprofile/reconciler.go (finalizer); "
+    "docs/design.md §5 denies the DELETE itself",
+    uses_cluster=True,
+)
+
+
+# REF-DEL-002 is the NamespacedCloudProfile validator's (its RULES); it lives here beside REF-DEL-001, its family.
 RULES: Final = (REF_CP_001, REF_CP_002, REF_CP_003, REF_CP_004, REF_CP_005, REF_CP_006, REF_DEL_001)
 
 _K8S_VERSIONS: Final = SPEC.child("kubernetes", "versions")
@@ -416,3 +429,16 @@ def _listing(keys: Iterable[ObjectKey]) -> str:
     shown = " ".join(names[:_LISTED_REFERRERS])
     more = len(names) - _LISTED_REFERRERS
     return f"[{shown}]" + (f" and {more} more" if more > 0 else "")
+
+
+@REF_DEL_002.check
+def validate_namespaced_not_referenced(shoots: Sequence[ObjectKey]) -> list[Finding]:
+    """A NamespacedCloudProfile's DELETE (REF-DEL-002; the NamespacedCloudProfile validator calls it): one finding
+    naming (at most ten of) the Shoots that still use the profile, as Go's %+v of a []string.
+    """
+    if not shoots:
+        return []
+    names = [str(k) for k in shoots]
+    listing = f"[{' '.join(names[:10])}]" + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    detail = f"Cannot delete NamespacedCloudProfile, because the following Shoots are still referencing it: {listing}"
+    return [REF_DEL_002.forbidden(ROOT, detail)]

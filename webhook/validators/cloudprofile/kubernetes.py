@@ -24,7 +24,7 @@ from webhook.domain.versions import (
     version_stamps,
 )
 from webhook.models.base import format_rfc3339
-from webhook.models.core import ExpirableVersion
+from webhook.models.cloudprofile import ExpirableVersion
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.lifecycle import (
     supported_periods_overlap,

@@ -22,7 +22,7 @@ from webhook.domain.versions import (
     version_stamps,
 )
 from webhook.models.base import format_date, format_rfc3339
-from webhook.models.core import CloudProfileSpec, ExpirableVersion, LifecycleStage
+from webhook.models.cloudprofile import CloudProfileSpec, ExpirableVersion, LifecycleStage
 from webhook.validators.cloudprofile.context import ProfileContext
 
 _UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"

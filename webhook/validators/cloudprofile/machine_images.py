@@ -19,7 +19,8 @@ from webhook.domain.constraints import InvalidConstraint, parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, capabilities_key
 from webhook.domain.versions import InvalidVersion, find_version, parse_version, version_stamps
-from webhook.models.core import CRI, MachineImage, MachineImageVersion
+from webhook.models.cloudprofile import MachineImage, MachineImageVersion
+from webhook.models.shared import CRI
 from webhook.validators.cloudprofile.capabilities import (
     validate_flavors_need_definitions,
     validate_image_version_capabilities,

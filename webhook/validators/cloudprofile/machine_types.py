@@ -16,7 +16,7 @@ from webhook.caching.findings import remembered
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, Capabilities, capabilities_key
 from webhook.domain.quantity import InvalidQuantity, parse_quantity
-from webhook.models.core import MachineType, VolumeType
+from webhook.models.cloudprofile import MachineType, VolumeType
 from webhook.validators.cloudprofile.capabilities import (
     validate_machine_type_architecture,
     validate_machine_type_capabilities,

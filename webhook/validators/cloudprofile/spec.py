@@ -16,7 +16,7 @@ from typing import Final
 from webhook.domain.field import METADATA, SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import Capabilities, capabilities_of, machine_type_architecture, supports_architecture
 from webhook.domain.versions import Classification, current_classification
-from webhook.models.core import (
+from webhook.models.cloudprofile import (
     Bastion,
     BastionMachineImage,
     CloudProfile,

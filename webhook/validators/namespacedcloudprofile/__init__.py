@@ -11,7 +11,8 @@ findings keep their CP-* ids and are reported under `status.cloudProfileSpec`).
 One module per rule family; a rule id names its module:
   spec.py     NCP-001..004   the object alone
   parent.py   NCP-ADM-*      against the parent CloudProfile, and the merged result
-  in_use.py   REF-NCP-001, REF-DEL-002   Shoots still using what an UPDATE removes; DELETE of a referenced profile
+  in_use.py   REF-NCP-001                Shoots still using what an UPDATE removes (REF-DEL-002, DELETE of a referenced
+                                         profile: cloudprofile/in_use.py, the REF-DEL family's home)
 
 An update that removes overrides or changes limits is also judged against the Shoots using the profile (REF-NCP-001),
 and a DELETE is denied while Shoots reference it (REF-DEL-002).
@@ -31,11 +32,12 @@ from typing import TYPE_CHECKING, Final
 from webhook.admission.kinds import CreateRequest, DeleteRequest, KindValidator, UpdateRequest, cluster_state_unknown
 from webhook.cluster.view import SHOOT, ClusterView, ProfileKey
 from webhook.domain.field import ROOT, SPEC, FieldPath, Finding, Verdict
-from webhook.models.core import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.models.defaults import default_namespaced_cloud_profile
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.settings import Settings
 from webhook.validators.cloudprofile.advice import warn_versions
 from webhook.validators.cloudprofile.context import ProfileContext, profile_context
+from webhook.validators.cloudprofile.in_use import validate_namespaced_not_referenced
 from webhook.validators.namespacedcloudprofile import in_use, parent, spec
 
 if TYPE_CHECKING:
@@ -89,7 +91,9 @@ def validate_delete(request: DeleteRequest[NamespacedCloudProfile], view: Cluste
     if not view.known(SHOOT):
         what = f'which Shoots reference NamespacedCloudProfile "{namespace}/{name}"'
         return Verdict.of([cluster_state_unknown(ROOT, what)])
-    return Verdict.of(in_use.validate_not_referenced(view.shoots_using_profile(ProfileKey.namespaced(namespace, name))))
+    return Verdict.of(
+        validate_namespaced_not_referenced(view.shoots_using_profile(ProfileKey.namespaced(namespace, name)))
+    )
 
 
 def _warnings(

@@ -1,22 +1,23 @@
 """What a NamespacedCloudProfile UPDATE removes must not strand its Shoots; a referenced one is not deleted.
 
-REF-NCP-001 (removed overrides, changed limits) and REF-DEL-002 (DELETE while Shoots reference the profile): the
-NamespacedCloudProfile rules that read the Shoots from the cluster view (403 Forbidden).
+REF-NCP-001 (removed overrides, changed limits): the NamespacedCloudProfile rule that reads the Shoots from the
+cluster view (403 Forbidden). REF-DEL-002 (DELETE while Shoots reference the profile) is listed in RULES but defined
+and checked with its family in webhook.validators.cloudprofile.in_use.
 Sources: gardener plugin/pkg/global/resourcereferencemanager/admission.go ReferenceManager.Validate (case
 NamespacedCloudProfile); pkg/controllermanager/controller/namespacedcloudprofile/reconciler.go (finalizer).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from webhook.admission.kinds import Operation, cluster_state_unknown
-from webhook.cluster.view import CLOUD_PROFILE, SHOOT, ClusterView, ObjectKey, ProfileKey
-from webhook.domain.field import ROOT, SPEC, Finding, Rule
+from webhook.cluster.view import CLOUD_PROFILE, SHOOT, ClusterView, ProfileKey
+from webhook.domain.field import SPEC, Finding, Rule
 from webhook.domain.versions import Classification, current_classification
-from webhook.models.core import NamespacedCloudProfile, NamespacedCloudProfileSpec
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.validators.cloudprofile.context import ProfileContext
+from webhook.validators.cloudprofile.in_use import REF_DEL_002
 
 REF_NCP_001 = Rule(
     "REF-NCP-001",
@@ -24,25 +25,8 @@ REF_NCP_001 = Rule(
     "(case NamespacedCloudProfile); docs/design.md §5 adds worker pool Kubernetes versions",
     uses_cluster=True,
 )
-REF_DEL_002 = Rule(
-    "REF-DEL-002",
-    "gardener/gardener pkg/controllermanager/controller/namespacedcloudprofile/reconciler.go (finalizer); "
-    "docs/design.md §5 denies the DELETE itself",
-    uses_cluster=True,
-)
 
 RULES: Final = (REF_NCP_001, REF_DEL_002)
-
-
-@REF_DEL_002.check
-def validate_not_referenced(shoots: Sequence[ObjectKey]) -> list[Finding]:
-    """One finding naming (at most ten of) the Shoots that still use the profile, as Go's %+v of a []string."""
-    if not shoots:
-        return []
-    names = [str(k) for k in shoots]
-    listing = f"[{' '.join(names[:10])}]" + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    detail = f"Cannot delete NamespacedCloudProfile, because the following Shoots are still referencing it: {listing}"
-    return [REF_DEL_002.forbidden(ROOT, detail)]
 
 
 def _removed_overrides(

@@ -23,15 +23,14 @@ from webhook.domain.field import ROOT, SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import Capabilities, Origin, capabilities_of, merge_spec, to_parent_format
 from webhook.domain.versions import Classification, current_classification
 from webhook.models.base import format_rfc3339
-from webhook.models.core import (
+from webhook.models.cloudprofile import (
     CloudProfile,
     CloudProfileSpec,
     ExpirableVersion,
     MachineImage,
     MachineImageVersion,
-    NamespacedCloudProfile,
-    NamespacedCloudProfileSpec,
 )
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.kubernetes import validate_kubernetes_settings
 from webhook.validators.cloudprofile.machine_images import (

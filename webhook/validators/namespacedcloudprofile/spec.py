@@ -13,12 +13,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.domain.field import METADATA, SPEC, FieldPath, Finding, Rule
-from webhook.models.core import (
-    CloudProfileReference,
-    ExpirableVersion,
-    NamespacedCloudProfile,
-    NamespacedCloudProfileSpec,
-)
+from webhook.models.cloudprofile import CloudProfileReference, ExpirableVersion
+from webhook.models.namespacedcloudprofile import NamespacedCloudProfile, NamespacedCloudProfileSpec
 from webhook.validators.cloudprofile.context import ProfileContext
 from webhook.validators.cloudprofile.kubernetes import validate_kubernetes_versions
 from webhook.validators.cloudprofile.machine_images import validate_machine_images

@@ -1,14 +1,15 @@
 """Shoot (core.gardener.cloud/v1beta1): docs/rules.md §C; docs/requirements.md "Versioning", "Kubernetes version skew" and "OperatingSystemConfig contract".
 
 Gardener judges a Shoot in three stages, and so does this package, in one pass without early exits:
-1. `resolve` (C.1, ShootMutator): the referenced CloudProfile (or NamespacedCloudProfile's merged spec, `lookup`)
+1. `resolve` (C.1, ShootMutator, SHM-*): the referenced CloudProfile (or NamespacedCloudProfile's merged spec, `lookup`)
    fills empty or partial versions and omitted machine images. A validating webhook cannot mutate: each resolution
-   is a warning naming the value it resolves to, and judging goes on with the resolved values (`Effective`).
+   is a warning naming the value it resolves to (SH-WARN-005/006, `advice`'s), and judging goes on with the resolved values (`Effective`).
 2. `static` (C.2, C.3): the object's own fields, 422 Invalid, in ValidateShoot's order (its metadata first, in
-   `metadata`; addons in `addons`): the pools' own fields in
-   `workers`, kubelet configurations in `kubelet`, the control-plane components in `kubernetes` (`kubeapiserver`,
-   `components`), `networking`, `maintenance`, `hibernation`, the other top-level fields in `spec`.
-3. `profile` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the docs/requirements.md "Versioning" warnings.
+   `metadata`; addons in `addons`). `static` only orchestrates; each rule family has one module (or sub-package):
+   the worker pools in `workers` (SH-WRK, SH-SYS, SH-INP, SH-CRI-POL), kubelet configurations in `kubelet`, the
+   Kubernetes version and control-plane components in `kubernetes` (SH-K8S), the version-gated fields in
+   `version_gates` (SH-VER), `networking`, `maintenance`, `hibernation`, the other top-level fields in `spec`.
+3. `profile` and `profile_workers` (C.4, ShootValidator) against the profile, 403 Forbidden; `advice` adds the docs/requirements.md "Versioning" warnings.
 `access` judges control-plane zones and access restrictions in stages 2 (SH-ZONE-*, called by `static`) and 3
 (SH-ADM-ZONE-*, SH-ADM-ACC-*). `gardener_warnings` gives gardener-apiserver's own Shoot warnings (SH-GW-*) when
 stages 1 and 2 deny nothing, as Gardener computes them only after its mutator and static validation passed.
@@ -26,17 +27,15 @@ from typing import Final
 from webhook.admission.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
 from webhook.cluster.view import ClusterView
 from webhook.domain.field import METADATA, Finding, Mode, Verdict
-from webhook.models.core import Shoot, ShootSpec
 from webhook.models.defaults import default_shoot
+from webhook.models.shoot import Shoot, ShootSpec
 from webhook.settings import Settings
 from webhook.validators.shoot import (
     access,
     addons,
     advice,
-    components,
     gardener_warnings,
     hibernation,
-    kubeapiserver,
     kubelet,
     kubernetes,
     lookup,
@@ -44,17 +43,19 @@ from webhook.validators.shoot import (
     metadata,
     networking,
     profile,
+    profile_workers,
     resolve,
     spec,
     static,
+    version_gates,
     workers,
 )
-from webhook.validators.shoot.effective import Effective
+from webhook.validators.shoot.effective import Effective, StaticContext
 
 RULES: Final = (
-    *metadata.RULES, *static.RULES, *addons.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES, *kubeapiserver.RULES,
-    *components.RULES, *networking.RULES, *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES,
-    *profile.RULES, *access.RULES, *advice.RULES, *gardener_warnings.RULES,
+    *metadata.RULES, *version_gates.RULES, *addons.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES,
+    *networking.RULES, *maintenance.RULES, *hibernation.RULES, *lookup.RULES, *resolve.RULES,
+    *profile.RULES, *profile_workers.RULES, *access.RULES, *advice.RULES, *gardener_warnings.RULES,
 )  # fmt: skip
 
 
@@ -98,7 +99,7 @@ def _judge(
         before = (
             resolve.resolve(old, None, found.profile, request.now)[0] if found.profile is not None else Effective(old)
         )
-    ctx = static.StaticContext(
+    ctx = StaticContext(
         in_place_gate=settings.feature_gates.in_place_node_updates,
         cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
         namespace=namespace,

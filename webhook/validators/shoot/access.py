@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.domain.field import SPEC, ErrorType, FieldPath, Finding, Rule
-from webhook.models.core import AccessRestrictionWithOptions, CloudProfileSpec, ControlPlane, Region, ShootSpec
+from webhook.models.cloudprofile import CloudProfileSpec, Region
+from webhook.models.shoot import AccessRestrictionWithOptions, ControlPlane, ShootSpec
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 _ADM: Final = "gardener/gardener plugin/pkg/shoot/validator/admission.go"

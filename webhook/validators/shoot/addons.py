@@ -19,7 +19,7 @@ import re
 from typing import Final
 
 from webhook.domain.field import FieldPath, Finding, Rule
-from webhook.models.core import NginxIngress, ShootAddons
+from webhook.models.shoot import NginxIngress, ShootAddons
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

@@ -1,4 +1,4 @@
-"""Warnings for Shoot owners about the versions they run (docs/requirements.md "Versioning"; Gardener gives none): SH-WARN-001..004.
+"""Warnings for Shoot owners about the versions they run (docs/requirements.md "Versioning"; Gardener gives none): SH-WARN-*.
 
 For the control plane, every pool's own Kubernetes version and every pool's machine image version, at most one
 warning each, in this order of urgency: already expired and left in use on UPDATE (SH-WARN-004, with the version
@@ -11,6 +11,8 @@ else to the next consecutive minor (a pool never beyond its control plane); mach
 updateStrategy among the versions the pool can use (architecture, CRI, kubelet constraint, in-place support).
 Sources: docs/requirements.md "Versioning" (Automatic Version Upgrades, Update path for machine image versions); gardener
 pkg/controllermanager/controller/shoot/maintenance (reconciler.go, helper/helper.go FilterMachineImageVersions).
+The whole SH-WARN family lives here: SH-WARN-005 and -006 announce what `resolve` (the mutator) filled in, and
+`resolve` asks this module for them (Source: gardener plugin/pkg/shoot/mutator/admission.go).
 """
 
 from __future__ import annotations
@@ -32,18 +34,21 @@ from webhook.domain.versions import (
     find_version,
 )
 from webhook.models.base import format_date
-from webhook.models.core import ExpirableVersion, MachineImage, MachineImageVersion, Worker
+from webhook.models.cloudprofile import ExpirableVersion, MachineImage, MachineImageVersion
+from webhook.models.shoot import ShootMachineImage, Worker
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     Effective,
+    capabilities_supported,
     find_worker,
+    image_label,
     is_in_place,
     normalized,
     worker_path,
 )
-from webhook.validators.shoot.resolve import capabilities_supported
 
 _SEED: Final = "docs/requirements.md"
+_MUT: Final = "gardener/gardener plugin/pkg/shoot/mutator/admission.go"
 
 SH_WARN_001 = Rule("SH-WARN-001", f'{_SEED} "Version Classifications": preview', Mode.WARN, uses_cluster=True)
 SH_WARN_002 = Rule("SH-WARN-002", f'{_SEED} "Version Classifications": deprecated', Mode.WARN, uses_cluster=True)
@@ -60,7 +65,16 @@ SH_WARN_004 = Rule(
     uses_cluster=True,
 )
 
-RULES: Final = (SH_WARN_001, SH_WARN_002, SH_WARN_003, SH_WARN_004)
+SH_WARN_005 = Rule(
+    "SH-WARN-005", f"{_MUT} defaultKubernetesVersion (the value the mutator would write)", Mode.WARN, uses_cluster=True
+)
+
+SH_WARN_006 = Rule(
+    "SH-WARN-006", f"{_MUT} ensureMachineImage (the value the mutator would write)", Mode.WARN, uses_cluster=True
+)
+
+
+RULES: Final = (SH_WARN_001, SH_WARN_002, SH_WARN_003, SH_WARN_004, SH_WARN_005, SH_WARN_006)
 
 # Shoot owners read these in kubectl's output: pick the longest wording that stays within 120 characters, field path
 # included (`<path>: <detail>`). rendering.compose_warning enforces the API server's hard limit of 256.
@@ -237,6 +251,49 @@ def _fit(path: FieldPath, labels: Sequence[str], *templates: str) -> str:
     return next((c for c in candidates if len(c) <= room), candidates[-1])
 
 
+def _warn_expired(labels: Sequence[str], target: Target, now: datetime, path: FieldPath) -> list[Finding]:
+    """SH-WARN-004 for an expired version kept in use, naming the force-update target at now (if any)."""
+    to = target(now)
+    if to is None:
+        detail = _fit(
+            path, labels, "{label} is expired and has no force-update target", "expired, no force-update target"
+        )
+    else:
+        detail = _fit(
+            path,
+            labels,
+            f'{{label}} is expired: the next maintenance window force-updates it to "{to}"',
+            f'{{label}} is expired: next maintenance force-updates it to "{to}"',
+            f'expired: next maintenance force-updates it to "{to}"',
+            f'expired: force update to "{to}"',
+        )
+    return [SH_WARN_004.forbidden(path, detail)]
+
+
+def _warn_expiring(expiry: datetime, labels: Sequence[str], target: Target, path: FieldPath) -> list[Finding]:
+    """SH-WARN-003 for a version expiring at `expiry`, naming the force-update target just after it (if any)."""
+    date = format_date(expiry)
+    to = target(expiry + _ONE_SECOND)
+    if to is None:
+        detail = _fit(
+            path,
+            labels,
+            f"{{label}} expires on {date} and has no force-update target",
+            f"{{label}} expires on {date}, no force-update target",
+            f"expires on {date}, no force-update target",
+        )
+    else:
+        detail = _fit(
+            path,
+            labels,
+            f'{{label}} expires on {date}, then a force update moves it to "{to}"',
+            f'{{label}} expires on {date}, then force update to "{to}"',
+            f'expires on {date}, then force update to "{to}"',
+            f"expires on {date}",
+        )
+    return [SH_WARN_003.forbidden(path, detail)]
+
+
 def _advise(
     entry: ExpirableVersion,
     labels: Sequence[str],
@@ -258,43 +315,10 @@ def _advise(
     if classification == Classification.EXPIRED:
         if not existing:
             return []  # on CREATE and for new pools an expired version is denied (SH-ADM-K8S-*, SH-ADM-IMG-001)
-        to = target(now)
-        if to is None:
-            detail = _fit(
-                path, labels, "{label} is expired and has no force-update target", "expired, no force-update target"
-            )
-        else:
-            detail = _fit(
-                path,
-                labels,
-                f'{{label}} is expired: the next maintenance window force-updates it to "{to}"',
-                f'{{label}} is expired: next maintenance force-updates it to "{to}"',
-                f'expired: next maintenance force-updates it to "{to}"',
-                f'expired: force update to "{to}"',
-            )
-        return [SH_WARN_004.forbidden(path, detail)]
+        return _warn_expired(labels, target, now, path)
     expiry = _expiry(entry)
     if expiry is not None and now < expiry <= now + timedelta(days=days):
-        date = format_date(expiry)
-        to = target(expiry + _ONE_SECOND)
-        if to is None:
-            detail = _fit(
-                path,
-                labels,
-                f"{{label}} expires on {date} and has no force-update target",
-                f"{{label}} expires on {date}, no force-update target",
-                f"expires on {date}, no force-update target",
-            )
-        else:
-            detail = _fit(
-                path,
-                labels,
-                f'{{label}} expires on {date}, then a force update moves it to "{to}"',
-                f'{{label}} expires on {date}, then force update to "{to}"',
-                f'expires on {date}, then force update to "{to}"',
-                f"expires on {date}",
-            )
-        return [SH_WARN_003.forbidden(path, detail)]
+        return _warn_expiring(expiry, labels, target, path)
     if classification == Classification.PREVIEW:
         detail = _fit(
             path,
@@ -320,3 +344,38 @@ def _advise(
             )
         return [SH_WARN_002.forbidden(path, detail)]
     return []
+
+
+# ------------------------------------------------------------------------------------------------ resolutions
+
+
+@SH_WARN_005.check
+def warn_kubernetes_resolved(given: str, resolved: str, path: FieldPath) -> list[Finding]:
+    """The mutator's resolution of an empty or partial Kubernetes version (`resolve` decides it); path: the version."""
+    what = "not set," if not given else f'"{given}"'
+    return [SH_WARN_005.forbidden(path, f'{what} resolves to "{resolved}"')]
+
+
+@SH_WARN_006.check
+def warn_image_kept(kept: ShootMachineImage, path: FieldPath, *, version_only: bool) -> list[Finding]:
+    """An existing pool keeps its stored image: the new one omits the image (or, version_only, just its version);
+    path: workers[i].machine.image."""
+    if version_only:
+        return [SH_WARN_006.forbidden(path, f'version not set, keeps "{image_label(kept)}"')]
+    return [SH_WARN_006.forbidden(path, f'not set, keeps "{image_label(kept)}" of the stored pool')]
+
+
+@SH_WARN_006.check
+def warn_image_resolved(given: ShootMachineImage | None, image: ShootMachineImage, path: FieldPath) -> list[Finding]:
+    """The machine image the mutator defaults from the profile for `given`; path: workers[i].machine.image."""
+    return [SH_WARN_006.forbidden(path, f'{_what_was_given(given)} resolves to "{image_label(image)}"')]
+
+
+def _what_was_given(given: ShootMachineImage | None) -> str:
+    if given is None:
+        return "not set,"
+    if not given.name:
+        return "name not set,"
+    if not given.version:
+        return "version not set,"
+    return f'version "{given.version}"'

@@ -8,14 +8,15 @@ the reason is reported once, by the rule that could not resolve it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from webhook.domain.constraints import Constraint
 from webhook.domain.field import SPEC, FieldPath
+from webhook.domain.profiles import Capabilities
 from webhook.domain.versions import Version, find_version, normalize_version
-from webhook.models.core import Shoot, ShootMachineImage, Worker
+from webhook.models.shoot import Shoot, ShootMachineImage, Worker
 
 WORKERS: Final = SPEC.child("provider", "workers")
 KUBERNETES_VERSION: Final = SPEC.child("kubernetes", "version")
@@ -118,3 +119,36 @@ class Effective:
 def worker_path(i: int) -> FieldPath:
     """spec.provider.workers[i]"""
     return WORKERS.index(i)
+
+
+def capabilities_supported(
+    wanted: Mapping[str, Sequence[str]], flavors: Sequence[Mapping[str, Sequence[str]]], definitions: Capabilities
+) -> bool:
+    """Whether some image flavor offers every capability of a machine type (defaults applied to both sides).
+
+    No flavors means every capability is supported. Source: gardener v1beta1 helper
+    AreCapabilitiesSupportedByImageFlavors, AreCapabilitiesCompatible.
+    """
+    if not flavors:
+        return True
+
+    def defaulted(capabilities: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+        return {
+            name: set(capabilities[name]) if name in capabilities else set(values)
+            for name, values in definitions.items()
+        }
+
+    machine = defaulted(wanted)
+    return any(all(values & machine.get(name, set()) for name, values in defaulted(f).items()) for f in flavors)
+
+
+@dataclass(frozen=True, slots=True)
+class StaticContext:
+    """What static rules read besides the Shoot: the InPlaceNodeUpdates gate, the CRI policy (docs/requirements.md "OperatingSystemConfig contract"), the Shoot's
+    namespace, and whether an UPDATE keeps kube-apiserver's acceptedIssuers as stored (then they are not judged).
+    """
+
+    in_place_gate: bool = False
+    cri_unsupported_images: frozenset[str] = frozenset()
+    namespace: str = ""
+    accepted_issuers_as_stored: bool = False

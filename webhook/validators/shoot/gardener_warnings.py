@@ -30,13 +30,8 @@ from typing import Final
 
 from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import ROOT, FieldPath, Finding, Mode, Rule
-from webhook.models.core import (
-    CredentialsRotation,
-    InitiatedRotation,
-    KubeAPIServerConfig,
-    Shoot,
-    ShootCredentialsRotation,
-)
+from webhook.models.shoot import CredentialsRotation, InitiatedRotation, Shoot, ShootCredentialsRotation
+from webhook.models.shoot_kubernetes import KubeAPIServerConfig
 from webhook.validators.shoot.effective import Effective, satisfies
 
 _GW: Final = "gardener/gardener pkg/api/core/shoot/warnings.go"

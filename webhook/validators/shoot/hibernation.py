@@ -15,7 +15,7 @@ from typing import Final
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.goport.cron import cron_error
 from webhook.goport.gotime import location_error
-from webhook.models.core import Hibernation, HibernationSchedule
+from webhook.models.shoot import Hibernation, HibernationSchedule
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

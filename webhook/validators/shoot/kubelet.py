@@ -23,14 +23,14 @@ from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.quantity import InvalidQuantity, parse_quantity
 from webhook.domain.versions import find_version
 from webhook.goport.gotime import HOUR, SECOND, InvalidTime, format_duration, parse_duration
-from webhook.models.core import (
+from webhook.models.shoot_kubernetes import (
     KubeletConfig,
     KubeletConfigEviction,
     KubeletConfigEvictionMinimumReclaim,
     KubeletConfigEvictionSoftGracePeriod,
 )
-from webhook.validators.shoot.components import NEGATIVE, nonnegative_duration, quantity_value, validate_feature_gates
 from webhook.validators.shoot.effective import Effective, worker_path
+from webhook.validators.shoot.shared import NEGATIVE, nonnegative_duration, quantity_value, validate_feature_gates
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

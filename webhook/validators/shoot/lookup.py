@@ -23,12 +23,8 @@ from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, Cluste
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import ProfileIndex
 from webhook.goport.gourl import go_quote
-from webhook.models.core import (
-    CloudProfileReference,
-    CloudProfileSpec,
-    Shoot,
-    Worker,
-)
+from webhook.models.cloudprofile import CloudProfileReference, CloudProfileSpec
+from webhook.models.shoot import Shoot, Worker
 
 PROFILE_KINDS: Final = (CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE)  # sorted
 

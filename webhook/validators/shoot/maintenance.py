@@ -13,8 +13,8 @@ from typing import Final
 
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.goport.gotime import HOUR, MINUTE, InvalidTime, format_duration, parse_maintenance_time, window_seconds
-from webhook.models.core import Maintenance, MaintenanceRotationConfig, MaintenanceTimeWindow
-from webhook.validators.shoot.components import WORKERLESS
+from webhook.models.shoot import Maintenance, MaintenanceRotationConfig, MaintenanceTimeWindow
+from webhook.validators.shoot.shared import WORKERLESS
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

@@ -26,7 +26,7 @@ from typing import Final
 from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
-from webhook.models.core import Shoot
+from webhook.models.shoot import Shoot
 from webhook.validators.meta import name_is_dns_label, validate_annotations, validate_labels, validate_object_name
 from webhook.validators.shoot.effective import satisfies
 

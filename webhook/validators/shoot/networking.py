@@ -18,9 +18,9 @@ from functools import lru_cache
 from typing import Final
 
 from webhook.domain.field import FieldPath, Finding, Rule
-from webhook.models.core import Networking
+from webhook.models.shoot import Networking
 from webhook.validators.meta import qualified_name_errors
-from webhook.validators.shoot.components import WORKERLESS
+from webhook.validators.shoot.shared import WORKERLESS
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 

@@ -5,46 +5,36 @@ Shoot is empty, so everything is judged): an expired version stays acceptable fo
 CloudProfile that moved on does not block unrelated edits. The kubelet version constraint and the limits are
 judged on every request. Per pool, the first failing machine check (type, then image) wins and the checks that
 need a valid machine (CRI, kubelet constraint) are skipped for that pool. Values the resolution left unknown are
-skipped (reported already). Source: gardener plugin/pkg/shoot/validator/admission.go (functions named per rule).
+skipped (reported already). A pool's CRI, kubelet, kubeReserved and volume are `profile_workers`' (SH-ADM-CRI, -KUB,
+-KRS, -VOL), called from validateProvider's loop here.
+Source: gardener plugin/pkg/shoot/validator/admission.go (functions named per rule).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
 from webhook.admission.kinds import Operation
 from webhook.domain import profiles
-from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule
-from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES, Capabilities, ProfileIndex, capabilities_of
-from webhook.domain.quantity import InvalidQuantity, format_quantity, parse_quantity
+from webhook.domain.profiles import ARCHITECTURES, Capabilities, ProfileIndex, capabilities_of
 from webhook.domain.versions import Classification, current_classification, find_version, is_active
-from webhook.models.core import (
-    CRI,
-    ExpirableVersion,
-    KubeletConfig,
-    MachineImageVersion,
-    MachineType,
-    Region,
-    Shoot,
-    ShootMachine,
-    ShootMachineImage,
-    Worker,
-    WorkerVolume,
-)
+from webhook.models.cloudprofile import ExpirableVersion, MachineImageVersion, MachineType, Region
+from webhook.models.shoot import Shoot, ShootMachine, ShootMachineImage, Worker
 from webhook.validators.meta import go_list
+from webhook.validators.shoot import profile_workers
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     WORKERS,
     Effective,
+    capabilities_supported,
     find_worker,
     is_in_place,
     normalized,
 )
-from webhook.validators.shoot.resolve import capabilities_supported
 
 _ADM: Final = "gardener/gardener plugin/pkg/shoot/validator/admission.go"
 
@@ -61,18 +51,12 @@ SH_ADM_MT_001 = Rule("SH-ADM-MT-001", f"{_ADM} validateWorkerMachine, validateMa
 SH_ADM_IMG_001 = Rule(
     "SH-ADM-IMG-001", f"{_ADM} validateMachineImage, validateMachineImagesConstraints", uses_cluster=True
 )
-SH_ADM_CRI_001 = Rule("SH-ADM-CRI-001", f"{_ADM} validateContainerRuntimeInterface, validateCRI", uses_cluster=True)
-SH_ADM_KUB_001 = Rule("SH-ADM-KUB-001", f"{_ADM} validateKubeletVersion", uses_cluster=True)
-SH_ADM_VOL_001 = Rule(
-    "SH-ADM-VOL-001", f"{_ADM} validateWorkerVolume, validateVolumeTypes, validateVolumeSize", uses_cluster=True
-)
 SH_ADM_LIM_001 = Rule("SH-ADM-LIM-001", f"{_ADM} validateLimits, validateMaxNodesTotal", uses_cluster=True)
 SH_ADM_CAP_001 = Rule("SH-ADM-CAP-001", f"{_ADM} validateMachineCapabilities", uses_cluster=True)
-SH_ADM_KRS_001 = Rule("SH-ADM-KRS-001", f"{_ADM} validateKubeletConfig (kubeReserved)", uses_cluster=True)
 
 RULES: Final = (
     SH_ADM_K8S_001, SH_ADM_K8S_002, SH_ADM_K8S_003, SH_ADM_PRV_001, SH_ADM_REG_001, SH_ADM_MT_001, SH_ADM_IMG_001,
-    SH_ADM_CRI_001, SH_ADM_KUB_001, SH_ADM_VOL_001, SH_ADM_LIM_001, SH_ADM_CAP_001, SH_ADM_KRS_001,
+    SH_ADM_LIM_001, SH_ADM_CAP_001,
 )  # fmt: skip
 
 _EMPTY: Final = Shoot()
@@ -127,7 +111,7 @@ def _validate_provider(
     spec = profile.spec
     shoot = new.shoot
     if shoot.spec.provider.type != spec.type:
-        detail = f"provider type in shoot must equal provider type of referenced CloudProfile: {_quote(spec.type)}"
+        detail = f"provider type in shoot must equal provider type of referenced CloudProfile: {profile_workers.quote(spec.type)}"
         return [SH_ADM_PRV_001.invalid(SPEC.child("provider", "type"), shoot.spec.provider.type, detail)]
     if new.version is not None and find_version(new.version) is None:
         return [SH_ADM_K8S_003.invalid(KUBERNETES_VERSION, new.version, "cannot parse the kubernetes version")]
@@ -150,16 +134,20 @@ def _validate_provider(
         machine_findings, machine_ok = _validate_machine(pool, new, profile, capabilities, shoot.spec.region, now, path)
         findings.extend(machine_findings)
         if machine_ok and new.image_known(i):
-            findings.extend(_validate_cri(profile, worker, pool.old, path.child("cri")))
+            findings.extend(profile_workers.validate_cri(profile, worker, pool.old, path.child("cri")))
             kubelet = new.kubelet_version(i)
             if kubelet is not None:
-                findings.extend(_validate_kubelet_version(profile, worker.machine.image, kubelet, path))
-        findings.extend(_validate_volume(profile, worker, pool.old, shoot.spec.region, path.child("volume")))
+                findings.extend(profile_workers.validate_kubelet_version(profile, worker.machine.image, kubelet, path))
+        findings.extend(
+            profile_workers.validate_volume(profile, worker, pool.old, shoot.spec.region, path.child("volume"))
+        )
         if worker.kubernetes is not None:
             kubelet_config = worker.kubernetes.kubelet or kubelet_config
             reserved_path = path.child("kubernetes", "kubelet")
             findings.extend(
-                _validate_kube_reserved(spec.machine_types, worker.machine.type, kubelet_config, reserved_path)
+                profile_workers.validate_kube_reserved(
+                    spec.machine_types, worker.machine.type, kubelet_config, reserved_path
+                )
             )
         own = new.pool_version(i)
         if own is not None:
@@ -186,10 +174,6 @@ def _old_pool_version(old: Worker, before: Shoot) -> str:
     if old.kubernetes is not None and old.kubernetes.version is not None:
         return old.kubernetes.version
     return before.spec.kubernetes.version
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 # -------------------------------------------------------------------------------------------- kubernetes versions
@@ -256,7 +240,7 @@ def _validate_zones(
         zone_path = path.child("zones").index(j)
         if judged and zone not in valid:
             if known is None:
-                detail = f"the cloud profile offers no region {_quote(region)}"
+                detail = f"the cloud profile offers no region {profile_workers.quote(region)}"
                 findings.append(SH_ADM_REG_001.invalid(zone_path, zone, detail))
             elif not valid:
                 detail = "this region does not support availability zones, please do not configure them"
@@ -267,21 +251,6 @@ def _validate_zones(
             findings.append(SH_ADM_REG_001.duplicate(zone_path, zone))
         used.add(zone)
     return findings
-
-
-def _unavailable_in_a_zone(
-    profile: ProfileIndex, region: str, zones: Iterable[str], name: str, *, volume: bool
-) -> bool:
-    """Whether a machine (or volume) type is listed unavailable in one of `zones` of `region` (its first entry)."""
-    known = profile.region(region)
-    if known is None:
-        return False
-    wanted = set(zones)
-    return any(
-        name in (z.unavailable_volume_types if volume else z.unavailable_machine_types)
-        for z in known.zones
-        if z.name in wanted
-    )
 
 
 # ------------------------------------------------------------------------------------------------------ machine
@@ -329,7 +298,9 @@ def _validate_machine_type(
     def fits(machine_type: MachineType) -> tuple[bool, bool, bool]:
         """(architecture, usable, available in the pool's zones) of one machine type."""
         t_arch = profiles.machine_type_architecture(machine_type, capabilities) == pool.architecture
-        t_zones = not _unavailable_in_a_zone(profile, region, worker.zones, machine_type.name, volume=False)
+        t_zones = not profile_workers.unavailable_in_a_zone(
+            profile, region, worker.zones, machine_type.name, volume=False
+        )
         return t_arch, bool(machine_type.usable), t_zones
 
     # The pool's own type first (the last entry of that name counts, as in Gardener's loop); the list of supported
@@ -340,16 +311,16 @@ def _validate_machine_type(
         return []
     supported = {t.name for t in spec.machine_types if all(fits(t))}
     if match is None:
-        none = f"the cloud profile offers no usable machine types for architecture {_quote(pool.architecture)} in the pool's zones"
+        none = f"the cloud profile offers no usable machine types for architecture {profile_workers.quote(pool.architecture)} in the pool's zones"
         return [SH_ADM_MT_001.unsupported(path, worker.machine.type, sorted(supported), none=none)]
     arch_ok, usable, in_zones = fits(match)
-    detail = f"machine type {_quote(worker.machine.type)} "
+    detail = f"machine type {profile_workers.quote(worker.machine.type)} "
     if not usable:
         detail += "is unusable, "
     if not in_zones:
         detail += "is unavailable in at least one zone, "
     if not arch_ok:
-        detail += f"does not support CPU architecture {_quote(pool.architecture)}, "
+        detail += f"does not support CPU architecture {profile_workers.quote(pool.architecture)}, "
     detail += f"supported types are {go_list(sorted(supported))}"
     return [SH_ADM_MT_001.invalid(path, worker.machine.type, detail)]
 
@@ -409,11 +380,11 @@ def _validate_machine_image(
         key for key, (ok, arch, in_place_able) in by_label.items() if ok and arch and (not in_place or in_place_able)
     }
     if not listed:
-        none = f"the cloud profile offers no usable versions of machine image {_quote(image.name)} for this pool"
+        none = f"the cloud profile offers no usable versions of machine image {profile_workers.quote(image.name)} for this pool"
         return [SH_ADM_IMG_001.unsupported(path.child("image", "version"), image.version, sorted(valid), none=none)]
     detail = f"machine image version '{label}' "
     if not arch_ok:
-        detail += f"does not support CPU architecture {_quote(pool.architecture)}, "
+        detail += f"does not support CPU architecture {profile_workers.quote(pool.architecture)}, "
     if not active:
         detail += "is expired, "
     if in_place and not in_place_ok:
@@ -445,12 +416,12 @@ def _validate_machine_capabilities(
     machine_type = named[0] if named else None
     if image is None or machine_type is None:
         return []
-    version = _find_image_version(profile, image)
+    version = profile_workers.find_image_version(profile, image)
     flavors = version.capability_flavors if version is not None else []
     if capabilities_supported(machine_type.capabilities, flavors, capabilities):
         return []
     detail = (
-        f"machine capabilities {_go_map(machine_type.capabilities)} of machine type {_quote(worker.machine.type)} "
+        f"machine capabilities {_go_map(machine_type.capabilities)} of machine type {profile_workers.quote(worker.machine.type)} "
         f"are not supported by machine image {image.name}:{image.version or ''}"
     )
     return [SH_ADM_CAP_001.invalid(path, image.version or "", detail)]
@@ -468,183 +439,10 @@ def _lower(version: str, than: str) -> bool:
     return a is not None and b is not None and a < b
 
 
-def _find_image_version(profile: ProfileIndex, image: ShootMachineImage | None) -> MachineImageVersion | None:
-    if image is None:
-        return None
-    images = profile.images(image.name)
-    if not images:
-        return None
-    return next((v for v in images[0].versions if v.version == image.version), None)
-
-
 # ------------------------------------------------------------------------------------------- CRI and kubelet
 
 
-@SH_ADM_CRI_001.check
-def _validate_cri(profile: ProfileIndex, worker: Worker, old: Worker, path: FieldPath) -> list[Finding]:
-    """A changed CRI (or image) must be offered by the image version, with every container runtime asked for
-    (validateContainerRuntimeInterface, validateCRI); path: workers[i].cri.
-    """
-    cri, image = worker.cri, worker.machine.image
-    if cri is None or image is None or (cri == old.cri and image == old.machine.image):
-        return []
-    if cri.name not in CRI_NAMES:
-        return []  # reported by SH-WRK-001
-    version = _find_image_version(profile, image)
-    if version is None:
-        return []
-    label = f"{image.name}@{image.version or ''}"
-    offered: CRI | None = next((c for c in version.cri if c.name == cri.name), None)
-    if offered is None:
-        names = go_list([c.name for c in version.cri])
-        detail = f"machine image '{label}' does not support CRI '{cri.name}', supported values: {names}"
-        return [SH_ADM_CRI_001.invalid(path.child("name"), cri.name, detail)]
-    types = [r.type for r in offered.container_runtimes]
-    findings: list[Finding] = []
-    for k, runtime in enumerate(cri.container_runtimes):
-        if runtime.type and runtime.type not in types:  # an empty type is SH-WRK-001's
-            detail = (
-                f"machine image '{label}' does not support container runtime '{runtime.type}', "
-                f"supported values: {go_list(types)}"
-            )
-            type_path = path.child("containerRuntimes").index(k).child("type")
-            findings.append(SH_ADM_CRI_001.invalid(type_path, runtime.type, detail))
-    return findings
-
-
-@SH_ADM_KUB_001.check
-def _validate_kubelet_version(
-    profile: ProfileIndex, image: ShootMachineImage | None, kubelet: str, path: FieldPath
-) -> list[Finding]:
-    """The pool's kubelet version satisfies the image version's kubeletVersionConstraint, on every request
-    (validateKubeletVersion); path: workers[i]. An unparsable kubelet version is SH-K8S-005's to report.
-    """
-    version = _find_image_version(profile, image)
-    if version is None or version.kubelet_version_constraint is None or image is None:
-        return []
-    parsed = find_version(kubelet)
-    if parsed is None:
-        return []
-    try:
-        constraint = parse_constraint(version.kubelet_version_constraint)
-    except ValueError:
-        return []  # a CloudProfile cannot hold an invalid constraint (CP-MI-009)
-    if constraint.allows(parsed):
-        return []
-    detail = (
-        f"machine image '{image.name}@{image.version}' does not support kubelet version '{parsed}', supported kubelet "
-        f"versions by this machine image version: '{version.kubelet_version_constraint}'"
-    )
-    return [SH_ADM_KUB_001.invalid(path.child("machine", "image"), image.model_dump(exclude_none=True), detail)]
-
-
-@SH_ADM_KRS_001.check
-def _validate_kube_reserved(
-    machine_types: Sequence[MachineType], machine_type: str, kubelet: KubeletConfig | None, path: FieldPath
-) -> list[Finding]:
-    """The kubelet's kubeReserved cpu and memory (absent: 0) stay below the pool's machine type capacity, on every
-    request for pools with a `kubernetes` section (validateKubeletConfig); path: workers[i].kubernetes.kubelet.
-
-    Quantities that do not parse are reported by OBJ-DECODE-001 (Shoot) or the CloudProfile rules.
-    """
-    if kubelet is None:
-        return []
-    reserved = kubelet.kube_reserved
-    cpu = reserved.cpu if reserved is not None and reserved.cpu is not None else "0"
-    memory = reserved.memory if reserved is not None and reserved.memory is not None else "0"
-    findings: list[Finding] = []
-    for candidate in machine_types:
-        if candidate.name != machine_type:
-            continue
-        for what, wanted, capacity in (("CPU", cpu, candidate.cpu), ("memory", memory, candidate.memory)):
-            try:
-                if parse_quantity(wanted) < parse_quantity(capacity):
-                    continue
-            except InvalidQuantity:
-                continue
-            shown = f"kubeReserved {what}: {format_quantity(wanted)}"
-            detail = (
-                f"total reserved {what} (kubeReserved) cannot be more than the Node's {what} capacity "
-                f"'{format_quantity(capacity)}'"
-            )
-            findings.append(SH_ADM_KRS_001.invalid(path, shown, detail))
-    return findings
-
-
 # ------------------------------------------------------------------------------------------------------ volumes
-
-
-@SH_ADM_VOL_001.check
-def _validate_volume(profile: ProfileIndex, worker: Worker, old: Worker, region: str, path: FieldPath) -> list[Finding]:
-    """A changed volume type must exist, be usable and available in the pool's zones; the size must reach the
-    machine type's storage minSize (same type) and the volume type's minSize (validateWorkerVolume); path: volume.
-    """
-    volume = worker.volume
-    if volume is None:
-        return []
-    findings = _validate_volume_type(profile, volume, old.volume, worker.zones, region, path.child("type"))
-    if findings:
-        return findings
-    return _validate_volume_size(profile, worker.machine.type, volume, path.child("size"))
-
-
-def _validate_volume_type(
-    profile: ProfileIndex,
-    volume: WorkerVolume,
-    old: WorkerVolume | None,
-    zones: Sequence[str],
-    region: str,
-    path: FieldPath,
-) -> list[Finding]:
-    spec = profile.spec
-    if volume.type is None or (old is not None and old.type is not None and old.type == volume.type):
-        return []
-    present = usable = in_zones = False
-    supported: set[str] = set()
-    for volume_type in spec.volume_types:
-        t_usable = bool(volume_type.usable)
-        t_zones = not _unavailable_in_a_zone(profile, region, zones, volume_type.name, volume=True)
-        if t_usable and t_zones:
-            supported.add(volume_type.name)
-        if volume_type.name == volume.type:
-            present, usable, in_zones = True, t_usable, t_zones
-    if not present:
-        none = "the cloud profile offers no usable volume types in the pool's zones"
-        return [SH_ADM_VOL_001.unsupported(path, volume.type, sorted(supported), none=none)]
-    if usable and in_zones:
-        return []
-    detail = f"volume type {_quote(volume.type)} "
-    if not usable:
-        detail += "is unusable, "
-    if not in_zones:
-        detail += "is unavailable in at least one zone, "
-    return [SH_ADM_VOL_001.invalid(path, volume.type, f"{detail}supported types are {go_list(sorted(supported))}")]
-
-
-def _validate_volume_size(
-    profile: ProfileIndex, machine_type: str, volume: WorkerVolume, path: FieldPath
-) -> list[Finding]:
-    """validateVolumeSize: machine type storage constraints first, then the volume type's minSize."""
-    if volume.type is None:
-        return []
-    try:
-        size = parse_quantity(volume.volume_size)
-    except InvalidQuantity:
-        return []  # the size format is the static validation's to judge
-    index = profile
-    minimums = [
-        t.storage.min_size
-        for t in index.machine_types(machine_type)
-        if t.storage is not None and t.storage.min_size is not None and t.storage.type == volume.type
-    ]
-    minimums += [v.min_size for v in index.volume_types(volume.type) if v.min_size is not None]
-    for minimum in minimums:
-        try:
-            if size < parse_quantity(minimum):
-                return [SH_ADM_VOL_001.invalid(path, volume.volume_size, f"size must be >= {minimum}")]
-        except InvalidQuantity:
-            continue
-    return []
 
 
 # ------------------------------------------------------------------------------------------------------- limits

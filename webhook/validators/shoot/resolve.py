@@ -1,9 +1,10 @@
-"""C.1: what Gardener's ShootMutator fills in, resolved without mutating (SHM-002, SHM-003, SHM-004, SHM-005).
+"""C.1: what Gardener's ShootMutator fills in, resolved without mutating (SHM-*: SHM-002, SHM-003, SHM-004, SHM-005),
+and its one CREATE check (SHM-001).
 
 Empty or partial Kubernetes versions (`""`, `1`, `1.33`) resolve to the highest *supported* version of that
 major[.minor]; an omitted or partial machine image resolves as the mutator's ensureMachineImage does; an unset
 architecture becomes the machine type's. A validating webhook cannot write the result back, so each resolution is
-announced as a warning (SH-WARN-005 for Kubernetes versions, SH-WARN-006 for machine images; architectures are
+announced as a warning (SH-WARN-005 for Kubernetes versions, SH-WARN-006 for machine images, both `advice`'s; architectures are
 filled silently, as they never change what the user asked for), and the rules go on judging the resolved values.
 When nothing suitable exists the request is denied with Gardener's messages (403, they depend on the profile).
 Source: gardener plugin/pkg/shoot/mutator/admission.go defaultKubernetesVersion, findLatestSupportedVersion,
@@ -14,29 +15,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Final
 
 from webhook.domain import profiles
-from webhook.domain.field import FieldPath, Finding, Mode, Rule
+from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import Capabilities, ProfileIndex, capabilities_of
 from webhook.domain.versions import find_version, latest_non_preview_version, latest_supported_version
-from webhook.models.core import (
-    ExpirableVersion,
-    MachineImage,
-    MachineImageVersion,
-    MachineType,
-    Shoot,
-    ShootMachineImage,
-    Worker,
-)
+from webhook.models.cloudprofile import ExpirableVersion, MachineImage, MachineImageVersion, MachineType
 from webhook.models.defaults import DEFAULT_ARCHITECTURE
+from webhook.models.shoot import Shoot, ShootMachineImage, Worker
+from webhook.validators.shoot import advice
 from webhook.validators.shoot.effective import (
     KUBERNETES_VERSION,
     Effective,
+    capabilities_supported,
     find_worker,
-    image_label,
     is_full_version,
     is_in_place,
     worker_path,
@@ -44,17 +39,13 @@ from webhook.validators.shoot.effective import (
 
 _MUT: Final = "gardener/gardener plugin/pkg/shoot/mutator/admission.go"
 
+SHM_001 = Rule("SHM-001", "gardener/gardener plugin/pkg/shoot/mutator/admission.go Admit (CREATE)")
+
 SHM_002 = Rule("SHM-002", f"{_MUT} defaultKubernetes, defaultKubernetesVersion", uses_cluster=True)
 SHM_003 = Rule("SHM-003", f"{_MUT} defaultKubernetesVersionForWorker", uses_cluster=True)
 SHM_005 = Rule("SHM-005", f"{_MUT} ensureMachineImage, getDefaultMachineImage", uses_cluster=True)
-SH_WARN_005 = Rule(
-    "SH-WARN-005", f"{_MUT} defaultKubernetesVersion (the value the mutator would write)", Mode.WARN, uses_cluster=True
-)
-SH_WARN_006 = Rule(
-    "SH-WARN-006", f"{_MUT} ensureMachineImage (the value the mutator would write)", Mode.WARN, uses_cluster=True
-)
 
-RULES: Final = (SHM_002, SHM_003, SHM_005, SH_WARN_005, SH_WARN_006)
+RULES: Final = (SHM_001, SHM_002, SHM_003, SHM_005)
 
 _UINT: Final = re.compile(r"[0-9]+")
 _UINT64_MAX: Final = 2**64 - 1
@@ -72,6 +63,23 @@ def _uint(text: str) -> int | None:
 
 
 # ---------------------------------------------------------------------------------------------- entry points
+
+
+@SHM_001.check
+def validate_single_profile_reference(shoot: Shoot) -> list[Finding]:
+    """A new Shoot names its profile once: `cloudProfileName` or `cloudProfile`, not both (SHM-001).
+
+    The API server's strategy copies one field into the other before a webhook sees the object (for Kubernetes
+    < 1.34), so only references that disagree can be told apart from that copy: a different name, or a
+    NamespacedCloudProfile next to a cloudProfileName.
+    """
+    name, ref = shoot.spec.cloud_profile_name, shoot.spec.cloud_profile
+    if not name or ref is None:
+        return []
+    if ref.name == name and (ref.kind or "CloudProfile") == "CloudProfile":
+        return []
+    detail = "new shoot can only specify either cloudProfileName or cloudProfile reference"
+    return [SHM_001.forbidden(SPEC.child("cloudProfileName"), detail)]
 
 
 def unresolved(shoot: Shoot, *, referenced: bool) -> Effective:
@@ -179,8 +187,7 @@ def _resolve_kubernetes(
     resolved = latest_supported_version(versions, now, major=major, minor=minor)
     if resolved is None:
         return None, [rule.invalid(path, given, _NO_SUITABLE_VERSION.format(given))]
-    what = "not set," if not given else f'"{given}"'
-    return resolved, [SH_WARN_005.forbidden(path, f'{what} resolves to "{resolved}"')]
+    return resolved, advice.warn_kubernetes_resolved(given, resolved, path)
 
 
 # -------------------------------------------------------------------------------------------- architectures
@@ -225,26 +232,15 @@ def _resolve_image(
     kept = old_worker.machine.image if old_worker is not None else None
     if kept is not None:
         if given is None:
-            return kept, [SH_WARN_006.forbidden(image_path, f'not set, keeps "{image_label(kept)}" of the stored pool')]
+            return kept, advice.warn_image_kept(kept, image_path, version_only=False)
         if given.name == kept.name and (not given.version or given.version == kept.version):
             if given.version:
                 return kept, []
-            return kept, [SH_WARN_006.forbidden(image_path, f'version not set, keeps "{image_label(kept)}"')]
+            return kept, advice.warn_image_kept(kept, image_path, version_only=True)
     image, findings = _default_image(profile, given, architecture, machine_type, is_in_place(worker), now, path)
     if image is not None and image != given:
-        detail = f'{_what_was_given(given)} resolves to "{image_label(image)}"'
-        findings.append(SH_WARN_006.forbidden(image_path, detail))
+        findings.extend(advice.warn_image_resolved(given, image, image_path))
     return image, findings
-
-
-def _what_was_given(given: ShootMachineImage | None) -> str:
-    if given is None:
-        return "not set,"
-    if not given.name:
-        return "name not set,"
-    if not given.version:
-        return "version not set,"
-    return f'version "{given.version}"'
 
 
 @SHM_005.check
@@ -364,25 +360,4 @@ def _fits(
     return capabilities_supported(machine_type.capabilities, version.capability_flavors, capabilities)
 
 
-def capabilities_supported(
-    wanted: Mapping[str, Sequence[str]], flavors: Sequence[Mapping[str, Sequence[str]]], definitions: Capabilities
-) -> bool:
-    """Whether some image flavor offers every capability of a machine type (defaults applied to both sides).
-
-    No flavors means every capability is supported. Source: gardener v1beta1 helper
-    AreCapabilitiesSupportedByImageFlavors, AreCapabilitiesCompatible.
-    """
-    if not flavors:
-        return True
-
-    def defaulted(capabilities: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
-        return {
-            name: set(capabilities[name]) if name in capabilities else set(values)
-            for name, values in definitions.items()
-        }
-
-    machine = defaulted(wanted)
-    return any(all(values & machine.get(name, set()) for name, values in defaulted(f).items()) for f in flavors)
-
-
-__all__ = ["RULES", "capabilities_supported", "resolve", "unresolved"]
+__all__ = ["RULES", "resolve", "unresolved", "validate_single_profile_reference"]

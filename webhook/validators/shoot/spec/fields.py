@@ -1,9 +1,9 @@
-"""Other top-level Shoot spec rules (SH-SPEC-*): region, provider type, purpose, seed, tolerations, exposure class,
-scheduler name, DNS, extensions, resources, high availability, alerting, system components, bindings on update.
+"""Other top-level Shoot spec rules (SH-SPEC-*, defined in this package's __init__): region, provider type, purpose,
+seed, tolerations, exposure class, scheduler name, extensions, resources, high availability, alerting, system
+components, bindings on update; DNS (SH-SPEC-008) is `dns`'s, called from here.
 
 Each is a plain check of the object's own fields, as Gardener's ValidateShootSpec and ValidateShootSpecUpdate do them.
-DNS providers are judged after the strategy's secretName/credentialsRef synchronisation (below Kubernetes 1.35),
-which the API server applies before any webhook sees the Shoot. On UPDATE the status is the stored Shoot's (the
+On UPDATE the status is the stored Shoot's (the
 strategy copies it). The switch to or from workerless (validateWorkerUpdate) is SH-WRK-018's, in `workers`.
 Source: gardener pkg/api/core/validation/shoot.go ValidateShootSpec, ValidateShootSpecUpdate, ValidateProviderUpdate,
 validateDNS, validateDNSCredentialsRef, validateDNSUpdate, validateMonitoring, validateAlerting,
@@ -21,22 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.domain.field import SPEC, FieldPath, Finding, Rule
+from webhook.domain.field import SPEC, FieldPath, Finding
 from webhook.domain.versions import Version
 from webhook.goport.gourl import go_quote
 from webhook.models.base import ObjectMeta
-from webhook.models.core import (
-    DNS,
-    CrossVersionObjectReference,
-    DNSProvider,
-    Extension,
-    NamedResourceReference,
-    ObjectReference,
-    Shoot,
-    ShootSpec,
-    SystemComponents,
-    Toleration,
-)
+from webhook.models.shoot import Extension, NamedResourceReference, Shoot, ShootSpec, SystemComponents, Toleration
 from webhook.validators.meta import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
@@ -44,45 +33,30 @@ from webhook.validators.meta import (
     qualified_name_errors,
     validate_label_selector,
 )
-from webhook.validators.shoot.components import WORKERLESS, at_least, group_version_kind, validate_credentials_ref
 from webhook.validators.shoot.effective import is_in_place, normalized
-
-_SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
-_UTILS: Final = "gardener/gardener pkg/api/core/validation/utils.go"
-
-SH_SPEC_001 = Rule("SH-SPEC-001", f"{_SHOOT} ValidateShootSpec, ValidateShootSpecUpdate (region)")
-SH_SPEC_002 = Rule("SH-SPEC-002", f"{_SHOOT} validateProvider, ValidateProviderUpdate (provider type)")
-SH_SPEC_003 = Rule("SH-SPEC-003", f"{_SHOOT} ValidateShootSpec (purpose)")
-SH_SPEC_004 = Rule("SH-SPEC-004", f"{_SHOOT} ValidateShootSpec (seedName, seedSelector, self-hosted Shoots)")
-SH_SPEC_005 = Rule("SH-SPEC-005", "gardener/gardener pkg/api/core/validation/project.go ValidateTolerations")
-SH_SPEC_006 = Rule("SH-SPEC-006", f"{_SHOOT} ValidateShootSpec (exposureClassName)")
-SH_SPEC_007 = Rule("SH-SPEC-007", f"{_SHOOT} ValidateShootSpec, ValidateShootSpecUpdate (schedulerName)")
-SH_SPEC_008 = Rule("SH-SPEC-008", f"{_SHOOT} validateDNS, validateDNSCredentialsRef, validateDNSUpdate")
-SH_SPEC_009 = Rule("SH-SPEC-009", f"{_UTILS} validateExtensions")
-SH_SPEC_010 = Rule("SH-SPEC-010", f"{_UTILS} ValidateResources, validateCrossVersionObjectReference")
-SH_SPEC_011 = Rule(
-    "SH-SPEC-011",
-    f"{_SHOOT} validateHAShootControlPlaneConfigurationValue, validateShootHAControlPlaneSpecUpdate; "
-    f"{_UTILS} ValidateFailureToleranceTypeValue",
+from webhook.validators.shoot.shared import WORKERLESS, group_version_kind
+from webhook.validators.shoot.spec import (
+    SH_SPEC_001,
+    SH_SPEC_002,
+    SH_SPEC_003,
+    SH_SPEC_004,
+    SH_SPEC_005,
+    SH_SPEC_006,
+    SH_SPEC_007,
+    SH_SPEC_009,
+    SH_SPEC_010,
+    SH_SPEC_011,
+    SH_SPEC_012,
+    SH_SPEC_013,
+    SH_SPEC_015,
+    dns,
 )
-SH_SPEC_012 = Rule("SH-SPEC-012", f"{_SHOOT} validateMonitoring, validateAlerting")
-SH_SPEC_013 = Rule(
-    "SH-SPEC-013",
-    f"{_SHOOT} ValidateSystemComponents, ValidateCoreDNSRewritingCommonSuffixes, validateNodeLocalDNSUpdate",
-)
-SH_SPEC_015 = Rule("SH-SPEC-015", f"{_SHOOT} ValidateShootSpecUpdate (credentialsBindingName, secretBindingName)")
-
-RULES: Final = (
-    SH_SPEC_001, SH_SPEC_002, SH_SPEC_003, SH_SPEC_004, SH_SPEC_005, SH_SPEC_006, SH_SPEC_007, SH_SPEC_008,
-    SH_SPEC_009, SH_SPEC_010, SH_SPEC_011, SH_SPEC_012, SH_SPEC_013, SH_SPEC_015,
-)  # fmt: skip
 
 GARDEN_NAMESPACE: Final = "garden"
 PURPOSES: Final = ("development", "evaluation", "production", "testing")  # sorted
 PURPOSES_IN_GARDEN: Final = ("development", "evaluation", "infrastructure", "production", "testing")  # sorted
 FAILURE_TOLERANCE_TYPES: Final = ("node", "zone")  # sorted
 DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
-DNS_UNMANAGED: Final = "unmanaged"
 # Kinds a `resources[].resourceRef` may name, as Gardener lists them (GroupVersionKind.String, not sorted).
 RESOURCE_KINDS: Final = (
     "/v1, Kind=Secret",
@@ -125,7 +99,7 @@ def validate_dns_extensions_resources(shoot: Shoot, ctx: SpecContext) -> list[Fi
     spec = shoot.spec
     findings: list[Finding] = []
     if spec.dns is not None:
-        findings.extend(_validate_dns(spec.dns, ctx.version, SPEC.child("dns")))
+        findings.extend(dns.validate_dns(spec.dns, ctx.version, SPEC.child("dns")))
     findings.extend(_validate_extensions(spec.extensions, SPEC.child("extensions")))
     findings.extend(_validate_resources(spec.resources, SPEC.child("resources")))
     return findings
@@ -176,7 +150,7 @@ def validate_spec_update(new: Shoot, old: Shoot, *, switched: bool) -> list[Find
     findings: list[Finding] = []
     findings.extend(_validate_immutable_region(spec.region, before.region, SPEC.child("region")))
     findings.extend(_validate_bindings_update(spec, before, SPEC))
-    findings.extend(_validate_dns_update(spec, before, SPEC.child("dns")))
+    findings.extend(dns.validate_dns_update(spec, before, SPEC.child("dns")))
     if not switched:
         findings.extend(_validate_immutable_provider_type(spec.provider.type, before.provider.type, SPEC))
         findings.extend(_validate_scheduler_name_update(spec.scheduler_name, before.scheduler_name, SPEC))
@@ -313,132 +287,6 @@ def _validate_scheduler_name_update(new: str | None, old: str | None, path: Fiel
 
 
 # --------------------------------------------------------------------------------------------------- DNS (008)
-
-
-def _synced(provider: DNSProvider, version: Version | None) -> DNSProvider:
-    """The provider after the strategy's SyncDNSProviderCredentials (below 1.35): a secretName alone becomes a
-    credentialsRef to that Secret, a credentialsRef to a Secret alone fills secretName.
-    """
-    if at_least(version, 35):
-        return provider
-    if provider.secret_name is not None and provider.credentials_ref is None:
-        secret = CrossVersionObjectReference(api_version="v1", kind="Secret", name=provider.secret_name)
-        return provider.model_copy(update={"credentials_ref": secret})
-    ref = provider.credentials_ref
-    if provider.secret_name is None and ref is not None and ref.api_version == "v1" and ref.kind == "Secret":
-        return provider.model_copy(update={"secret_name": ref.name})
-    return provider
-
-
-def _primary(providers: Sequence[DNSProvider]) -> DNSProvider | None:
-    """The first provider marked primary (gardener helper FindPrimaryDNSProvider)."""
-    return next((p for p in providers if p.primary), None)
-
-
-@SH_SPEC_008.check
-def _validate_dns(dns: DNS, version: Version | None, path: FieldPath) -> list[Finding]:
-    """The domain is a DNS subdomain and is set for a managed primary provider; providers: one primary, unique
-    (type, credentialsRef) pairs, credentials for non-primary ones, secretName gone from 1.35 on and otherwise the
-    same Secret as credentialsRef. Credential checks need the version; skipped while it is unknown. path: spec.dns.
-    """
-    findings: list[Finding] = []
-    if dns.domain is not None:
-        findings.extend(
-            SH_SPEC_008.invalid(path.child("domain"), dns.domain, m) for m in dns1123_subdomain_errors(dns.domain)
-        )
-    providers = [_synced(p, version) for p in dns.providers] if version is not None else list(dns.providers)
-    primary = _primary(providers)
-    if primary is not None and primary.type is not None and primary.type != DNS_UNMANAGED and dns.domain is None:
-        detail = f"domain must be set when primary provider type is not set to {go_quote(DNS_UNMANAGED)}"
-        findings.append(SH_SPEC_008.required(path.child("domain"), detail))
-    used: set[tuple[str, str, str]] = set()
-    primary_found = False
-    for i, provider in enumerate(providers):
-        entry_path = path.child("providers").index(i)
-        ref = provider.credentials_ref
-        if version is not None:
-            findings.extend(_validate_dns_credentials(provider, version, entry_path))
-        if ref is not None and provider.type is not None:
-            credential = (provider.type, f"{ref.api_version}/{ref.kind}", ref.name)
-            if credential in used:
-                shown = {"providerType": credential[0], "gvk": credential[1], "name": credential[2]}
-                detail = "combination of .credentialsRef and .type must be unique across dns providers"
-                findings.append(SH_SPEC_008.invalid(entry_path, shown, detail))
-                continue
-            used.add(credential)
-        if provider.primary:
-            if primary_found:
-                detail = "multiple primary DNS providers are not supported"
-                findings.append(SH_SPEC_008.forbidden(entry_path.child("primary"), detail))
-                continue
-            primary_found = True
-        if provider.type == DNS_UNMANAGED and ref is not None:
-            shown_ref = ref.model_dump(by_alias=True)
-            detail = f"credentialsRef must not be set when type is {go_quote(DNS_UNMANAGED)}"
-            findings.append(SH_SPEC_008.invalid(entry_path.child("credentialsRef"), shown_ref, detail))
-            continue
-        if ref is not None and provider.type is None:
-            findings.append(
-                SH_SPEC_008.required(entry_path.child("type"), "type must be set when credentialsRef is set")
-            )
-        if not provider.primary and ref is None:
-            detail = "non-primary DNS providers must specify `credentialsRef`"
-            findings.append(SH_SPEC_008.required(entry_path.child("credentialsRef"), detail))
-    return findings
-
-
-def _validate_dns_credentials(provider: DNSProvider, version: Version, path: FieldPath) -> list[Finding]:
-    """secretName and credentialsRef of one provider; path: spec.dns.providers[i]."""
-    findings: list[Finding] = []
-    secret_path = path.child("secretName")
-    below_135 = not at_least(version, 35)
-    if provider.secret_name is not None and not below_135:
-        detail = "for Kubernetes versions >= 1.35, secretName field is no longer supported"
-        findings.append(SH_SPEC_008.forbidden(secret_path, detail))
-    ref = provider.credentials_ref
-    if ref is None:
-        if provider.secret_name is not None and below_135:
-            findings.append(SH_SPEC_008.forbidden(secret_path, "must not be set when `credentialsRef` is not set"))
-        return findings
-    local = ObjectReference(api_version=ref.api_version, kind=ref.kind, name=ref.name)  # ValidateLocalCredentialsRef
-    findings.extend(validate_credentials_ref(SH_SPEC_008, local, path.child("credentialsRef"), require_namespace=False))
-    if ref.api_version == "v1" and ref.kind == "Secret":
-        if below_135 and provider.secret_name != ref.name:
-            findings.append(SH_SPEC_008.forbidden(secret_path, "must refer to the same secret as `credentialsRef`"))
-    elif provider.secret_name:
-        detail = "must not be set when `credentialsRef` does not refer to secret resource"
-        findings.append(SH_SPEC_008.forbidden(secret_path, detail))
-    return findings
-
-
-@SH_SPEC_008.check
-def _validate_dns_update(new: ShootSpec, old: ShootSpec, path: FieldPath) -> list[Finding]:
-    """DNS settings stay once set: the domain never changes, and once the Shoot has a seed its primary provider is
-    neither removed nor changes type. path: spec.dns.
-    """
-    if old.dns is None:
-        return []
-    if new.dns is None:
-        return [SH_SPEC_008.invalid(path, None, _IMMUTABLE)]
-    findings: list[Finding] = []
-    if old.dns.domain is not None and new.dns.domain != old.dns.domain:
-        findings.append(SH_SPEC_008.invalid(path.child("domain"), new.dns.domain, _IMMUTABLE))
-    if new.seed_name is not None:
-        before, after = _primary(old.dns.providers), _primary(new.dns.providers)
-        providers_path = path.child("providers")
-        if before is not None and after is None:
-            findings.append(SH_SPEC_008.forbidden(providers_path, "removing a primary provider is not allowed"))
-        if before is not None and before.type is not None and after is not None and after.type is None:
-            findings.append(SH_SPEC_008.forbidden(providers_path, "removing the primary provider type is not allowed"))
-        if (
-            before is not None
-            and after is not None
-            and before.type is not None
-            and after.type is not None
-            and before.type != after.type
-        ):
-            findings.append(SH_SPEC_008.forbidden(providers_path, "changing primary provider type is not allowed"))
-    return findings
 
 
 # ------------------------------------------------------------------------------------ extensions, resources (009/010)
@@ -656,7 +504,6 @@ def namespace_of(meta: ObjectMeta, request_namespace: str) -> str:
 __all__ = [
     "FAILURE_TOLERANCE_TYPES",
     "PURPOSES",
-    "RULES",
     "SpecContext",
     "is_self_hosted",
     "namespace_of",

@@ -1,13 +1,13 @@
-"""Checks shared by the Shoot's components: feature gates (SH-K8S-009 for the control plane, SH-KUB-008 for the
-kubelets), autoscaling (SH-K8S-016).
+"""Helpers the Shoot rules share, each used with the caller's own rule (this module defines no rule).
 
-Also the small helpers the Shoot rules use with their own rule: apimachinery's non-negative numbers and durations,
-quantities, Gardener's credentials references (DNS providers, a control plane pool's backup), version constraints
-(`at_least`), reserved taint keys and its message for fields workerless Shoots must not set.
+Feature gates (`validate_feature_gates`: SH-K8S-009 for the control plane, SH-KUB-008 for the kubelets),
+apimachinery's non-negative numbers and durations, quantities, Gardener's credentials references (DNS providers, a
+control plane pool's backup), version constraints (`at_least`), reserved taint keys and its message for fields
+workerless Shoots must not set.
 Feature gates are judged against the component's Kubernetes version with Gardener's one table (webhook.domain.kubefeatures),
 in the order given (the API server sends map keys sorted; Go iterates maps in random order).
 Source: gardener pkg/utils/validation/features/featuregates.go ValidateFeatureGates; pkg/api/core/validation/shoot.go
-ValidateControlPlaneAutoscaling, ValidatePositiveDuration; pkg/api/core/validation/utils.go validateCredentialsRef;
+ValidatePositiveDuration; pkg/api/core/validation/utils.go validateCredentialsRef;
 k8s.io/apimachinery ValidateNonnegativeField; pkg/utils/validation/kubernetes/core ValidateResourceQuantityValue.
 """
 
@@ -24,24 +24,12 @@ from webhook.domain.quantity import InvalidQuantity, format_quantity, parse_quan
 from webhook.domain.versions import Version
 from webhook.goport.gotime import format_duration
 from webhook.models.base import Quantity
-from webhook.models.core import ControlPlaneAutoscaling, ObjectReference
+from webhook.models.shared import ObjectReference
 from webhook.validators.meta import dns1123_subdomain_errors
 from webhook.validators.shoot.effective import normalized
 
-_SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
-
-SH_K8S_009 = Rule(
-    "SH-K8S-009",
-    "gardener/gardener pkg/utils/validation/features/featuregates.go ValidateFeatureGates "
-    "(kubeAPIServer, kubeControllerManager, kubeScheduler, kubeProxy)",
-)  # the kubelets' feature gates are SH-KUB-008's, judged by the same `validate_feature_gates`
-SH_K8S_016 = Rule("SH-K8S-016", f"{_SHOOT} ValidateControlPlaneAutoscaling (kubeAPIServer, etcd, clusterAutoscaler)")
-
-RULES: Final = (SH_K8S_009, SH_K8S_016)
-
 NEGATIVE: Final = "must be greater than or equal to 0"  # apimachinery IsNegativeErrorMsg
 WORKERLESS: Final = "this field should not be set for workerless Shoot clusters"  # gardener workerlessErrorMsg
-AUTOSCALED_RESOURCES: Final = ("cpu", "memory")  # sorted
 # Taint keys no pool and no cluster-autoscaler option may use (validateTaints, validateClusterAutoscalerTaints).
 RESERVED_TAINT_KEYS: Final = frozenset({"node.gardener.cloud/critical-components-not-ready"})
 # The kinds a credentials reference may name, as GroupVersionKind.String() prints them, in Gardener's order.
@@ -183,52 +171,17 @@ def _go_bool(value: bool) -> str:
 # ------------------------------------------------------------------------------------------------- autoscaling
 
 
-@SH_K8S_016.check
-def validate_autoscaling(
-    autoscaling: ControlPlaneAutoscaling | None, minimum: Mapping[str, tuple[Decimal, str]], path: FieldPath
-) -> list[Finding]:
-    """minAllowed is given, names only cpu and memory, and each is at least the component's minimum.
-
-    minimum: resource -> (least value, as Gardener writes it: "300M"). path: …autoscaling.
-    """
-    if autoscaling is None:
-        return []
-    if not autoscaling.min_allowed:
-        return [SH_K8S_016.required(path.child("minAllowed"), "must provide minAllowed")]
-    findings: list[Finding] = []
-    for resource in sorted(autoscaling.min_allowed):
-        value = autoscaling.min_allowed[resource]
-        resource_path = path.child("minAllowed", resource)
-        if resource not in AUTOSCALED_RESOURCES:
-            findings.append(SH_K8S_016.unsupported(resource_path, resource, AUTOSCALED_RESOURCES))
-        amount, quantity_findings = quantity_value(SH_K8S_016, value, resource_path)
-        least = minimum.get(resource)
-        if amount is not None and least is not None and amount < least[0]:
-            findings.append(SH_K8S_016.invalid(resource_path, value, f"value must be bigger than >= {least[1]}"))
-        findings.extend(quantity_findings)
-    return findings
-
-
-def least(text: str) -> tuple[Decimal, str]:
-    """A minimum for `validate_autoscaling`: (its value, the text)."""
-    return parse_quantity(text), text
-
-
 __all__ = [
-    "AUTOSCALED_RESOURCES",
     "CREDENTIALS_KINDS",
     "NEGATIVE",
     "RESERVED_TAINT_KEYS",
-    "RULES",
     "WORKERLESS",
     "at_least",
     "go_object_reference",
     "group_version_kind",
-    "least",
     "nonnegative",
     "nonnegative_duration",
     "quantity_value",
-    "validate_autoscaling",
     "validate_credentials_ref",
     "validate_feature_gates",
 ]

@@ -1,7 +1,8 @@
-"""The Shoot's control-plane component settings (SH-K8S-011…015, -017) and the entry to all of `spec.kubernetes`.
+"""The Shoot's control-plane component settings (SH-K8S-009, -011…015, -017) and the entry to all of `spec.kubernetes`.
 
-`validate_kubernetes` runs Gardener's validateKubernetes after the version check (SH-K8S-001, webhook's static
-module): kube-apiserver (webhook's kubeapiserver module), etcd and kube-controller-manager for every Shoot;
+The rules are defined in this package's __init__ (the SH-K8S family's home).
+`validate_kubernetes` runs Gardener's validateKubernetes after the version check (SH-K8S-001, `versions`):
+kube-apiserver (`kubeapiserver`), etcd and kube-controller-manager for every Shoot;
 kube-scheduler, kube-proxy, the Shoot's kubelet (webhook's kubelet module, SH-KUB-*), cluster-autoscaler and
 vertical-pod-autoscaler for Shoots with workers, which must not set them when workerless. Settings are defaulted first
 (kube-proxy mode, node CIDR mask sizes, the kubelet's: webhook.models.defaults), as the API server does.
@@ -18,55 +19,42 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding
 from webhook.domain.kubefeatures import VersionRange
 from webhook.domain.versions import Version
 from webhook.goport.gostrconv import NumError, atoi
 from webhook.goport.gotime import SECOND, format_duration
-from webhook.models.core import (
+from webhook.models.shoot import Networking, Shoot
+from webhook.models.shoot_kubernetes import (
     ClusterAutoscaler,
     KubeControllerManagerConfig,
     KubeProxyConfig,
     KubeSchedulerConfig,
-    Networking,
-    Shoot,
     ShootKubernetes,
     VerticalPodAutoscaler,
 )
 from webhook.validators.meta import qualified_name_errors
 from webhook.validators.shoot import kubelet
-from webhook.validators.shoot.components import (
-    AUTOSCALED_RESOURCES,
-    RESERVED_TAINT_KEYS,
+from webhook.validators.shoot.kubernetes import (
     SH_K8S_009,
+    SH_K8S_011,
+    SH_K8S_012,
+    SH_K8S_013,
+    SH_K8S_014,
+    SH_K8S_015,
+    SH_K8S_017,
+)
+from webhook.validators.shoot.kubernetes.autoscaling import AUTOSCALED_RESOURCES, least, validate_autoscaling
+from webhook.validators.shoot.kubernetes.kubeapiserver import KubeAPIServerContext, validate_kube_api_server
+from webhook.validators.shoot.shared import (
+    RESERVED_TAINT_KEYS,
     WORKERLESS,
     at_least,
-    least,
     nonnegative,
     nonnegative_duration,
     quantity_value,
-    validate_autoscaling,
     validate_feature_gates,
 )
-from webhook.validators.shoot.kubeapiserver import KubeAPIServerContext, validate_kube_api_server
-
-_SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
-
-SH_K8S_011 = Rule(
-    "SH-K8S-011",
-    f"{_SHOOT} ValidateKubeControllerManager, validateKubeControllerManagerUpdate, ValidateNodeCIDRMaskWithMaxPod",
-)
-SH_K8S_012 = Rule("SH-K8S-012", f"{_SHOOT} validateKubeScheduler, validateKubeMaxPDVols")
-SH_K8S_013 = Rule("SH-K8S-013", f"{_SHOOT} validateKubeProxy")
-SH_K8S_014 = Rule("SH-K8S-014", f"{_SHOOT} ValidateClusterAutoscaler, validateClusterAutoscalerTaints")
-SH_K8S_015 = Rule(
-    "SH-K8S-015",
-    f"{_SHOOT} ValidateVerticalPodAutoscaler, ValidateVerticalPodAutoscalerMaxAllowed; "
-    "pkg/utils/validation/features/vpa.go ValidateVpaFeatureGates",
-)
-SH_K8S_017 = Rule("SH-K8S-017", f"{_SHOOT} validateKubernetesForWorkerlessShoot, ValidateKubeControllerManager")
-
-RULES: Final = (SH_K8S_011, SH_K8S_012, SH_K8S_013, SH_K8S_014, SH_K8S_015, SH_K8S_017)
 
 SCHEDULING_PROFILES: Final = ("balanced", "bin-packing")  # sorted
 PROXY_MODES: Final = ("IPTables", "IPVS", "NFTables")  # sorted
@@ -531,7 +519,6 @@ def _validate_workerless_kcm(kcm: KubeControllerManagerConfig, path: FieldPath) 
 __all__ = [
     "EXPANDERS",
     "PROXY_MODES",
-    "RULES",
     "SCHEDULING_PROFILES",
     "KubernetesContext",
     "max_pods",

@@ -1,4 +1,5 @@
-"""The Shoot's kube-apiserver settings (SH-K8S-006, -007, -008, -010): what Gardener's static validation checks.
+"""The Shoot's kube-apiserver settings (SH-K8S-006, -007, -008, -009, -010; defined in this package's __init__):
+what Gardener's static validation checks.
 
 Version-dependent checks (admission plugins, runtimeConfig, removed fields) judge the control plane's Kubernetes
 version after resolution; they are skipped while it is unknown or does not parse (reported elsewhere). Map keys are
@@ -17,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.domain.field import FieldPath, Finding
 from webhook.domain.kubefeatures import (
     ADMISSION_PLUGINS,
     API,
@@ -29,41 +30,23 @@ from webhook.domain.kubefeatures import (
 from webhook.domain.versions import Version
 from webhook.goport.gotime import HOUR, format_duration
 from webhook.goport.gourl import go_quote, url_parts
-from webhook.models.core import (
+from webhook.models.shared import ObjectReference
+from webhook.models.shoot_kubernetes import (
     AdmissionPlugin,
     APIServerRequests,
     EncryptionConfig,
     KubeAPIServerConfig,
-    ObjectReference,
     ServiceAccountConfig,
     WatchCacheSizes,
 )
 from webhook.validators.meta import dns1123_label_errors, dns1123_subdomain_errors
-from webhook.validators.shoot.components import (
-    SH_K8S_009,
+from webhook.validators.shoot.kubernetes import SH_K8S_006, SH_K8S_007, SH_K8S_008, SH_K8S_009, SH_K8S_010
+from webhook.validators.shoot.kubernetes.autoscaling import least, validate_autoscaling
+from webhook.validators.shoot.shared import (
     at_least,
-    least,
     nonnegative,
-    validate_autoscaling,
     validate_feature_gates,
 )
-
-_SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
-
-SH_K8S_006 = Rule(
-    "SH-K8S-006",
-    f"{_SHOOT} ValidateKubeAPIServer (removed fields, audit policy, structured authn/authz, watch cache sizes, logging, "
-    "toleration seconds, requests, service account config, eventTTL, tlsMinVersion, apiAudiences)",
-)
-SH_K8S_007 = Rule(
-    "SH-K8S-007", "gardener/gardener pkg/utils/validation/admissionplugins/admissionplugins.go ValidateAdmissionPlugins"
-)
-SH_K8S_008 = Rule(
-    "SH-K8S-008", "gardener/gardener pkg/utils/validation/apigroups/apigroups.go ValidateAPIGroupVersions"
-)
-SH_K8S_010 = Rule("SH-K8S-010", f"{_SHOOT} validateEncryptionConfig")
-
-RULES: Final = (SH_K8S_006, SH_K8S_007, SH_K8S_008, SH_K8S_010)
 
 ENCRYPTION_PROVIDERS: Final = ("aescbc", "aesgcm", "secretbox")  # sorted
 TLS_VERSIONS: Final = ("VersionTLS12", "VersionTLS13")  # sorted
@@ -515,7 +498,6 @@ def _validate_encryption_config(
 
 __all__ = [
     "ENCRYPTION_PROVIDERS",
-    "RULES",
     "TLS_VERSIONS",
     "KubeAPIServerContext",
     "issuer_url_errors",
