@@ -210,8 +210,11 @@ class _Declaration:
     def __init__(
         self, fn: Callable[..., Any], entries: Sequence[str], keys: Mapping[str, KeyOf], ignore: Sequence[str]
     ):
-        self.signature = inspect.signature(fn)
-        self.names = list(self.signature.parameters)
+        signature = inspect.signature(fn)
+        self.names = list(signature.parameters)
+        self.defaults = {n: p.default for n, p in signature.parameters.items() if p.default is not p.empty}
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
+            raise TypeError(f"{fn.__qualname__}: a remembered check names each of its parameters")
         if "ctx" not in self.names:
             raise TypeError(f"{fn.__qualname__}: a remembered check takes its context as `ctx`")
         self.entries = [tuple(e.split(".")) for e in entries]
@@ -221,12 +224,19 @@ class _Declaration:
             raise TypeError(f"{fn.__qualname__}: no parameter {', '.join(sorted(unknown))}")
         self.keys = dict(keys)
         # Parameters whose value is part of the key: all but ctx, the ignored ones and those only read for entries.
-        self.valued = [n for n in self.names if n != "ctx" and n not in ignore and (n not in roots or n in keys)]
+        valued = [n for n in self.names if n != "ctx" and n not in ignore and (n not in roots or n in keys)]
+        self.key_of = [(n, self.keys.get(n, _itself)) for n in valued]
 
     def arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return bound.arguments
+        """The call's arguments by parameter name, defaults included (a check is called with its declared
+        parameters, so this is `Signature.bind` without its checks, which cost more than a remembered check saves)."""
+        values = dict(zip(self.names, args, strict=False))
+        if kwargs:
+            values.update(kwargs)
+        if len(values) < len(self.names):
+            for name, default in self.defaults.items():
+                values.setdefault(name, default)
+        return values
 
     def entries_of(self, arguments: Mapping[str, Any]) -> list[Sequence[object]]:
         found: list[Sequence[object]] = []
@@ -238,12 +248,12 @@ class _Declaration:
         return found
 
     def key(self, fn: Callable[..., Any], arguments: Mapping[str, Any], ctx: Context) -> tuple[Hashable, ...]:
-        values = tuple(self.keys.get(n, _itself)(arguments[n]) for n in self.valued)
-        return (fn, ctx.key, *values)
+        """(fn, the context's key, then each valued parameter's key, in the parameters' order)."""
+        return (fn, ctx.key, *[of(arguments[name]) for name, of in self.key_of])
 
 
 def _itself(value: Any) -> Hashable:
-    hash(value)  # an argument that is part of the key must be hashable: a TypeError names the mistake at once
+    """A parameter's value as its own key part (it must be hashable: the store's lookup raises TypeError if not)."""
     return value  # type: ignore[no-any-return]
 
 
