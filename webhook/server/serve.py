@@ -238,6 +238,54 @@ async def serve_forever(
     signals = (signal.SIGTERM, signal.SIGINT)
     for sig in signals:
         loop.add_signal_handler(sig, stop.set)
+    serving = _assemble(options, settings=settings, view=view, cert=cert, key=key)
+    # access_log=None: the admission handler writes its own JSON line per request. The runner's own shutdown
+    # timeout is short: the in-flight wait below already spent the shutdown budget.
+    runner = web.AppRunner(
+        serving.app,
+        access_log=None,
+        shutdown_timeout=FINAL_CLOSE_SECONDS,
+        keepalive_timeout=options.keepalive_timeout_seconds,
+    )
+    await runner.setup()
+    guard = ConnectionGuard(
+        runner.server,  # type: ignore[arg-type]
+        max_connections=options.max_connections,
+        read_timeout_seconds=options.request_read_timeout_seconds,
+        handshake_timeout_seconds=options.tls_handshake_timeout_seconds,
+        on_handshake_failure=HandshakeFailures(HandshakeMetrics.create(serving.registry).failures),
+    )
+    background = [asyncio.create_task(serving.readiness.beat()), asyncio.create_task(guard.sweep())]
+    try:
+        tls_site = await _listen(options, serving, runner, guard, out)
+        await stop.wait()
+        await _drain(options, serving, tls_site, stop)
+    finally:
+        for task in background:
+            task.cancel()
+        await runner.cleanup()
+        serving.health.stop(FINAL_CLOSE_SECONDS)
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+    logger.info("stopped")
+
+
+@dataclass(frozen=True, slots=True)
+class _Serving:
+    """What one server process serves with: the admission app, its metrics registry, readiness, the certificate
+    watcher and the health listener's thread."""
+
+    app: web.Application
+    registry: CollectorRegistry
+    readiness: Readiness
+    watcher: CertificateWatcher
+    health: HealthThread
+
+
+def _assemble(options: ServeOptions, *, settings: Settings, view: ClusterView, cert: Path, key: Path) -> _Serving:
+    """The admission app with its certificate watcher, the view's background run and metrics, and the health app.
+
+    Raises ServeError when the serving certificate cannot be loaded."""
     registry = CollectorRegistry()
     readiness = Readiness()
     app = create_app(
@@ -275,63 +323,51 @@ async def serve_forever(
     health = HealthThread(
         create_health_app(view, registry=registry, readiness=readiness), options.health_host, options.health_port
     )
-    # access_log=None: the admission handler writes its own JSON line per request. The runner's own shutdown
-    # timeout is short: the in-flight wait below already spent the shutdown budget.
-    runner = web.AppRunner(
-        app, access_log=None, shutdown_timeout=FINAL_CLOSE_SECONDS, keepalive_timeout=options.keepalive_timeout_seconds
-    )
-    await runner.setup()
-    guard = ConnectionGuard(
-        runner.server,  # type: ignore[arg-type]
-        max_connections=options.max_connections,
-        read_timeout_seconds=options.request_read_timeout_seconds,
-        handshake_timeout_seconds=options.tls_handshake_timeout_seconds,
-        on_handshake_failure=HandshakeFailures(HandshakeMetrics.create(registry).failures),
-    )
-    background = [asyncio.create_task(readiness.beat()), asyncio.create_task(guard.sweep())]
+    return _Serving(app, registry, readiness, watcher, health)
+
+
+async def _listen(
+    options: ServeOptions, serving: _Serving, runner: web.AppRunner, guard: ConnectionGuard, out: TextIO
+) -> GuardedTLSSite:
+    """Start the health listener, then the TLS listener; print both URLs. Raises ServeError when an address cannot
+    be bound."""
     try:
-        try:
-            health_address = await health.start()
-        except OSError as exc:
-            raise ServeError(
-                f"cannot listen on {url('http', (options.health_host, options.health_port))} (health): {exc.strerror or exc}"
-            ) from None
-        tls_site = GuardedTLSSite(
-            runner, options.host, options.port, guard=guard, ssl_context=watcher.context, reuse_port=options.reuse_port or None
-        )  # fmt: skip
-        await _start(tls_site, "TLS")
-        readiness.listening = True
-        _tune_gc()
-        validate_url = url("https", runner.addresses[0]) + "/validate"
-        health_url = url("http", health_address)
-        out.write(f"Listening on {validate_url}\n")
-        out.write(f"Health and metrics on {health_url} (/healthz, /readyz, /metrics)\n")
-        out.flush()
-        logger.info("serving", extra={"url": validate_url, "health_url": health_url})
-        await stop.wait()
-        readiness.draining = True
-        logger.info("signal received, draining", extra={"drain_seconds": options.drain_seconds})
-        stop.clear()
-        try:
-            await asyncio.wait_for(stop.wait(), options.drain_seconds)
-            logger.info("second signal received, drain ended early")
-        except TimeoutError:
-            pass
-        await tls_site.stop()  # no new connections; the open ones keep working
-        in_flight = app[IN_FLIGHT]
-        logger.info(
-            "shutting down", extra={"in_flight": in_flight.count, "timeout_s": options.shutdown_timeout_seconds}
-        )
-        if not await in_flight.wait_idle(options.shutdown_timeout_seconds):
-            logger.warning("requests still in flight at the shutdown timeout", extra={"in_flight": in_flight.count})
-    finally:
-        for task in background:
-            task.cancel()
-        await runner.cleanup()
-        health.stop(FINAL_CLOSE_SECONDS)
-        for sig in signals:
-            loop.remove_signal_handler(sig)
-    logger.info("stopped")
+        health_address = await serving.health.start()
+    except OSError as exc:
+        where = url("http", (options.health_host, options.health_port))
+        raise ServeError(f"cannot listen on {where} (health): {exc.strerror or exc}") from None
+    tls_site = GuardedTLSSite(
+        runner, options.host, options.port, guard=guard, ssl_context=serving.watcher.context,
+        reuse_port=options.reuse_port or None,
+    )  # fmt: skip
+    await _start(tls_site, "TLS")
+    serving.readiness.listening = True
+    _tune_gc()
+    validate_url = url("https", runner.addresses[0]) + "/validate"
+    health_url = url("http", health_address)
+    out.write(f"Listening on {validate_url}\n")
+    out.write(f"Health and metrics on {health_url} (/healthz, /readyz, /metrics)\n")
+    out.flush()
+    logger.info("serving", extra={"url": validate_url, "health_url": health_url})
+    return tls_site
+
+
+async def _drain(options: ServeOptions, serving: _Serving, tls_site: GuardedTLSSite, stop: asyncio.Event) -> None:
+    """After the first signal: answer `drain_seconds` more with /readyz false (a second signal ends that early),
+    stop accepting connections, then wait up to `shutdown_timeout_seconds` for the requests in flight."""
+    serving.readiness.draining = True
+    logger.info("signal received, draining", extra={"drain_seconds": options.drain_seconds})
+    stop.clear()
+    try:
+        await asyncio.wait_for(stop.wait(), options.drain_seconds)
+        logger.info("second signal received, drain ended early")
+    except TimeoutError:
+        pass
+    await tls_site.stop()  # no new connections; the open ones keep working
+    in_flight = serving.app[IN_FLIGHT]
+    logger.info("shutting down", extra={"in_flight": in_flight.count, "timeout_s": options.shutdown_timeout_seconds})
+    if not await in_flight.wait_idle(options.shutdown_timeout_seconds):
+        logger.warning("requests still in flight at the shutdown timeout", extra={"in_flight": in_flight.count})
 
 
 async def _close_when_draining(readiness: Readiness, request: web.Request, response: web.StreamResponse) -> None:
