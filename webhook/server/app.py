@@ -254,8 +254,9 @@ async def _validate(request: web.Request) -> web.Response:
                 request.transport.close()  # flushes the 408 first; aiohttp would otherwise linger for the rest
             return response
         envelopes: list[Envelope] = []  # once parsed: whom to answer if judging then fails
+        deadline, until = app[DEADLINE], started + budget  # both blocks end at the same instant: one timer
         try:
-            with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
+            with deadline.until(until):
                 review = parse_review(body)
                 envelopes.append(review.envelope)
                 # () unless a removal's in-use answer is at stake; a static view is a snapshot: nothing to ask
@@ -263,7 +264,7 @@ async def _validate(request: web.Request) -> web.Response:
             view = app[VIEW]
             if kinds:
                 view = await _confirmed_view(app, kinds, CONFIRM_SHARE * (budget - (time.perf_counter() - started)))
-            with app[DEADLINE].limit(budget - (time.perf_counter() - started)):
+            with deadline.until(until):
                 outcome = judge(body, view=view, settings=app[SETTINGS], now=now, caches=app[CACHES], review=review)
             payload = json.dumps(outcome.review, separators=(",", ":")).encode("ascii")
         except BadReview as exc:
