@@ -1,4 +1,4 @@
-"""Benchmark: the CloudProfile in-use check costs the same with 10 and with 10 000 Shoots (DESIGN.md §7).
+"""Benchmark: the CloudProfile in-use check costs the same with 10 and with 10 000 Shoots (docs/design.md §7).
 
 Run: `.venv/bin/python bench/inuse.py [--repeat N]`. Not a test: it prints figures and exits 0.
 

@@ -174,7 +174,7 @@ def _client_context(ca: str) -> ssl.SSLContext:
 
 
 def _check_answer(status: int, text: bytes, uid: str | None) -> str | None:
-    """Why an answer breaks the contract (DESIGN.md §2–3), or None."""
+    """Why an answer breaks the contract (docs/design.md §2–3), or None."""
     if status >= 500:
         return f"HTTP {status}"
     if status in (400, 413, 415):

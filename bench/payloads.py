@@ -6,7 +6,10 @@
   predecessors. The profile (107 KiB) has 35 Kubernetes versions (7 minors x 5 patches), 4 machine images
   x 50 versions (with CRI, architectures and update strategies), 60 machine types, 3 regions x 3 zones, sent with
   its old object and the metadata the API server adds (uid, resourceVersion, managedFields).
-- `shoot_create()`: a Shoot with 5 worker pools (3 images, 2 architectures, zones, volumes) against that profile.
+- `shoot_create()`: a Shoot with 5 worker pools (3 images, 2 architectures, zones, volumes) against that profile;
+  `shoot_create_pools(n)`: the same Shoot with n pools (1, 5, 20, 50 in the bench: how the cost grows);
+  `shoot_metadata_update()`: an UPDATE whose spec is unchanged (a label and an annotation changed);
+  `shoot_maximum_update()`: an UPDATE that changes one pool's maximum.
 - `osc_create()`: an OperatingSystemConfig (reconcile) with 20 units and 20 files, kubelet config included.
 - `bad_inputs()`: the bad-input load mix: denied objects and malformed bodies (400/415 at the HTTP layer).
 `context_objects()` is the static cluster view the server is started with: the stored (old) profile and a few
@@ -165,14 +168,21 @@ def cloud_profile(*, newest_patch: int = 4, newest_image: int = 49) -> dict[str,
     }
 
 
-def shoot(name: str = "webshop", *, namespace: str = "garden-shop") -> dict[str, Any]:
-    """A Shoot with 5 worker pools on the profile's supported versions."""
-    pools = [
-        ("system", "m5.x2large", "gardenlinux", "1449.4.0", "amd64"),
-        ("web", "c5.x3large", "gardenlinux", "1449.4.0", "amd64"),
-        ("batch", "c6g.x3large", "ubuntu", "29.4.0", "arm64"),
-        ("memory", "r5.x4large", "suse-chost", "24.4.0", "amd64"),
-        ("edge", "m6g.x2large", "flatcar", "3809.4.0", "arm64"),
+_POOLS: Final = (
+    ("system", "m5.x2large", "gardenlinux", "1449.4.0", "amd64"),
+    ("web", "c5.x3large", "gardenlinux", "1449.4.0", "amd64"),
+    ("batch", "c6g.x3large", "ubuntu", "29.4.0", "arm64"),
+    ("memory", "r5.x4large", "suse-chost", "24.4.0", "amd64"),
+    ("edge", "m6g.x2large", "flatcar", "3809.4.0", "arm64"),
+)
+
+
+def shoot(name: str = "webshop", *, namespace: str = "garden-shop", pools: int = 5) -> dict[str, Any]:
+    """A Shoot with `pools` worker pools on the profile's supported versions (the 5 kinds of pool in turn; names
+    unique)."""
+    chosen = [
+        (pool if i < len(_POOLS) else f"{pool}-{i // len(_POOLS)}", mtype, image, version, arch)
+        for i, (pool, mtype, image, version, arch) in ((i, _POOLS[i % len(_POOLS)]) for i in range(pools))
     ]
     workers = [
         {
@@ -187,7 +197,7 @@ def shoot(name: str = "webshop", *, namespace: str = "garden-shop") -> dict[str,
             "zones": ["eu-central-1a", "eu-central-1b", "eu-central-1c"],
             "labels": {"pool": pool},
         }
-        for pool, mtype, image, version, arch in pools
+        for pool, mtype, image, version, arch in chosen
     ]
     return {
         "apiVersion": API,
@@ -353,13 +363,45 @@ def shoot_create() -> bytes:
     return review(shoot(), None, "CREATE")
 
 
+def shoot_create_pools(pools: int) -> Callable[[], bytes]:
+    """A Shoot CREATE with `pools` worker pools (how the cost grows with the pools)."""
+
+    def make() -> bytes:
+        return review(shoot(pools=pools), None, "CREATE", uid=f"bench-pools-{pools}")
+
+    return make
+
+
+def shoot_metadata_update() -> bytes:
+    """A Shoot UPDATE whose spec is unchanged: a label and an annotation changed (a controller's bookkeeping)."""
+    old = shoot()
+    new = shoot()
+    new["metadata"]["labels"]["shoot.gardener.cloud/status"] = "healthy"
+    new["metadata"]["annotations"]["gardener.cloud/operation"] = "reconcile"
+    return review(new, old, "UPDATE")
+
+
+def shoot_maximum_update() -> bytes:
+    """A Shoot UPDATE that changes one worker pool's maximum (10 -> 12), everything else unchanged."""
+    old = shoot()
+    new = shoot()
+    new["metadata"]["generation"] = old["metadata"]["generation"] + 1
+    new["spec"]["provider"]["workers"][1]["maximum"] = 12
+    return review(new, old, "UPDATE")
+
+
 def osc_create() -> bytes:
     return review(osc(), None, "CREATE")
 
 
 # name -> one body, or a stream of bodies sent in turn
 PAYLOADS: Final[dict[str, Callable[[], bytes | list[bytes]]]] = {
-    "Shoot CREATE": shoot_create,
+    "Shoot CREATE at 1 pool": shoot_create_pools(1),
+    "Shoot CREATE at 5 pools": shoot_create,  # the Shoot of every other row
+    "Shoot CREATE at 20 pools": shoot_create_pools(20),
+    "Shoot CREATE at 50 pools": shoot_create_pools(50),
+    "Shoot UPDATE with unchanged spec (labels/annotations changed)": shoot_metadata_update,
+    "Shoot UPDATE with one pool's maximum changed": shoot_maximum_update,
     "CloudProfile UPDATE stream": cloud_profile_stream,
     "CloudProfile re-applied": cloud_profile_reapplied,
     "OSC CREATE": osc_create,

@@ -1,4 +1,4 @@
-"""`make bench`: gardener-webhook against the ceiling of its stack, with realistic AdmissionReviews (DESIGN.md §7).
+"""`make bench`: gardener-webhook against the ceiling of its stack, with realistic AdmissionReviews (docs/design.md §7).
 
 Run: `.venv/bin/python bench/run.py [--seconds 5] [--bad-seconds 20] [--client auto|wrk|aiohttp]`. Not a test: it
 prints tables and exits 0 (1 when the bad-input load saw a connection error, a 5xx or a malformed answer).

@@ -116,6 +116,8 @@ def test_unknown_kinds_and_legacy_groups_are_allowed() -> None:
     assert outcome(review_bytes(legacy)).allowed
     other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "y"}}
     assert outcome(review_bytes(other)).allowed
+    envelope = parse_review(review_bytes(other)).envelope
+    assert admission.allowed_unjudged(envelope) == admission._outcome(envelope, admission.Verdict(), (), None)
 
 
 @pytest.mark.parametrize(

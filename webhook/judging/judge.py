@@ -328,7 +328,7 @@ def judge(
     entry = REGISTRY.get((envelope.group, envelope.kind))
     if entry is None:
         logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
-        return _outcome(envelope, Verdict(), (), None)
+        return allowed_unjudged(envelope)
     if caches is not None and entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
         judged = _judge_reapplied(entry, review, view, settings, now, caches)
     else:
@@ -402,6 +402,13 @@ def _timestamps(raw: object) -> list[datetime]:
             if stamp is not None:
                 found.append(stamp)
     return found
+
+
+def allowed_unjudged(envelope: Envelope) -> Outcome:
+    """The outcome for a kind no validator judges: `_outcome` with nothing found, built without the rendering."""
+    return Outcome(
+        review=allowed(envelope.uid, warnings=[], annotations=None), envelope=envelope, allowed=True, code=200
+    )
 
 
 def _outcome(envelope: Envelope, verdict: Verdict, ratcheted: Sequence[Finding], crashed_rule: str | None) -> Outcome:

@@ -15,20 +15,28 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any, Final, TextIO
+
+import msgspec
 
 logger = logging.getLogger(__name__)
 
 _STANDARD_ATTRIBUTES: Final = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
+# LogRecord.__init__ sets its attributes first and in this order; `extra=` fields and a filter's come after them.
+_RECORD_ATTRIBUTES: Final = tuple(vars(logging.LogRecord("", 0, "", 0, "", (), None)))
+_ENCODER: Final = msgspec.json.Encoder()
+_SCALARS: Final = frozenset({str, int, bool, type(None)})
 
 
 class JsonFormatter(logging.Formatter):
-    """Formats a record as one JSON object; values that are not JSON types are written with str().
+    """Formats a record as one JSON object (compact); values that are not JSON types are written with str().
 
     fields: added to every line (a worker's index), before the record's own `extra=` fields.
     """
@@ -50,7 +58,7 @@ class JsonFormatter(logging.Formatter):
         data.update(extra_fields(record))
         if record.exc_info:
             data["exception"] = self.formatException(record.exc_info)
-        return json.dumps(data, default=str, ensure_ascii=False)
+        return json_line(data)
 
     def _time(self, created: float) -> str:
         """RFC 3339 in UTC with milliseconds; the part up to the second is formatted once per second."""
@@ -61,9 +69,49 @@ class JsonFormatter(logging.Formatter):
         return f"{self._prefix}.{int((created - second) * 1000):03d}Z"
 
 
+def json_line(data: Mapping[str, Any]) -> str:
+    """data as compact JSON text, non-ASCII characters as they are, values that are not JSON types as str().
+
+    msgspec writes the line when every value is a plain JSON value (strings, ints, bools, None, finite floats, and
+    lists and string-keyed dicts of them), else `json.dumps` does, with the same output: msgspec would write some
+    other types its own way (datetimes, sets, bytes, enums by value) where the line has always shown str().
+    """
+    if _all_plain(data.values()):
+        try:
+            return _ENCODER.encode(data).decode()
+        except (msgspec.EncodeError, OverflowError, UnicodeEncodeError):  # ints past 64 bits, lone surrogates
+            pass
+    return json.dumps(data, default=str, ensure_ascii=False, separators=(",", ":"))
+
+
+def _all_plain(values: Iterable[Any]) -> bool:
+    for value in values:
+        if type(value) not in _SCALARS and not _is_plain(value):
+            return False
+    return True
+
+
+def _is_plain(value: Any) -> bool:
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is float:
+        return math.isfinite(value)  # json.dumps writes NaN and Infinity, msgspec null
+    if kind is list or kind is tuple:
+        return _all_plain(value)
+    if kind is dict:
+        return all(type(key) is str for key in value) and _all_plain(value.values())
+    return False
+
+
 def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
     """The fields a record was given with `extra=` (kind, source, error, …), in the order given."""
-    return {k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRIBUTES and not k.startswith("_")}
+    attributes = vars(record)
+    items: Iterable[tuple[str, Any]] = attributes.items()
+    standard = len(_RECORD_ATTRIBUTES)
+    if len(attributes) >= standard and next(islice(attributes, standard - 1, None)) == _RECORD_ATTRIBUTES[-1]:
+        items = islice(items, standard, None)  # skip what LogRecord.__init__ set, unlooked at
+    return {k: v for k, v in items if k not in _STANDARD_ATTRIBUTES and not k.startswith("_")}
 
 
 class TextFormatter(logging.Formatter):

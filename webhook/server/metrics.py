@@ -7,7 +7,8 @@ requests by HTTP code, requests in flight), plus what is particular to this webh
 - `gardener_webhook_request_duration_seconds{kind}`: time from receipt to the response being ready
   (seconds, in millisecond-scale buckets; TLS and network time excluded).
 - `gardener_webhook_http_requests_total{code}`: every `POST /validate` by the HTTP status code answered.
-- `gardener_webhook_requests_in_flight`: requests being answered right now.
+- `gardener_webhook_requests_in_flight`: requests being answered right now (the app sets the function that counts
+  them; read at scrape time).
 - `gardener_webhook_rule_decisions_total{rule, mode}`: each rule that fired on a request, mode `deny` (a
   finding that denied) or `warn` (a warning, including findings ratcheted or exempted into warnings).
 - `gardener_webhook_warnings_total{kind}`: warnings sent back (after de-duplication and truncation).
@@ -88,6 +89,8 @@ class Metrics:
     # (metric, label values) -> child. `labels()` validates and locks on every call; a child, once made, is kept by
     # prometheus_client for good, so it is looked up once. Bounded like the label values (closed sets).
     _children: dict[tuple[object, ...], Any] = field(default_factory=dict)
+    # (kind label, operation label, outcome, code) -> the children every request of those labels counts in
+    _per_request: dict[tuple[str, str, RequestOutcome, int], tuple[Any, Any, Any]] = field(default_factory=dict)
 
     @classmethod
     def create(cls, registry: CollectorRegistry) -> Metrics:
@@ -152,9 +155,18 @@ class Metrics:
     ) -> None:
         """Count one request: its outcome, duration (seconds), HTTP code, the rules that fired, warnings sent."""
         label = kind if kind in JUDGED_KINDS else OTHER
-        self._child(self.requests, label, operation if operation in OPERATIONS else OTHER, outcome.value).inc()
-        self._child(self.duration, label).observe(seconds)
-        self._child(self.codes, str(code)).inc()
+        key = (label, operation if operation in OPERATIONS else OTHER, outcome, code)
+        children = self._per_request.get(key)
+        if children is None:
+            children = self._per_request[key] = (
+                self._child(self.requests, label, key[1], outcome.value),
+                self._child(self.duration, label),
+                self._child(self.codes, str(code)),
+            )
+        requests, duration, codes = children
+        requests.inc()
+        duration.observe(seconds)
+        codes.inc()
         for rule in denied_rules:
             self._child(self.rule_decisions, rule, "deny").inc()
         for rule in warned_rules:
