@@ -247,13 +247,7 @@ async def _validate(request: web.Request) -> web.Response:
                 reason = f"too many large requests in progress; request body not read within {timeout_seconds:g}s"
                 return _overloaded(request, started, reason, **gate_wait)
             reason = f"request body not received within the request's timeout of {timeout_seconds:g}s"
-            response = _reject(request, started, 408, RequestOutcome.BAD_REQUEST, reason, **gate_wait)
-            response.force_close()
-            await response.prepare(request)
-            await response.write_eof()
-            if request.transport is not None:
-                request.transport.close()  # flushes the 408 first; aiohttp would otherwise linger for the rest
-            return response
+            return await _request_timeout(request, started, reason, gate_wait)
         envelopes: list[Envelope] = []  # once parsed: whom to answer if judging then fails
         deadline, until = app[DEADLINE], started + budget  # both blocks end at the same instant: one timer
         try:
@@ -276,6 +270,27 @@ async def _validate(request: web.Request) -> web.Response:
             return _internal_error(request, started, _identify(envelopes, body))
     finally:
         gate.release()
+    return _answer(app, outcome, payload, started, timeout_seconds)
+
+
+async def _request_timeout(
+    request: web.Request, started: float, reason: str, gate_wait: dict[str, float | int]
+) -> web.Response:
+    """408 for a client that stalled while sending its body, written now, and the connection closed after it
+    (aiohttp would otherwise linger reading the rest)."""
+    response = _reject(request, started, 408, RequestOutcome.BAD_REQUEST, reason, **gate_wait)
+    response.force_close()
+    await response.prepare(request)
+    await response.write_eof()
+    if request.transport is not None:
+        request.transport.close()  # flushes the 408 first
+    return response
+
+
+def _answer(
+    app: web.Application, outcome: Outcome, payload: bytes, started: float, timeout_seconds: float
+) -> web.Response:
+    """The judged request's answer, after its metrics and its access line."""
     decision = _decision(outcome)
     seconds = time.perf_counter() - started
     denied = outcome.denied_rule_ids
