@@ -117,7 +117,7 @@ def test_make_run_execs_the_server_and_sigterm_to_make_stops_it(tmp_path: Path) 
         make.wait(timeout=BOUND_SECONDS)
         assert not _alive(server), "the server outlived make"
         assert all(_refused(port) for port in ports)
-        assert '"message": "stopped"' in out.read_text()  # it drained and stopped, it was not killed
+        assert '"message":"stopped"' in out.read_text()  # it drained and stopped, it was not killed
     finally:
         if make.poll() is None:
             make.kill()

@@ -34,8 +34,8 @@ VENV: Final = (
 END: Final = "@@gardener-webhook-readme-end@@"
 VARIABLE: Final = [
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uid>"),
-    (re.compile(r'"time": "[^"]*"'), '"time": "<time>"'),
-    (re.compile(r'"duration_ms": [0-9.]+'), '"duration_ms": <ms>'),
+    (re.compile(r'"time": ?"[^"]*"'), '"time": "<time>"'),
+    (re.compile(r'"duration_ms": ?[0-9.]+'), '"duration_ms": <ms>'),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?"), "<timestamp>"),
 ]
 
