@@ -1,6 +1,7 @@
-"""What each Kubernetes version offers, as Gardener ships it: feature gates, admission plugins, API group versions.
+"""What each Kubernetes version offers, as Gardener ships it: feature gates and admission plugins (API group versions:
+`apigroups`).
 
-Gardener judges `featureGates`, `admissionPlugins` and `runtimeConfig` of the Shoot's components against these
+Gardener judges `featureGates` and `admissionPlugins` of the Shoot's components against these
 tables (a version range `[added, removed)` per name, plus locks, requirements and configurability). The feature gate
 table is one for every component that takes `featureGates` (kubelet, kube-apiserver, kube-controller-manager,
 kube-scheduler, kube-proxy): 305 gates, Kubernetes 1.17 to 1.36, in Gardener's order.
@@ -8,8 +9,7 @@ The tables are Gardener's data at commit b312835d1784c3628983205c05452b2eaa95b64
 refresh them from the same files when Gardener's change. Lookups are pure and never raise.
 Source: gardener/gardener pkg/utils/validation/features/featuregates.go (featureGateVersionRanges),
 pkg/utils/validation/admissionplugins/admissionplugins.go (admissionPluginsVersionRanges,
-admissionPluginsSupportingExternalKubeconfig), pkg/utils/validation/apigroups/apigroups.go (apiGroupVersionRanges,
-apiGVRVersionRanges, SplitAPI, SupportedVersionRange), pkg/utils/version/version.go (VersionRange.Contains).
+admissionPluginsSupportingExternalKubeconfig), pkg/utils/version/version.go (VersionRange.Contains).
 """
 
 from __future__ import annotations
@@ -71,17 +71,8 @@ class _Plugin(VersionRange):
     configurable: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class _API(VersionRange):
-    """An API group version (or one of its resources): required (cannot be disabled) with workers / workerless."""
-
-    required: bool = False
-    required_for_workerless: bool = False
-
-
 FeatureGate = _Gate
 AdmissionPlugin = _Plugin
-API = _API
 
 # Kubernetes feature gates (AllAlpha and AllBeta toggle all alpha or beta gates; they exist since 1.17).
 FEATURE_GATES: Final[Mapping[str, FeatureGate]] = MappingProxyType({
@@ -442,253 +433,11 @@ EXTERNAL_KUBECONFIG_PLUGINS: Final = frozenset(
     {"ImagePolicyWebhook", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"}
 )
 
-# API group versions (`apps/v1`, `v1`) and resources of them (`apps/v1/deployments`, `v1/pods`).
-API_GROUP_VERSIONS: Final[Mapping[str, API]] = MappingProxyType({
-    "admissionregistration.k8s.io/v1": _API(required=True),
-    "admissionregistration.k8s.io/v1alpha1": _API(),
-    "admissionregistration.k8s.io/v1beta1": _API(),
-    "apps/v1": _API(required=True),
-    "apps/v1beta1": _API(),
-    "apps/v1beta2": _API(),
-    "autoscaling/v1": _API(),
-    "autoscaling/v2": _API(),
-    "autoscaling/v2beta1": _API(removed="1.36"),
-    "autoscaling/v2beta2": _API(removed="1.36"),
-    "batch/v1": _API(),
-    "batch/v1beta1": _API(),
-    "certificates.k8s.io/v1": _API(),
-    "certificates.k8s.io/v1alpha1": _API(),
-    "certificates.k8s.io/v1beta1": _API(),
-    "coordination.k8s.io/v1": _API(),
-    "coordination.k8s.io/v1alpha1": _API(added="1.31", removed="1.32"),
-    "coordination.k8s.io/v1alpha2": _API(added="1.32"),
-    "coordination.k8s.io/v1beta1": _API(),
-    "discovery.k8s.io/v1": _API(),
-    "discovery.k8s.io/v1beta1": _API(),
-    "events.k8s.io/v1": _API(),
-    "events.k8s.io/v1beta1": _API(),
-    "extensions/v1beta1": _API(),
-    "flowcontrol.apiserver.k8s.io/v1": _API(added="1.29"),
-    "flowcontrol.apiserver.k8s.io/v1beta1": _API(),
-    "flowcontrol.apiserver.k8s.io/v1beta2": _API(),
-    "flowcontrol.apiserver.k8s.io/v1beta3": _API(),
-    "internal.apiserver.k8s.io/v1alpha1": _API(),
-    "networking.k8s.io/v1": _API(required=True, required_for_workerless=True),
-    "networking.k8s.io/v1alpha1": _API(removed="1.34"),
-    "networking.k8s.io/v1beta1": _API(),
-    "node.k8s.io/v1": _API(),
-    "node.k8s.io/v1alpha1": _API(),
-    "node.k8s.io/v1beta1": _API(),
-    "policy/v1": _API(),
-    "policy/v1beta1": _API(),
-    "rbac.authorization.k8s.io/v1": _API(required=True, required_for_workerless=True),
-    "rbac.authorization.k8s.io/v1alpha1": _API(),
-    "rbac.authorization.k8s.io/v1beta1": _API(),
-    "resource.k8s.io/v1": _API(added="1.34"),
-    "resource.k8s.io/v1alpha2": _API(removed="1.31"),
-    "resource.k8s.io/v1alpha3": _API(added="1.31"),
-    "resource.k8s.io/v1beta1": _API(added="1.32"),
-    "resource.k8s.io/v1beta2": _API(added="1.33"),
-    "scheduling.k8s.io/v1": _API(),
-    "scheduling.k8s.io/v1alpha1": _API(removed="1.36"),
-    "scheduling.k8s.io/v1alpha2": _API(added="1.36"),
-    "scheduling.k8s.io/v1beta1": _API(),
-    "storage.k8s.io/v1": _API(required=True),
-    "storage.k8s.io/v1alpha1": _API(),
-    "storage.k8s.io/v1beta1": _API(),
-    "storagemigration.k8s.io/v1alpha1": _API(added="1.30", removed="1.35"),
-    "storagemigration.k8s.io/v1beta1": _API(added="1.35"),
-    "v1": _API(required=True, required_for_workerless=True),
-})  # fmt: skip
-
-API_RESOURCES: Final[Mapping[str, API]] = MappingProxyType({
-    "admissionregistration.k8s.io/v1/mutatingadmissionpolicies": _API(added="1.36"),
-    "admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings": _API(added="1.36"),
-    "admissionregistration.k8s.io/v1/mutatingwebhookconfigurations": _API(required=True),
-    "admissionregistration.k8s.io/v1/validatingadmissionpolicies": _API(added="1.30"),
-    "admissionregistration.k8s.io/v1/validatingadmissionpolicybindings": _API(added="1.30"),
-    "admissionregistration.k8s.io/v1/validatingwebhookconfigurations": _API(required=True),
-    "admissionregistration.k8s.io/v1alpha1/mutatingadmissionpolicies": _API(added="1.32"),
-    "admissionregistration.k8s.io/v1alpha1/mutatingadmissionpolicybindings": _API(added="1.32"),
-    "admissionregistration.k8s.io/v1alpha1/validatingadmissionpolicies": _API(),
-    "admissionregistration.k8s.io/v1alpha1/validatingadmissionpolicybindings": _API(),
-    "admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies": _API(added="1.34"),
-    "admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings": _API(added="1.34"),
-    "admissionregistration.k8s.io/v1beta1/mutatingwebhookconfigurations": _API(),
-    "admissionregistration.k8s.io/v1beta1/validatingadmissionpolicies": _API(added="1.28"),
-    "admissionregistration.k8s.io/v1beta1/validatingadmissionpolicybindings": _API(added="1.28"),
-    "admissionregistration.k8s.io/v1beta1/validatingwebhookconfigurations": _API(),
-    "apps/v1/controllerrevisions": _API(),
-    "apps/v1/daemonsets": _API(),
-    "apps/v1/deployments": _API(),
-    "apps/v1/replicasets": _API(),
-    "apps/v1/statefulsets": _API(),
-    "apps/v1beta1/controllerrevisions": _API(),
-    "apps/v1beta1/deployments": _API(),
-    "apps/v1beta1/statefulsets": _API(),
-    "apps/v1beta2/controllerrevisions": _API(),
-    "apps/v1beta2/daemonsets": _API(),
-    "apps/v1beta2/deployments": _API(),
-    "apps/v1beta2/replicasets": _API(),
-    "apps/v1beta2/statefulsets": _API(),
-    "autoscaling/v1/horizontalpodautoscalers": _API(),
-    "autoscaling/v2/horizontalpodautoscalers": _API(required=True),
-    "autoscaling/v2beta1/horizontalpodautoscalers": _API(removed="1.36"),
-    "autoscaling/v2beta2/horizontalpodautoscalers": _API(removed="1.36"),
-    "batch/v1/cronjobs": _API(),
-    "batch/v1/jobs": _API(),
-    "batch/v1beta1/cronjobs": _API(),
-    "certificates.k8s.io/v1/certificatesigningrequests": _API(required=True),
-    "certificates.k8s.io/v1alpha1/clustertrustbundles": _API(),
-    "certificates.k8s.io/v1alpha1/podcertificaterequests": _API(added="1.34", removed="1.35"),
-    "certificates.k8s.io/v1beta1/clustertrustbundles": _API(added="1.33"),
-    "certificates.k8s.io/v1beta1/certificatesigningrequests": _API(),
-    "certificates.k8s.io/v1beta1/podcertificaterequests": _API(added="1.35"),
-    "coordination.k8s.io/v1/leases": _API(required=True),
-    "coordination.k8s.io/v1alpha1/leasecandidates": _API(added="1.31", removed="1.32"),
-    "coordination.k8s.io/v1alpha2/leasecandidates": _API(added="1.32"),
-    "coordination.k8s.io/v1beta1/leasecandidates": _API(added="1.33"),
-    "coordination.k8s.io/v1beta1/leases": _API(),
-    "discovery.k8s.io/v1/endpointslices": _API(required=True, required_for_workerless=True),
-    "discovery.k8s.io/v1beta1/endpointslices": _API(),
-    "events.k8s.io/v1/events": _API(required=True, required_for_workerless=True),
-    "events.k8s.io/v1beta1/events": _API(),
-    "extensions/v1beta1/daemonsets": _API(),
-    "extensions/v1beta1/deployments": _API(),
-    "extensions/v1beta1/ingresses": _API(),
-    "extensions/v1beta1/networkpolicies": _API(),
-    "extensions/v1beta1/replicasets": _API(),
-    "flowcontrol.apiserver.k8s.io/v1/flowschemas": _API(added="1.29"),
-    "flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations": _API(added="1.29"),
-    "flowcontrol.apiserver.k8s.io/v1beta1/flowschemas": _API(),
-    "flowcontrol.apiserver.k8s.io/v1beta1/prioritylevelconfigurations": _API(),
-    "flowcontrol.apiserver.k8s.io/v1beta2/flowschemas": _API(),
-    "flowcontrol.apiserver.k8s.io/v1beta2/prioritylevelconfigurations": _API(),
-    "flowcontrol.apiserver.k8s.io/v1beta3/flowschemas": _API(),
-    "flowcontrol.apiserver.k8s.io/v1beta3/prioritylevelconfigurations": _API(),
-    "internal.apiserver.k8s.io/v1alpha1/storageversions": _API(),
-    "networking.k8s.io/v1/ingressclasses": _API(),
-    "networking.k8s.io/v1/ingresses": _API(),
-    "networking.k8s.io/v1/ipaddresses": _API(added="1.33"),
-    "networking.k8s.io/v1/networkpolicies": _API(),
-    "networking.k8s.io/v1/servicecidrs": _API(added="1.33"),
-    "networking.k8s.io/v1alpha1/ipaddresses": _API(removed="1.34"),
-    "networking.k8s.io/v1alpha1/servicecidrs": _API(added="1.29", removed="1.34"),
-    "networking.k8s.io/v1beta1/ingressclasses": _API(),
-    "networking.k8s.io/v1beta1/ingresses": _API(),
-    "networking.k8s.io/v1beta1/ipaddresses": _API(removed="1.31"),
-    "networking.k8s.io/v1beta1/servicecidrs": _API(removed="1.31"),
-    "node.k8s.io/v1/runtimeclasses": _API(required=True),
-    "node.k8s.io/v1alpha1/runtimeclasses": _API(),
-    "node.k8s.io/v1beta1/runtimeclasses": _API(),
-    "policy/v1/poddisruptionbudgets": _API(required=True),
-    "policy/v1beta1/poddisruptionbudgets": _API(),
-    "rbac.authorization.k8s.io/v1/clusterrolebindings": _API(),
-    "rbac.authorization.k8s.io/v1/clusterroles": _API(),
-    "rbac.authorization.k8s.io/v1/rolebindings": _API(),
-    "rbac.authorization.k8s.io/v1/roles": _API(),
-    "rbac.authorization.k8s.io/v1alpha1/clusterrolebindings": _API(),
-    "rbac.authorization.k8s.io/v1alpha1/clusterroles": _API(),
-    "rbac.authorization.k8s.io/v1alpha1/rolebindings": _API(),
-    "rbac.authorization.k8s.io/v1alpha1/roles": _API(),
-    "rbac.authorization.k8s.io/v1beta1/clusterrolebindings": _API(),
-    "rbac.authorization.k8s.io/v1beta1/clusterroles": _API(),
-    "rbac.authorization.k8s.io/v1beta1/rolebindings": _API(),
-    "rbac.authorization.k8s.io/v1beta1/roles": _API(),
-    "resource.k8s.io/v1/deviceclasses": _API(added="1.34"),
-    "resource.k8s.io/v1/resourceclaims": _API(added="1.34"),
-    "resource.k8s.io/v1/resourceclaimtemplates": _API(added="1.34"),
-    "resource.k8s.io/v1/resourceslices": _API(added="1.34"),
-    "resource.k8s.io/v1alpha2/podschedulingcontexts": _API(removed="1.31"),
-    "resource.k8s.io/v1alpha2/resourceclaimparameters": _API(added="1.30", removed="1.31"),
-    "resource.k8s.io/v1alpha2/resourceclaims": _API(removed="1.31"),
-    "resource.k8s.io/v1alpha2/resourceclaimtemplates": _API(removed="1.31"),
-    "resource.k8s.io/v1alpha2/resourceclasses": _API(removed="1.31"),
-    "resource.k8s.io/v1alpha2/resourceclassparameters": _API(added="1.30", removed="1.31"),
-    "resource.k8s.io/v1alpha2/resourceslices": _API(added="1.30", removed="1.31"),
-    "resource.k8s.io/v1alpha3/deviceclasses": _API(added="1.31", removed="1.34"),
-    "resource.k8s.io/v1alpha3/devicetaintrules": _API(added="1.33"),
-    "resource.k8s.io/v1alpha3/podschedulingcontexts": _API(added="1.31", removed="1.32"),
-    "resource.k8s.io/v1alpha3/resourceclaims": _API(added="1.31", removed="1.34"),
-    "resource.k8s.io/v1alpha3/resourceclaimtemplates": _API(added="1.31", removed="1.34"),
-    "resource.k8s.io/v1alpha3/resourcepoolstatusrequests": _API(added="1.36"),
-    "resource.k8s.io/v1alpha3/resourceslices": _API(added="1.31", removed="1.34"),
-    "resource.k8s.io/v1beta1/deviceclasses": _API(added="1.32"),
-    "resource.k8s.io/v1beta1/resourceclaims": _API(added="1.32"),
-    "resource.k8s.io/v1beta1/resourceclaimtemplates": _API(added="1.32"),
-    "resource.k8s.io/v1beta1/resourceslices": _API(added="1.32"),
-    "resource.k8s.io/v1beta2/deviceclasses": _API(added="1.33"),
-    "resource.k8s.io/v1beta2/devicetaintrules": _API(added="1.36"),
-    "resource.k8s.io/v1beta2/resourceclaims": _API(added="1.33"),
-    "resource.k8s.io/v1beta2/resourceclaimtemplates": _API(added="1.33"),
-    "resource.k8s.io/v1beta2/resourceslices": _API(added="1.33"),
-    "scheduling.k8s.io/v1/priorityclasses": _API(required=True),
-    "scheduling.k8s.io/v1alpha1/priorityclasses": _API(removed="1.36"),
-    "scheduling.k8s.io/v1alpha1/workloads": _API(added="1.35", removed="1.36"),
-    "scheduling.k8s.io/v1alpha2/podgroups": _API(added="1.36"),
-    "scheduling.k8s.io/v1alpha2/workloads": _API(added="1.36"),
-    "scheduling.k8s.io/v1beta1/priorityclasses": _API(),
-    "storage.k8s.io/v1/csidrivers": _API(),
-    "storage.k8s.io/v1/csinodes": _API(),
-    "storage.k8s.io/v1/csistoragecapacities": _API(),
-    "storage.k8s.io/v1/storageclasses": _API(),
-    "storage.k8s.io/v1/volumeattachments": _API(),
-    "storage.k8s.io/v1/volumeattributesclasses": _API(added="1.34"),
-    "storage.k8s.io/v1alpha1/csistoragecapacities": _API(),
-    "storage.k8s.io/v1alpha1/volumeattachments": _API(),
-    "storage.k8s.io/v1alpha1/volumeattributesclasses": _API(added="1.29"),
-    "storage.k8s.io/v1beta1/csidrivers": _API(),
-    "storage.k8s.io/v1beta1/csinodes": _API(),
-    "storage.k8s.io/v1beta1/csistoragecapacities": _API(),
-    "storage.k8s.io/v1beta1/storageclasses": _API(),
-    "storage.k8s.io/v1beta1/volumeattachments": _API(),
-    "storage.k8s.io/v1beta1/volumeattributesclasses": _API(added="1.31"),
-    "storagemigration.k8s.io/v1alpha1/storageversionmigrations": _API(added="1.30", removed="1.35"),
-    "storagemigration.k8s.io/v1beta1/storageversionmigrations": _API(added="1.35"),
-    "v1/componentstatuses": _API(),
-    "v1/configmaps": _API(),
-    "v1/endpoints": _API(),
-    "v1/events": _API(),
-    "v1/limitranges": _API(),
-    "v1/namespaces": _API(),
-    "v1/nodes": _API(),
-    "v1/persistentvolumeclaims": _API(),
-    "v1/persistentvolumes": _API(),
-    "v1/pods": _API(),
-    "v1/podtemplates": _API(),
-    "v1/replicationcontrollers": _API(),
-    "v1/resourcequotas": _API(),
-    "v1/secrets": _API(),
-    "v1/serviceaccounts": _API(),
-    "v1/services": _API(),
-})  # fmt: skip
-
-
-def split_api(api: str) -> tuple[str, str] | None:
-    """(group version, group version resource or "") of a runtimeConfig key, or None for more than two slashes.
-
-    `apps/v1` -> ("apps/v1", ""); `v1/pods` -> ("v1", "v1/pods"); `apps/v1/deployments` -> ("apps/v1", the key).
-    Source: apigroups.go SplitAPI.
-    """
-    parts = api.split("/")
-    if len(parts) == 1:
-        return api, ""
-    if len(parts) == 2:
-        return ("v1", "v1/" + parts[1]) if parts[0] == "v1" else (api, "")
-    if len(parts) == 3:
-        return "/".join(parts[:2]), api
-    return None
-
-
 __all__ = [
     "ADMISSION_PLUGINS",
-    "API",
-    "API_GROUP_VERSIONS",
-    "API_RESOURCES",
     "EXTERNAL_KUBECONFIG_PLUGINS",
     "FEATURE_GATES",
     "AdmissionPlugin",
     "FeatureGate",
     "VersionRange",
-    "split_api",
 ]

@@ -18,15 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from webhook.domain.apigroups import API, API_GROUP_VERSIONS, API_RESOURCES, split_api
 from webhook.domain.field import FieldPath, Finding
-from webhook.domain.kubefeatures import (
-    ADMISSION_PLUGINS,
-    API,
-    API_GROUP_VERSIONS,
-    API_RESOURCES,
-    EXTERNAL_KUBECONFIG_PLUGINS,
-    split_api,
-)
+from webhook.domain.kubefeatures import ADMISSION_PLUGINS, EXTERNAL_KUBECONFIG_PLUGINS
 from webhook.domain.versions import Version
 from webhook.goport.gotime import HOUR, format_duration
 from webhook.goport.gourl import go_quote, url_parts
