@@ -479,18 +479,8 @@ class Reflector:
 
         Raises _Gone for HTTP 410, _NotServed for 404, ApiException for other non-2xx answers.
         """
-        r = self._resource
-        params = {**params, **r.selectors(), "_preload_content": False}
         try:
-            # The client's annotations give the decoded result; with _preload_content=False it is the raw response.
-            response: urllib3.HTTPResponse
-            if not r.group:
-                assert r.namespace is not None  # Resource.__post_init__: core-API kinds are namespaced
-                response = self._core.list_namespaced_config_map(r.namespace, **params)  # type: ignore[assignment]
-            elif r.namespace is not None:
-                response = self._api.list_namespaced_custom_object(r.group, r.version, r.namespace, r.plural, **params)  # type: ignore[assignment]
-            else:
-                response = self._api.list_cluster_custom_object(r.group, r.version, r.plural, **params)  # type: ignore[assignment]
+            response = list_collection(self._core, self._api, self._resource, **params)
         except ApiException as exc:
             if exc.status == 410:
                 raise _Gone(exc.reason) from None
@@ -559,6 +549,24 @@ def _lines(response: urllib3.HTTPResponse) -> Iterator[bytes]:
                 yield line
     if pending.strip():
         yield pending
+
+
+def list_collection(core: CoreV1Api, api: CustomObjectsApi, resource: Resource, **params: Any) -> urllib3.HTTPResponse:
+    """GET `resource`'s collection (a list, or with `watch=True` a watch) with params (kubernetes client keywords)
+    and the resource's selectors; the unread response. Raises what the client raises (ApiException for non-2xx)."""
+    params = {**params, **resource.selectors(), "_preload_content": False}
+    # The client's annotations give the decoded result; with _preload_content=False it is the raw response.
+    response: urllib3.HTTPResponse
+    if not resource.group:
+        assert resource.namespace is not None  # Resource.__post_init__: core-API kinds are namespaced
+        response = core.list_namespaced_config_map(resource.namespace, **params)  # type: ignore[assignment]
+    elif resource.namespace is not None:
+        response = api.list_namespaced_custom_object(  # type: ignore[assignment]
+            resource.group, resource.version, resource.namespace, resource.plural, **params
+        )
+    else:
+        response = api.list_cluster_custom_object(resource.group, resource.version, resource.plural, **params)  # type: ignore[assignment]
+    return response
 
 
 def describe_error(exc: BaseException) -> str:

@@ -25,7 +25,7 @@ from kubernetes.client import ApiClient, CoreV1Api, CustomObjectsApi
 from kubernetes.client.exceptions import ApiException
 
 from webhook.cluster.live import RESOURCES
-from webhook.cluster.reflector import LIST_PAGE_SIZE, describe_error
+from webhook.cluster.reflector import LIST_PAGE_SIZE, describe_error, list_collection
 from webhook.cluster.resources import STORED_AS
 from webhook.cluster.watched import Resource
 
@@ -128,15 +128,12 @@ class ClusterReader:
         items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            params: dict[str, Any] = {
-                **resource.selectors(),
-                "limit": LIST_PAGE_SIZE,
-                "_continue": token,
-                "_preload_content": False,
-                "_request_timeout": REQUEST_TIMEOUT_SECONDS,
-            }
             try:
-                page = _json_object(_list_request(cluster.client, resource, params), what)
+                response = list_collection(
+                    CoreV1Api(cluster.client), CustomObjectsApi(cluster.client), resource,
+                    limit=LIST_PAGE_SIZE, _continue=token, _request_timeout=REQUEST_TIMEOUT_SECONDS,
+                )  # fmt: skip
+                page = _json_object(response, what)
             except ApiException as exc:
                 if exc.status == 404:
                     return []  # not served: an empty kind, as for the live view
@@ -153,18 +150,6 @@ class ClusterReader:
             token = (meta.get("continue") if isinstance(meta, dict) else None) or None
             if token is None:
                 return items
-
-
-def _list_request(client: ApiClient, resource: Resource, params: Mapping[str, Any]) -> Any:
-    if not resource.group:
-        assert resource.namespace is not None  # Resource: core-API kinds are namespaced
-        return CoreV1Api(client).list_namespaced_config_map(resource.namespace, **params)
-    api = CustomObjectsApi(client)
-    if resource.namespace is not None:
-        return api.list_namespaced_custom_object(
-            resource.group, resource.version, resource.namespace, resource.plural, **params
-        )
-    return api.list_cluster_custom_object(resource.group, resource.version, resource.plural, **params)
 
 
 def _json_object(response: Any, what: str) -> dict[str, Any]:
