@@ -217,6 +217,7 @@ class _Declaration:
             raise TypeError(f"{fn.__qualname__}: a remembered check names each of its parameters")
         if "ctx" not in self.names:
             raise TypeError(f"{fn.__qualname__}: a remembered check takes its context as `ctx`")
+        self.ctx_at = self.names.index("ctx")
         self.entries = [tuple(e.split(".")) for e in entries]
         roots = {e[0] for e in self.entries}
         unknown = (roots | set(keys) | set(ignore)) - set(self.names)
@@ -226,6 +227,11 @@ class _Declaration:
         # Parameters whose value is part of the key: all but ctx, the ignored ones and those only read for entries.
         valued = [n for n in self.names if n != "ctx" and n not in ignore and (n not in roots or n in keys)]
         self.key_of = [(n, self.keys.get(n, _itself)) for n in valued]
+
+    def ctx_of(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Context:
+        """The call's `ctx`, found without building the other arguments (the plain path needs nothing else)."""
+        ctx: Context = args[self.ctx_at] if len(args) > self.ctx_at else kwargs["ctx"]
+        return ctx
 
     def arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         """The call's arguments by parameter name, defaults included (a check is called with its declared
@@ -280,11 +286,11 @@ def remembered(
 
         @functools.wraps(fn)
         def check(*args: Any, **kwargs: Any) -> list[Finding]:
-            arguments = declared.arguments(args, kwargs)
-            ctx: Context = arguments["ctx"]
+            ctx = declared.ctx_of(args, kwargs)
             stores = ctx.findings
             if stores is None:
                 return fn(*args, **kwargs)
+            arguments = declared.arguments(args, kwargs)
             lists = declared.entries_of(arguments)
             held = [entry for entries_list in lists for entry in entries_list]
             key = (*declared.key(fn, arguments, ctx), *(len(e) for e in lists))
@@ -311,11 +317,11 @@ def clean_when_empty(
 
         @functools.wraps(fn)
         def check(*args: Any, **kwargs: Any) -> list[Finding]:
-            arguments = declared.arguments(args, kwargs)
-            ctx: Context = arguments["ctx"]
+            ctx = declared.ctx_of(args, kwargs)
             stores = ctx.findings
             if stores is None:
                 return fn(*args, **kwargs)
+            arguments = declared.arguments(args, kwargs)
             item = arguments[entry]
             key = declared.key(fn, arguments, ctx)
             if stores.clean.known(item, key):
