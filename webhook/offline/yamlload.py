@@ -135,16 +135,11 @@ def _expands_too_far(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> bool:
     distinct nodes."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    stack: list[tuple[yaml.Node, list[yaml.Node] | None]] = [(root, None)]  # children: set once the node is open
     while stack:
-        node, children_done = stack.pop()
+        node, children = stack.pop()
         key = id(node)
-        children = (
-            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode)
-            else node.value if isinstance(node, yaml.SequenceNode)
-            else []
-        )  # fmt: skip
-        if children_done:
+        if children is not None:  # every child sized: size the node
             open_nodes.discard(key)
             sizes[key] = 1 + sum(sizes[id(child)] for child in children)
             if sizes[key] > limit:
@@ -155,8 +150,13 @@ def _expands_too_far(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> bool:
         if key in open_nodes:
             return True  # reached again before it was sized: it contains itself
         open_nodes.add(key)
-        stack.append((node, True))
-        stack.extend((child, False) for child in children if id(child) not in sizes)
+        children = (
+            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode)
+            else list(node.value) if isinstance(node, yaml.SequenceNode)
+            else []
+        )  # fmt: skip
+        stack.append((node, children))
+        stack.extend((child, None) for child in children if id(child) not in sizes)
     return False
 
 
