@@ -6,10 +6,11 @@
   predecessors. The profile (107 KiB) has 35 Kubernetes versions (7 minors x 5 patches), 4 machine images
   x 50 versions (with CRI, architectures and update strategies), 60 machine types, 3 regions x 3 zones, sent with
   its old object and the metadata the API server adds (uid, resourceVersion, managedFields).
-- `shoot_create()`: a Shoot with 5 worker pools (3 images, 2 architectures, zones, volumes) against that profile;
-  `shoot_create_pools(n)`: the same Shoot with n pools (1, 5, 20, 50 in the bench: how the cost grows);
-  `shoot_metadata_update()`: an UPDATE whose spec is unchanged (a label and an annotation changed);
-  `shoot_maximum_update()`: an UPDATE that changes one pool's maximum.
+- `shoot_creates(n)`: a stream of `STREAM` distinct Shoot CREATEs with n worker pools (3 images, 2 architectures,
+  zones, volumes; 1, 5, 20, 50 in the bench: how the cost grows) against that profile, each with its own name and
+  first pool's maximum; `shoot_metadata_updates()`: a stream of UPDATEs whose spec is unchanged (labels, annotations
+  and resourceVersion changed); `shoot_maximum_updates()`: a stream of UPDATEs that each change one pool's maximum.
+  Every body differs from the others, so no figure is that of a request answered from an identical one.
 - `osc_create()`: an OperatingSystemConfig (reconcile) with 20 units and 20 files, kubelet config included.
 - `bad_inputs()`: the bad-input load mix: denied objects and malformed bodies (400/415 at the HTTP layer).
 `context_objects()` is the static cluster view the server is started with: the stored (old) profile and a few
@@ -359,35 +360,56 @@ def cloud_profile_reapplied() -> bytes:
     return review(cloud_profile(), cloud_profile(), "UPDATE")
 
 
-def shoot_create() -> bytes:
-    return review(shoot(), None, "CREATE")
+# Bodies of a Shoot stream: more than any store of the server keeps (`Caches`), so that no request is answered from
+# an earlier one with the same content; each body is a request a landscape sends, never the same twice.
+STREAM: Final = 1000
 
 
-def shoot_create_pools(pools: int) -> Callable[[], bytes]:
-    """A Shoot CREATE with `pools` worker pools (how the cost grows with the pools)."""
+def shoot_creates(pools: int = 5) -> Callable[[], list[bytes]]:
+    """A stream of Shoot CREATEs with `pools` worker pools: each Shoot its own name, uid and first pool's maximum (a
+    landscape's Shoots differ); the other pools are shaped alike across Shoots, as a landscape's pools are."""
 
-    def make() -> bytes:
-        return review(shoot(pools=pools), None, "CREATE", uid=f"bench-pools-{pools}")
+    def make() -> list[bytes]:
+        bodies = []
+        for i in range(STREAM):
+            obj = shoot(f"webshop-{i:04}", pools=pools)
+            obj["metadata"]["uid"] = f"4f5e9c1e-8b9a-4c65-9a0e-{i:012}"
+            obj["spec"]["provider"]["workers"][0]["maximum"] = 10 + i
+            bodies.append(review(obj, None, "CREATE", uid=f"bench-create-{pools}-{i}"))
+        return bodies
 
     return make
 
 
-def shoot_metadata_update() -> bytes:
-    """A Shoot UPDATE whose spec is unchanged: a label and an annotation changed (a controller's bookkeeping)."""
+def shoot_metadata_updates() -> list[bytes]:
+    """A stream of Shoot UPDATEs whose spec is unchanged: each changes a label, an annotation and the
+    resourceVersion of the one before (the bookkeeping gardener-controller-manager and gardenlet do all day)."""
+    bodies = []
     old = shoot()
-    new = shoot()
-    new["metadata"]["labels"]["shoot.gardener.cloud/status"] = "healthy"
-    new["metadata"]["annotations"]["gardener.cloud/operation"] = "reconcile"
-    return review(new, old, "UPDATE")
+    for i in range(STREAM):
+        new = shoot()
+        new["metadata"]["resourceVersion"] = str(981237645 + i + 1)
+        new["metadata"]["labels"]["shoot.gardener.cloud/status"] = ("healthy", "progressing")[i % 2]
+        new["metadata"]["annotations"]["gardener.cloud/operation"] = "reconcile"
+        new["metadata"]["annotations"]["gardener.cloud/last-reconcile"] = f"{i}"
+        bodies.append(review(new, old, "UPDATE", uid=f"bench-meta-{i}"))
+        old = new
+    return bodies
 
 
-def shoot_maximum_update() -> bytes:
-    """A Shoot UPDATE that changes one worker pool's maximum (10 -> 12), everything else unchanged."""
+def shoot_maximum_updates() -> list[bytes]:
+    """A stream of Shoot UPDATEs that each change one worker pool's maximum (by one) of the Shoot before, everything
+    else unchanged."""
+    bodies = []
     old = shoot()
-    new = shoot()
-    new["metadata"]["generation"] = old["metadata"]["generation"] + 1
-    new["spec"]["provider"]["workers"][1]["maximum"] = 12
-    return review(new, old, "UPDATE")
+    for i in range(STREAM):
+        new = shoot()
+        new["metadata"]["resourceVersion"] = str(981237645 + i + 1)
+        new["metadata"]["generation"] = old["metadata"]["generation"] + 1
+        new["spec"]["provider"]["workers"][1]["maximum"] = 11 + i
+        bodies.append(review(new, old, "UPDATE", uid=f"bench-maximum-{i}"))
+        old = new
+    return bodies
 
 
 def osc_create() -> bytes:
@@ -396,12 +418,12 @@ def osc_create() -> bytes:
 
 # name -> one body, or a stream of bodies sent in turn
 PAYLOADS: Final[dict[str, Callable[[], bytes | list[bytes]]]] = {
-    "Shoot CREATE at 1 pool": shoot_create_pools(1),
-    "Shoot CREATE at 5 pools": shoot_create,  # the Shoot of every other row
-    "Shoot CREATE at 20 pools": shoot_create_pools(20),
-    "Shoot CREATE at 50 pools": shoot_create_pools(50),
-    "Shoot UPDATE with unchanged spec (labels/annotations changed)": shoot_metadata_update,
-    "Shoot UPDATE with one pool's maximum changed": shoot_maximum_update,
+    "Shoot CREATE at 1 pool": shoot_creates(1),
+    "Shoot CREATE at 5 pools": shoot_creates(5),  # the Shoot of every other row
+    "Shoot CREATE at 20 pools": shoot_creates(20),
+    "Shoot CREATE at 50 pools": shoot_creates(50),
+    "Shoot UPDATE with unchanged spec (labels/annotations changed)": shoot_metadata_updates,
+    "Shoot UPDATE with one pool's maximum changed": shoot_maximum_updates,
     "CloudProfile UPDATE stream": cloud_profile_stream,
     "CloudProfile re-applied": cloud_profile_reapplied,
     "OSC CREATE": osc_create,
@@ -443,7 +465,7 @@ def bad_inputs() -> list[tuple[str, bytes, str]]:
     wrong_types["spec"]["kubernetes"] = 99999999999999999999
     denied_osc = osc()
     denied_osc["spec"]["files"].append(denied_osc["spec"]["files"][0])  # duplicate path
-    good = shoot_create()
+    good = review(shoot(), None, "CREATE")
     deep = b"[" * 5000 + b"]" * 5000
     return [
         ("denied CloudProfile", review(denied_profile, cloud_profile(), "UPDATE"), "application/json"),

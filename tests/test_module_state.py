@@ -40,7 +40,7 @@ PURE_PARSERS: Final = frozenset({
 })  # fmt: skip
 STORES: Final = frozenset({
     "CleanEntries", "ListFindings", "FindingStores", "ByIdentity", "RuleCaches", "Caches", "ReappliedVerdicts",
-    "DecodedEntries", "ParsedEntries", "RecentObjects",
+    "DecodedEntries", "ParsedEntries", "RecentObjects", "Judgements", "TimeFields",
 })  # fmt: skip
 
 

@@ -42,14 +42,18 @@ class DecodedEntries:
     earlier request. Keys are the object's model, the list's path and `_json_key` (equal exactly when the parsed JSON
     values are): equal JSON in another list, or of another kind, is another model (a Kubernetes version and an image
     version can be the same JSON). Values are the models, valid for the `KindValidator.shared_lists` contract (an
-    entry's model depends on nothing but the entry and its list). capacity:
-    entries kept (None: unbounded); beyond it the older half is dropped, and an object with more entries than
-    capacity is not learned. Not thread-safe.
+    entry's model depends on nothing but the entry and its list). A path that ends at an object rather than a list
+    (`KindValidator.shared_models`: a Shoot's spec) keeps that object's model the same way, as a list of one entry
+    would. capacity: entries kept (None: unbounded); beyond it the older half is dropped, and an object with more
+    entries than capacity is not learned; objects: the same for object paths' models. Not thread-safe.
     """
 
-    def __init__(self, capacity: int | None = 20_000) -> None:
+    def __init__(self, capacity: int | None = 20_000, objects: int = 64) -> None:
         self.capacity = capacity
+        self.objects = objects
         self._models: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
+        # The models of object paths (`KindValidator.shared_models`), fewer: each is a whole section of an object.
+        self._objects: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
         # The same parsed entry object seen again (the server parses unchanged entries once, `caching.parsed.ParsedEntries`):
         # found by identity without keying its content. Holds the entry, so its id is not reused while kept.
         self._same: dict[tuple[type, tuple[str, ...], int], tuple[dict[str, Any], Any]] = {}
@@ -57,6 +61,7 @@ class DecodedEntries:
         self._whole: dict[tuple[type, tuple[str, ...], int], tuple[list[Any], list[Any]]] = {}
         self._replaced: set[int] = set()  # ids of the model lists in _whole (held there, so not reused)
         self._whole_entries = 0  # entries of the lists in _whole
+        self._names: dict[tuple[type, str], str | None] = {}  # (model class, API spelling) -> field name
 
     def __len__(self) -> int:
         return len(self._models)
@@ -64,14 +69,20 @@ class DecodedEntries:
     def reuse(self, raw: object, model: type, lists: tuple[tuple[str, ...], ...]) -> object:
         """`raw` (an object of `model`) with every list entry at `lists` that is known replaced by its model (a copy
         along the paths)."""
-        models, same, whole, replaced_ids = self._models, self._same, self._whole, self._replaced
+        models, objects, same, whole, replaced_ids = (
+            self._models,
+            self._objects,
+            self._same,
+            self._whole,
+            self._replaced,
+        )
         for path in lists:
 
-            def known(entry: dict[str, Any], path: tuple[str, ...] = path) -> Any:
+            def known(entry: dict[str, Any], path: tuple[str, ...] = path, store: dict[Any, Any] = models) -> Any:
                 found = same.get((model, path, id(entry)))
                 if found is not None and found[0] is entry:
                     return found[1]
-                decoded = models.get((model, path, _json_key(entry)))
+                decoded = store.get((model, path, _json_key(entry)))
                 if decoded is None:
                     return entry
                 same[(model, path, id(entry))] = (entry, decoded)
@@ -88,20 +99,38 @@ class DecodedEntries:
                     self._whole_entries += len(entries)
                 return replaced
 
-            raw = _replace_at(raw, path, known_list)
+            def known_value(value: Any, path: tuple[str, ...] = path) -> Any:
+                if isinstance(value, list):
+                    return known_list(value, path)
+                if isinstance(value, dict):
+                    return known(value, path, objects)  # an object path (`KindValidator.shared_models`)
+                return value
+
+            raw = _replace_at(raw, path, known_value)
         if self.capacity is not None and self._whole_entries > self.capacity // 4:
             # The lists pin their parsed entries: at most a quarter of the entries the store keeps.
             self._whole, self._replaced, self._whole_entries = {}, set(), 0
         return raw
 
-    def learn(self, raw: object, reused: object, decoded: BaseModel, lists: tuple[tuple[str, ...], ...]) -> None:
+    def learn(
+        self,
+        raw: object,
+        reused: object,
+        decoded: BaseModel,
+        lists: tuple[tuple[str, ...], ...],
+        *,
+        fresh: tuple[tuple[str, ...], ...] = (),
+    ) -> None:
         """Remember the models of `raw`'s list entries at `lists`; decoded: `reused` (`raw` after `reuse`) decoded
-        without errors. Entries that `reuse` replaced are known already and not keyed again."""
+        without errors. Entries that `reuse` replaced are known already and not keyed again. fresh: those of `lists`
+        whose entries every request parses anew (`KindValidator.shared_models`): their parsed entries are not kept
+        to be found by identity, which they never would be."""
+        names = self._names
         pairs = [
             (path, raw_list, reused_list, model_list)
             for path in lists
             for (raw_list, model_list), (reused_list, _) in zip(
-                _lists_at(raw, decoded, path), _lists_at(reused, decoded, path), strict=False
+                _lists_at(raw, decoded, path, names), _lists_at(reused, decoded, path, names), strict=False
             )
         ]
         if self.capacity is not None and sum(len(p[1]) for p in pairs) > self.capacity:
@@ -114,19 +143,28 @@ class DecodedEntries:
             for raw_entry, reused_entry, model in zip(raw_list, reused_list, model_list, strict=True):
                 if isinstance(raw_entry, dict) and isinstance(reused_entry, dict):
                     key = _json_key(raw_entry)
-                    if len(key) > _ENTRY_BYTES:
-                        continue  # no real list entry is this large: not worth the memory it would pin
-                    known = models.setdefault((scope, path, key), model)
-                    same[(scope, path, id(raw_entry))] = (raw_entry, known)
+                    one = isinstance(raw_list, _One)
+                    if len(key) > (_OBJECT_BYTES if one else _ENTRY_BYTES):
+                        continue  # no real entry is this large: not worth the memory it would pin
+                    known = (self._objects if one else models).setdefault((scope, path, key), model)
+                    if path not in fresh:
+                        same[(scope, path, id(raw_entry))] = (raw_entry, known)
         if self.capacity is not None and len(models) > self.capacity:
             # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
             # the front of a dict is quadratic).
             self._models = dict(list(models.items())[-(self.capacity // 2) :])
+        if self.capacity is not None and len(self._objects) > self.objects:
+            self._objects = dict(list(self._objects.items())[-(self.objects // 2) :])
         if self.capacity is not None and len(same) > self.capacity:
             self._same = dict(list(same.items())[-(self.capacity // 2) :])
 
 
-_ENTRY_BYTES: Final = 16 << 10  # entries whose key is larger are decoded every time, never kept
+_ENTRY_BYTES: Final = 16 << 10  # list entries whose key is larger are decoded every time, never kept
+_OBJECT_BYTES: Final = 64 << 10  # the same for an object path's object (a Shoot spec of 100 worker pools)
+
+
+class _One(list[Any]):
+    """The one entry an object path yields (`_lists_at`), told apart from a list of one entry."""
 
 
 def _json_key(value: dict[str, Any]) -> bytes:
@@ -134,34 +172,41 @@ def _json_key(value: dict[str, Any]) -> bytes:
     return marshal.dumps(value, 2)  # version 2: no back-references, whose presence depends on reference counts
 
 
-def _lists_at(raw: object, model: object, path: tuple[str, ...]) -> Iterator[tuple[list[Any], Sequence[Any]]]:
+def _lists_at(
+    raw: object, model: object, path: tuple[str, ...], names: dict[tuple[type, str], str | None]
+) -> Iterator[tuple[list[Any], Sequence[Any]]]:
     """(raw list, decoded list) pairs at `path` below raw and its decoded model."""
     if not path:
         if isinstance(raw, list) and isinstance(model, list | tuple) and len(raw) == len(model):
             yield raw, model
+        elif isinstance(raw, dict) and isinstance(model, BaseModel):
+            yield _One((raw,)), (model,)  # an object path: the object is the one entry
         return
     key, rest = path[0], path[1:]
     if key == "*":
         if isinstance(raw, list) and isinstance(model, list | tuple) and len(raw) == len(model):
             for raw_item, model_item in zip(raw, model, strict=True):
-                yield from _lists_at(raw_item, model_item, rest)
+                yield from _lists_at(raw_item, model_item, rest, names)
         return
     if isinstance(raw, dict) and isinstance(model, BaseModel) and key in raw:
-        yield from _lists_at(raw[key], _field(model, key), rest)
+        yield from _lists_at(raw[key], _field(model, key, names), rest, names)
 
 
-def _field(model: BaseModel, alias: str) -> object:
-    for name, info in type(model).model_fields.items():
-        if (info.alias or name) == alias:
-            return getattr(model, name)
-    return None
+def _field(model: BaseModel, alias: str, names: dict[tuple[type, str], str | None]) -> object:
+    """The value of `model`'s field spelt `alias` in the API, or None; names: (class, alias) -> field name, kept by
+    the caller."""
+    cls = type(model)
+    name = names.get((cls, alias), "")
+    if name == "":
+        name = next((n for n, info in cls.model_fields.items() if (info.alias or n) == alias), None)
+        names[(cls, alias)] = name
+    return getattr(model, name) if name is not None else None
 
 
-def _replace_at(raw: object, path: tuple[str, ...], known: Callable[[list[Any]], list[Any]]) -> object:
-    """A copy of raw in which each list at `path` is `known(list)` (its dict entries replaced by their models)."""
+def _replace_at(raw: object, path: tuple[str, ...], known: Callable[[Any], Any]) -> object:
+    """A copy of raw in which each value at `path` is `known(value)` (a list with its dict entries replaced by their
+    models, an object by its model)."""
     if not path:
-        if not isinstance(raw, list):
-            return raw
         return known(raw)
     key, rest = path[0], path[1:]
     if key == "*":

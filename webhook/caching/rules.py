@@ -7,10 +7,16 @@ Contract: README "How a request is kept cheap, with the same answer".
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable
+from datetime import datetime
+from typing import Any, Final, TypeVar
+
 from pydantic import BaseModel
 
+from webhook.caching.clock import DayPhases, TimeFields, stable_until
 from webhook.caching.findings import FindingStores
 from webhook.caching.identity import ByIdentity
+from webhook.caching.verdicts import Judgements
 from webhook.domain.profiles import ProfileIndex, judged_spec
 from webhook.models.cloudprofile import CloudProfile, CloudProfileSpec
 from webhook.models.namespacedcloudprofile import NamespacedCloudProfile
@@ -22,14 +28,31 @@ class RuleCaches:
     findings: remembered checks' findings (`caching.findings`). defaulted: one defaulted copy per decoded list entry
     (`models.defaults`), so that a stream's unchanged entries stay the same objects for the checks. index_of: one
     `ProfileIndex` per CloudProfile spec object (the last `indexes`); judged_spec: one judged spec per
-    NamespacedCloudProfile and parent object (the last `judged_specs`). Not thread-safe: one per event loop.
+    NamespacedCloudProfile and parent object (the last `judged_specs`); defaulted_objects: one defaulted copy per
+    shared object (the last `judgements`); judgements: results of whole judgements by
+    the objects they read (`judged_once`, the last `judgements`), with the timestamps of each object kept by identity.
+    Not thread-safe: one per event loop.
     """
 
-    def __init__(self, *, entries: int = 20_000, indexes: int = 64, judged_specs: int = 256) -> None:
+    def __init__(
+        self, *, entries: int = 20_000, indexes: int = 64, judged_specs: int = 256, judgements: int = 64
+    ) -> None:
         self.findings = FindingStores(clean=entries, list_entries=entries)
+        # One defaulted copy per shared object (a Shoot spec, `KindValidator.shared_models`): few, each a whole spec.
+        self.defaulted_objects: ByIdentity[BaseModel] = ByIdentity(kept=judgements)
+        self.judgements: Judgements[Any] = Judgements(capacity=judgements)
+        self._phases: ByIdentity[DayPhases] = ByIdentity(kept=judgements + indexes)
+        self._time_fields = TimeFields()
         self.defaulted: ByIdentity[BaseModel] = ByIdentity(kept=entries)
         self._indexes: ByIdentity[ProfileIndex] = ByIdentity(kept=indexes)
         self._judged_specs: ByIdentity[CloudProfileSpec] = ByIdentity(kept=judged_specs)
+
+    def phases_of(self, model: object) -> DayPhases:
+        """The day phases of every datetime in `model` (`clock.TimeFields.stamps`), found once for this very object;
+        a model whose class has no field of time (a Shoot spec) has none, and is not held."""
+        if not isinstance(model, BaseModel) or not self._time_fields.of(type(model)):
+            return _NO_PHASES
+        return self._phases.get((model,), lambda: DayPhases(self._time_fields.stamps(model)))
 
     def index_of(self, spec: CloudProfileSpec) -> ProfileIndex:
         """The index of `spec`, built on first use and kept for this very object."""
@@ -50,3 +73,36 @@ def judged_spec_of(
 ) -> CloudProfileSpec:
     """The judged spec of `ncp` over `parent`: the one `caches` keeps, else a new one."""
     return caches.judged_spec(ncp, parent) if caches is not None else judged_spec(ncp, parent)
+
+
+V = TypeVar("V")
+_NO_PHASES: Final = DayPhases(())
+
+
+def judged_once(
+    caches: RuleCaches | None,
+    objects: tuple[object, ...],
+    values: Hashable,
+    now: datetime,
+    judge: Callable[[], V],
+    stamps: Iterable[datetime] = (),
+) -> V:
+    """`judge()`, or its result kept from an earlier call with the very same `objects` and equal `values`.
+
+    judge must be a pure function of `objects` (model objects, by identity; None allowed), `values` (every other
+    input, hashable) and the clock `now`, where it compares `now` only with timestamps in `objects` or `stamps`,
+    shifted by whole days (expirationDates, "expires within N days"). The result is kept while no such comparison
+    can change (`findings.stable_until`). Without caches `judge()` runs: the plain path. Raises what judge raises
+    (nothing is kept then). objects that are not models (settings, the view) hold no timestamps the judgement reads.
+    """
+    if caches is None:
+        return judge()
+    found: V | None = caches.judgements.recall(objects, values, now)
+    if found is not None:
+        return found
+    value = judge()
+    phases = [caches.phases_of(model) for model in objects if model is not None]
+    until = stable_until(now, [*phases, DayPhases(stamps)])
+    if until is not None:
+        caches.judgements.remember(objects, values, now, until, value)
+    return value

@@ -1,4 +1,5 @@
-"""Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (a GitOps re-apply).
+"""Verdicts on re-applied objects: an UPDATE whose object is byte for byte its oldObject (a GitOps re-apply); and
+results of judgements kept for the very objects they read (`Judgements`).
 
 Such an UPDATE is judged once; the same object re-applied later gets the remembered verdict while nothing it depends
 on has changed: the request (kind, namespace, name, the object's bytes), the cluster view (its `revision` and what
@@ -56,6 +57,60 @@ class ReappliedVerdicts(Generic[V]):
     def remember(self, key: Hashable, state: Hashable, since: datetime, until: datetime, verdict: V) -> None:
         """Keep `verdict` for `key` in view state `state`, for a clock in [since, until)."""
         self._entries[key] = _Remembered(state, since, until, verdict)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged(Generic[V]):
+    objects: tuple[object, ...]
+    since: datetime
+    until: datetime
+    value: V
+
+
+class Judgements(Generic[V]):
+    """Results of pure judgements, each kept for the very objects it read, the other values it read and a clock window.
+
+    A Shoot UPDATE that changes only labels and annotations reads the same spec models (shared per content,
+    `KindValidator.shared_models`) and the same profile index as the last judgement of that spec: its result is
+    recalled instead of computed. objects: model objects compared by identity (held, so their ids are not reused
+    while kept; None allowed); values: every other input, hashable; a result is valid for a clock in [since, until).
+    capacity: results kept, least recently used dropped first. hits/misses: for benchmarks. Not thread-safe: one
+    per server worker (event loop).
+    """
+
+    def __init__(self, capacity: int = 256) -> None:
+        self.capacity = capacity
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[Hashable, _Judged[V]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def recall(self, objects: tuple[object, ...], values: Hashable, now: datetime) -> V | None:
+        """The result kept for these very objects and equal values with `now` in its window, else None."""
+        key = (tuple(map(id, objects)), values)
+        found = self._entries.get(key)
+        if (
+            found is not None
+            and found.since <= now < found.until
+            and all(a is b for a, b in zip(found.objects, objects, strict=True))
+        ):
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return found.value
+        self.misses += 1
+        return None
+
+    def remember(
+        self, objects: tuple[object, ...], values: Hashable, since: datetime, until: datetime, value: V
+    ) -> None:
+        """Keep `value` for these objects and values, for a clock in [since, until)."""
+        key = (tuple(map(id, objects)), values)
+        self._entries[key] = _Judged(objects, since, until, value)
         self._entries.move_to_end(key)
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)

@@ -149,13 +149,13 @@ def _decode_pair(
     recent = caches.recent if caches is not None else None
     new_result = recent.decoded(raw_new, entry) if recent is not None else None
     old_result = recent.decoded(raw_old, entry) if recent is not None else None
-    lists = entry.shared_lists
+    lists = entry.shared_models + entry.shared_lists
     if new_result is None:
         if lists and caches is not None:
             reused = caches.entries.reuse(raw_new, entry.model, lists)
             new_result = _decode_one(entry, reused, caches)
             if new_result[1] is not None:
-                caches.entries.learn(raw_new, reused, new_result[1], lists)
+                caches.entries.learn(raw_new, reused, new_result[1], lists, fresh=entry.shared_models)
         else:
             new_result = _decode_one(entry, raw_new, caches)
         if recent is not None:

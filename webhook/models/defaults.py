@@ -219,7 +219,7 @@ def _default_kube_controller_manager(spec: ShootSpec, ip_families: Sequence[str]
     return kcm.model_copy(update=update) if update else spec.kubernetes.kube_controller_manager or kcm
 
 
-def default_shoot(shoot: Shoot) -> Shoot:
+def default_shoot(shoot: Shoot, remember: Remember | None = None) -> Shoot:
     """Return `shoot` with the v1beta1 Shoot defaults the Shoot rules read (a new object only if something changed).
 
     workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate; maxSurge/maxUnavailable ->
@@ -232,8 +232,21 @@ def default_shoot(shoot: Shoot) -> Shoot:
     time window, …) feed no rule and are left out.
     Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker,
     SetDefaults_Networking.
+    remember: keeps one defaulted spec per spec object (the server shares one decoded spec per distinct content,
+    `KindValidator.shared_models`), so that an unchanged spec stays the same object for the Shoot rules.
     """
     spec = shoot.spec
+    if remember is None:
+        defaulted = _default_shoot_spec(spec)
+    else:
+        defaulted = remember.get((spec, _default_shoot_spec), lambda: _default_shoot_spec(spec))  # type: ignore[assignment]
+    if defaulted is spec:
+        return shoot
+    return shoot.model_copy(update={"spec": defaulted})
+
+
+def _default_shoot_spec(spec: ShootSpec) -> ShootSpec:
+    """`spec` with the defaults `default_shoot` lists (the same object when nothing changes)."""
     provider = spec.provider
     update: dict[str, object] = {}
     networking = spec.networking
@@ -266,5 +279,5 @@ def default_shoot(shoot: Shoot) -> Shoot:
     if spec.scheduler_name is None:
         update["scheduler_name"] = DEFAULT_SCHEDULER_NAME
     if not update:
-        return shoot
-    return shoot.model_copy(update={"spec": spec.model_copy(update=update)})
+        return spec
+    return spec.model_copy(update=update)

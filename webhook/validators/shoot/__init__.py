@@ -22,13 +22,18 @@ plugin/pkg/shoot/validator/admission.go, pkg/api/core/shoot/warnings.go.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Final
 
 from webhook.admission.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
-from webhook.cluster.view import ClusterView
+from webhook.caching.rules import judged_once
+from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, ClusterView
 from webhook.domain.field import METADATA, Finding, Mode, Verdict
+from webhook.models.base import ObjectMeta
 from webhook.models.defaults import default_shoot
-from webhook.models.shoot import Shoot, ShootSpec
+from webhook.models.shoot import Shoot, ShootSpec, ShootStatus
 from webhook.settings import Settings
 from webhook.validators.shoot import (
     access,
@@ -51,6 +56,8 @@ from webhook.validators.shoot import (
     workers,
 )
 from webhook.validators.shoot.effective import Effective, StaticContext
+
+SPEC_PATH: Final = ("spec",)
 
 RULES: Final = (
     *metadata.RULES, *version_gates.RULES, *addons.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES,
@@ -83,51 +90,144 @@ def validate_update(request: UpdateRequest[Shoot], view: ClusterView, settings: 
 def _judge(
     shoot: Shoot, old: Shoot | None, request: RequestInfo, view: ClusterView, settings: Settings
 ) -> list[Finding]:
-    """All findings for `shoot`; old: the stored Shoot on UPDATE, None on CREATE."""
+    """All findings for `shoot`; old: the stored Shoot on UPDATE, None on CREATE.
+
+    The rules that read the spec (`_judge_spec`) see each Shoot as `_as_judged` shows it, so their findings are kept
+    for the very spec models, profile and clock window they read (`judged_once`): a Shoot whose labels or annotations
+    changed, as gardener-controller-manager and gardenlet change them all day, costs the metadata rules alone.
+    """
     namespace = request.namespace or shoot.metadata.namespace
-    operation = Operation.CREATE if old is None else Operation.UPDATE
     found = lookup.find_profile_spec(shoot, namespace, view, request.caches)
-    findings: list[Finding] = list(found.findings)
-    mutated_and_static = len(findings)  # Gardener gives its warnings only when these stages pass
+    judged = _as_judged(shoot)
+    judged_old = _as_judged(old) if old is not None else None
+    objects: tuple[object, ...] = (judged.spec, judged_old.spec if judged_old else None, found.spec, settings)
+    values: tuple[object, ...] = (_judged_key(judged), _judged_key(judged_old), namespace, found.referenced)
+    if old is not None and old.profile_reference() != shoot.profile_reference():
+        # A changed reference reads the profiles of both (`lookup.validate_profile_change`): the view as it is now.
+        objects, values = (*objects, view), (*values, view.revision, view.synced, _refs_known(view))
+    stamps = [m.metadata.deletion_timestamp for m in (judged, judged_old) if m and m.metadata.deletion_timestamp]
+    spec = judged_once(
+        request.caches, objects, values, request.now,
+        lambda: _judge_spec(judged, judged_old, found, namespace, request.now, view, settings), stamps,
+    )  # fmt: skip
+    resolved = replace(spec.new, shoot=spec.new.shoot.model_copy(update={"metadata": shoot.metadata}))
+    findings: list[Finding] = [*found.findings, *spec.resolution]
+    findings.extend(metadata.validate_metadata(shoot.metadata, namespace, METADATA, create=old is None))
+    findings.extend(spec.create_only)
+    findings.extend(metadata.validate_operations(resolved.shoot, resolved.version, METADATA.child("annotations")))
+    findings.extend(spec.static)
+    # Gardener gives its warnings only when its mutator and static validation passed.
+    passed = not any(f.rule.mode is Mode.DENY for f in findings[len(found.findings) :])
+    findings.extend(spec.admission)
+    if passed:
+        interval = settings.credentials_rotation_interval_days
+        resolved = replace(resolved, shoot=resolved.shoot.model_copy(update={"status": shoot.status}))
+        findings.extend(gardener_warnings.warn_shoot(resolved, old, request.now, interval))
+    return findings
+
+
+@dataclass(frozen=True, slots=True)
+class _SpecJudgement:
+    """The findings of the rules that read a Shoot as `_as_judged` shows it, in the order `_judge` gives them.
+
+    new: the resolved Shoot (`Effective`, its metadata as `_as_judged` shows it). resolution: the mutator's
+    (SH-WARN-005/006, SHM-*); create_only: CREATE's own; static: ValidateShoot's spec rules and, on UPDATE,
+    ValidateShootUpdate's; admission: the rules against the profile (ShootValidator) and the version warnings.
+    """
+
+    new: Effective
+    resolution: tuple[Finding, ...]
+    create_only: tuple[Finding, ...]
+    static: tuple[Finding, ...]
+    admission: tuple[Finding, ...]
+
+
+def _judge_spec(
+    shoot: Shoot,
+    old: Shoot | None,
+    found: lookup.Lookup,
+    namespace: str,
+    now: datetime,
+    view: ClusterView,
+    settings: Settings,
+) -> _SpecJudgement:
+    """Every finding of the rules that read `shoot` (and `old`, the stored Shoot on UPDATE) as `_as_judged` shows
+    them: resolution, the static spec rules, and the rules against the profile `found`. Pure; view is read only
+    when an UPDATE changes the profile reference."""
     if found.profile is not None:
-        new, resolution = resolve.resolve(shoot, old, found.profile, request.now)
-        findings.extend(resolution)
+        new, resolution = resolve.resolve(shoot, old, found.profile, now)
     else:
-        new = resolve.unresolved(shoot, referenced=found.referenced)
+        new, resolution = resolve.unresolved(shoot, referenced=found.referenced), []
     before: Effective | None = None
     if old is not None:
-        before = (
-            resolve.resolve(old, None, found.profile, request.now)[0] if found.profile is not None else Effective(old)
-        )
+        before = resolve.resolve(old, None, found.profile, now)[0] if found.profile is not None else Effective(old)
     ctx = StaticContext(
         in_place_gate=settings.feature_gates.in_place_node_updates,
         cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
         namespace=namespace,
         accepted_issuers_as_stored=old is not None and _same_accepted_issuers(shoot, old),
     )
-    findings.extend(metadata.validate_metadata(shoot.metadata, namespace, METADATA, create=old is None))
-    if old is None:
-        findings.extend(static.validate_create_only(shoot))
-    findings.extend(metadata.validate_operations(new.shoot, new.version, METADATA.child("annotations")))
-    findings.extend(static.validate_shoot(new, ctx, create=old is None))
+    create_only = static.validate_create_only(shoot) if old is None else []
+    statics = static.validate_shoot(new, ctx, create=old is None)
     if before is not None:
-        findings.extend(static.validate_shoot_update(new, before, ctx))
-    passed = not any(f.rule.mode is Mode.DENY for f in findings[mutated_and_static:])
+        statics.extend(static.validate_shoot_update(new, before, ctx))
+    admission: list[Finding] = []
     if found.profile is not None:
+        operation = Operation.CREATE if old is None else Operation.UPDATE
         if old is not None:
-            findings.extend(
+            admission.extend(
                 lookup.validate_profile_change(shoot, new.workers, old, namespace, found.profile.spec, view)
             )
-        findings.extend(profile.validate_against_profile(new, before, found.profile, operation, request.now))
-        findings.extend(
+        admission.extend(profile.validate_against_profile(new, before, found.profile, operation, now))
+        admission.extend(
             access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.profile.spec)
         )
         days = settings.expiry_warning_days
-        findings.extend(advice.warn_versions(new, before, found.profile, operation, request.now, days))
-    if passed:  # as Gardener's registry strategy: its warnings after the mutator and static validation passed
-        interval = settings.credentials_rotation_interval_days
-        findings.extend(gardener_warnings.warn_shoot(new, old, request.now, interval))
-    return findings
+        admission.extend(advice.warn_versions(new, before, found.profile, operation, now, days))
+    return _SpecJudgement(new, tuple(resolution), tuple(create_only), tuple(statics), tuple(admission))
+
+
+# The annotations the spec rules read (hibernation's check of the maintenance operations).
+_READ_ANNOTATIONS: Final = (hibernation.MAINTENANCE_OPERATION,)
+
+
+def _as_judged(shoot: Shoot) -> Shoot:
+    """`shoot` as the spec rules see it: its spec, and of the rest only what they read (name, generateName,
+    namespace, deletionTimestamp, the annotations of `_READ_ANNOTATIONS`, status.hibernated). Labels and other
+    annotations change all day without changing what these rules find."""
+    meta = shoot.metadata
+    annotations = {key: meta.annotations[key] for key in _READ_ANNOTATIONS if key in meta.annotations}
+    projected = _NO_METADATA.model_copy(
+        update={
+            "name": meta.name,
+            "generate_name": meta.generate_name,
+            "namespace": meta.namespace,
+            "annotations": annotations,
+            "deletion_timestamp": meta.deletion_timestamp,
+        }
+    )
+    status = _HIBERNATED if shoot.status.is_hibernated else _AWAKE
+    return shoot.model_copy(update={"metadata": projected, "status": status})
+
+
+_NO_METADATA: Final = ObjectMeta()
+_HIBERNATED: Final = ShootStatus(hibernated=True)
+_AWAKE: Final = ShootStatus()
+
+
+def _judged_key(shoot: Shoot | None) -> Hashable:
+    """Every value of `_as_judged(shoot)` but its spec (which is keyed by identity)."""
+    if shoot is None:
+        return None
+    meta = shoot.metadata
+    return (
+        shoot.api_version, shoot.kind, meta.name, meta.generate_name, meta.namespace,
+        tuple(meta.annotations.items()), meta.deletion_timestamp, shoot.status.is_hibernated,
+    )  # fmt: skip
+
+
+def _refs_known(view: ClusterView) -> bool:
+    return view.known(NAMESPACED_CLOUD_PROFILE, CLOUD_PROFILE)
 
 
 def _same_accepted_issuers(new: Shoot, old: Shoot) -> bool:
@@ -150,7 +250,9 @@ KIND: Final = KindValidator(
     create=validate_create,
     update=validate_update,
     delete=None,
-    prepare=lambda shoot, caches: default_shoot(shoot),
+    prepare=lambda shoot, caches: default_shoot(shoot, caches.defaulted_objects if caches is not None else None),
+    # Labels and annotations change all day: the spec stays the same model.
+    shared_models=(SPEC_PATH,),
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_update"]

@@ -1,0 +1,184 @@
+"""Shoot requests through `Caches` give the answers of the plain path.
+
+A Shoot's spec is decoded once per distinct content (`KindValidator.shared_models`), and the findings of the rules
+that read it are kept for the very spec models, profile and clock window they read (`caching.rules.judged_once`):
+a stream of UPDATEs that change labels and annotations, as gardener-controller-manager and gardenlet send them all
+day, judges the spec once. Over generated streams (metadata changes, the annotations the spec rules read, spec
+mutations, deletionTimestamp and status changes), clock moves across the profile's expiration dates and the view's
+profile being replaced, every answer equals the one judged afresh (no caches).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.strategies import BASES, mutated
+from webhook.admission.wire import BadReview
+from webhook.caching.caches import Caches
+from webhook.cluster.static import StaticView
+from webhook.judging.judge import Outcome, judge
+from webhook.settings import FeatureGates, Settings
+
+SETTINGS: Final = Settings()
+LIFECYCLE_ON: Final = Settings(feature_gates=FeatureGates(VersionClassificationLifecycle=True))
+START: Final = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
+EXPIRY: Final = datetime(2026, 12, 1, tzinfo=UTC)  # the base profile's gardenlinux 1591.0.0 expirationDate
+ANNOTATIONS: Final = (
+    ("maintenance.gardener.cloud/operation", "reconcile"),
+    ("maintenance.gardener.cloud/operation", "rotate-credentials-start"),
+    ("gardener.cloud/operation", "rotate-ssh-keypair"),
+    ("gardener.cloud/operation", "no-such-operation"),
+    ("shoot.gardener.cloud/tasks", "deployInfrastructure"),
+    ("owner", "team-a"),
+)
+
+
+def _review(new: dict[str, Any], old: dict[str, Any] | None, uid: str = "u-1") -> bytes:
+    request: dict[str, Any] = {
+        "uid": uid,
+        "kind": {"group": "core.gardener.cloud", "version": "v1beta1", "kind": "Shoot"},
+        "resource": {"group": "core.gardener.cloud", "version": "v1beta1", "resource": "shoots"},
+        "name": "shoot", "namespace": "garden-dev",
+        "operation": "CREATE" if old is None else "UPDATE",
+        "userInfo": {"username": "gardenlet"},
+        "object": new,
+        "oldObject": old,
+    }  # fmt: skip
+    return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
+
+
+def _answer(body: bytes, view: StaticView, now: datetime, caches: Caches | None, settings: Settings) -> Any:
+    try:
+        outcome: Outcome = judge(body, view=view, settings=settings, now=now, caches=caches)
+    except BadReview as exc:
+        return ("bad review", str(exc))
+    return (outcome.review, outcome.entries, outcome.full_warnings, outcome.messages, outcome.code)
+
+
+def _metadata_change(draw: st.DrawFn, shoot: dict[str, Any], step: int) -> dict[str, Any]:
+    """`shoot` with labels, annotations, a deletionTimestamp or status.hibernated changed, its spec kept."""
+    changed = copy.deepcopy(shoot)
+    meta = changed.setdefault("metadata", {})
+    if not isinstance(meta, dict):
+        return changed
+    what = draw(st.sampled_from(("label", "annotation", "drop annotations", "deletion", "hibernated", "version")))
+    if what == "label":
+        meta.setdefault("labels", {})[f"step-{draw(st.integers(0, 2))}"] = str(step)
+    elif what == "annotation":
+        key, value = draw(st.sampled_from(ANNOTATIONS))
+        meta.setdefault("annotations", {})[key] = value
+    elif what == "drop annotations":
+        meta.pop("annotations", None)
+    elif what == "deletion":
+        meta["deletionTimestamp"] = None if meta.get("deletionTimestamp") else "2026-11-25T10:00:00Z"
+    elif what == "hibernated":
+        changed["status"] = {"hibernated": draw(st.booleans())}
+    else:
+        meta["resourceVersion"] = str(1000 + step)
+    return changed
+
+
+def _moved(draw: st.DrawFn, now: datetime) -> datetime:
+    """The clock kept, shifted, or put at (or a microsecond around) a whole number of days before the expiry."""
+    move = draw(st.sampled_from(("same", "shift", "boundary")))
+    if move == "shift":
+        return now + draw(st.sampled_from([timedelta(seconds=1), timedelta(hours=5), timedelta(days=1)]))
+    if move == "boundary":
+        days = draw(st.integers(min_value=-2, max_value=35))
+        near = draw(st.sampled_from([timedelta(microseconds=-1), timedelta(0), timedelta(microseconds=1)]))
+        return EXPIRY - timedelta(days=days) + near
+    return now
+
+
+@given(data=st.data())
+def test_a_stream_of_shoot_updates_gets_the_answers_each_gets_alone(data: st.DataObject) -> None:
+    profile = BASES["CloudProfile"]()
+    view = StaticView.from_objects([copy.deepcopy(profile), BASES["Shoot"]()], source="test")
+    caches = {id(SETTINGS): Caches(), id(LIFECYCLE_ON): Caches()}  # caches keep their settings
+    revision = BASES["Shoot"]()
+    if data.draw(st.booleans(), label="hibernated"):  # the maintenance operations then matter (SH-HIB-003)
+        revision["spec"]["hibernation"] = {"enabled": True}
+    now = START
+    for step in range(data.draw(st.integers(min_value=2, max_value=7), label="requests")):
+        change = data.draw(st.sampled_from(("metadata", "metadata", "spec", "create", "profile")), label=f"{step}")
+        if change == "profile":  # the view's profile replaced by a revision of it (a new object)
+            view.add(
+                data.draw(mutated(copy.deepcopy(profile), max_mutations=1), label="profile"), where="p", strict=False
+            )
+            following = _metadata_change(data.draw, revision, step)
+        elif change == "spec":
+            following = data.draw(mutated(revision, max_mutations=1), label=f"revision {step}")
+        else:
+            following = _metadata_change(data.draw, revision, step)
+        body = _review(following, None if change == "create" else revision, uid=f"u-{step}")
+        now = _moved(data.draw, now)
+        for settings in (SETTINGS, LIFECYCLE_ON):
+            cached = _answer(body, view, now, caches[id(settings)], settings)
+            assert cached == _answer(body, view, now, None, settings), (step, change, now)
+        if isinstance(following.get("spec"), dict) and isinstance(following.get("metadata"), dict):
+            revision = following
+
+
+def test_a_metadata_only_update_judges_the_spec_once() -> None:
+    """The second label change of a stream reuses the spec's judgement; an annotation the spec rules read, a new
+    spec and a day's move of the clock across an expiry do not."""
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    caches = Caches()
+    judgements = caches.rules.judgements
+    stored = BASES["Shoot"]()
+
+    def relabelled(shoot: dict[str, Any], value: str) -> dict[str, Any]:
+        changed = copy.deepcopy(shoot)
+        changed["metadata"].setdefault("labels", {})["rev"] = value
+        return changed
+
+    first = relabelled(stored, "1")
+    judge(_review(first, stored), view=view, settings=SETTINGS, now=START, caches=caches)
+    misses, hits = judgements.misses, judgements.hits
+    second = relabelled(first, "2")
+    outcome = judge(_review(second, first), view=view, settings=SETTINGS, now=START, caches=caches)
+    assert (judgements.misses, judgements.hits > hits) == (misses, True)  # nothing judged again
+    plain = judge(_review(second, first), view=view, settings=SETTINGS, now=START)
+    assert outcome.review == plain.review
+
+    operation = copy.deepcopy(second)
+    operation["metadata"].setdefault("annotations", {})["maintenance.gardener.cloud/operation"] = "reconcile"
+    judge(_review(operation, second), view=view, settings=SETTINGS, now=START, caches=caches)
+    assert judgements.misses > misses  # the hibernation rules read that annotation: judged again
+    misses = judgements.misses
+
+    grown = copy.deepcopy(second)
+    grown["spec"]["provider"]["workers"][0]["maximum"] = 7
+    judge(_review(grown, second), view=view, settings=SETTINGS, now=START, caches=caches)
+    assert judgements.misses > misses
+    misses = judgements.misses
+
+    later = EXPIRY + timedelta(hours=1)  # gardenlinux 1591.0.0 has expired meanwhile
+    third = relabelled(second, "3")
+    outcome = judge(_review(third, second), view=view, settings=SETTINGS, now=later, caches=caches)
+    assert outcome.review == judge(_review(third, second), view=view, settings=SETTINGS, now=later).review
+    assert judgements.misses > misses
+
+
+def test_an_unchanged_spec_is_decoded_once() -> None:
+    """Two UPDATEs with different labels and the same spec decode one ShootSpec, shared by both objects."""
+    from webhook.admission.wire import parse_review
+    from webhook.judging.judge import _decode_review
+    from webhook.validators import REGISTRY
+
+    entry = REGISTRY[("core.gardener.cloud", "Shoot")]
+    caches = Caches()
+    stored = BASES["Shoot"]()
+    first, second = copy.deepcopy(stored), copy.deepcopy(stored)
+    first["metadata"]["labels"] = {"rev": "1"}
+    second["metadata"]["labels"] = {"rev": "2"}
+    new_1, _, old_1, _ = _decode_review(entry, parse_review(_review(first, stored)), caches)
+    new_2, _, old_2, _ = _decode_review(entry, parse_review(_review(second, first)), caches)
+    assert new_1.spec is old_1.spec is new_2.spec is old_2.spec
+    assert new_2.metadata.labels == {"rev": "2"}
