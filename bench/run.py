@@ -149,7 +149,11 @@ class Bench:
         self.ca = str(issued.ca_cert)
         self.context = workdir / "context.json"
         self.context.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": payloads.context_objects()}))
-        self.bodies = {name: make() for name, make in payloads.PAYLOADS.items()}
+        self.bodies = {
+            name: make()
+            for name, make in payloads.PAYLOADS.items()
+            if not args.only or any(o in name for o in args.only)
+        }
 
     def webhook(self, workers: int = 1, cpus: set[int] | None = None) -> Server:
         command = [
@@ -244,6 +248,13 @@ def main() -> int:
         default=[],
         choices=("fixed", "workers", "bad"),
         help="leave out a phase (repeatable)",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="only the payloads whose name holds TEXT (repeatable)",
     )
     args = parser.parse_args()
     started = time.monotonic()

@@ -182,3 +182,22 @@ def test_an_unchanged_spec_is_decoded_once() -> None:
     new_2, _, old_2, _ = _decode_review(entry, parse_review(_review(second, first)), caches)
     assert new_1.spec is old_1.spec is new_2.spec is old_2.spec
     assert new_2.metadata.labels == {"rev": "2"}
+
+
+def test_a_stream_of_label_changes_keeps_nothing_per_request() -> None:
+    """The spec found by content is not kept per parsed object: 400 label changes hold no more objects than 200."""
+    import gc
+
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    caches = Caches()
+    stored = BASES["Shoot"]()
+    counts = []
+    for rounds in (200, 200):
+        for i in range(rounds):
+            changed = copy.deepcopy(stored)
+            changed["metadata"]["labels"] = {"rev": f"{len(counts)}-{i}"}
+            judge(_review(changed, stored), view=view, settings=SETTINGS, now=START, caches=caches)
+            stored = changed
+        gc.collect()
+        counts.append(len(gc.get_objects()))
+    assert counts[1] - counts[0] < 1000, counts

@@ -66,9 +66,11 @@ class DecodedEntries:
     def __len__(self) -> int:
         return len(self._models)
 
-    def reuse(self, raw: object, model: type, lists: tuple[tuple[str, ...], ...]) -> object:
+    def reuse(
+        self, raw: object, model: type, lists: tuple[tuple[str, ...], ...], *, fresh: tuple[tuple[str, ...], ...] = ()
+    ) -> object:
         """`raw` (an object of `model`) with every list entry at `lists` that is known replaced by its model (a copy
-        along the paths)."""
+        along the paths). fresh: as for `learn` (entries found by content are not kept to be found by identity)."""
         models, objects, same, whole, replaced_ids = (
             self._models,
             self._objects,
@@ -85,7 +87,8 @@ class DecodedEntries:
                 decoded = store.get((model, path, _json_key(entry)))
                 if decoded is None:
                     return entry
-                same[(model, path, id(entry))] = (entry, decoded)
+                if path not in fresh:
+                    same[(model, path, id(entry))] = (entry, decoded)
                 return decoded
 
             def known_list(entries: list[Any], path: tuple[str, ...] = path) -> list[Any]:

@@ -152,7 +152,7 @@ def _decode_pair(
     lists = entry.shared_models + entry.shared_lists
     if new_result is None:
         if lists and caches is not None:
-            reused = caches.entries.reuse(raw_new, entry.model, lists)
+            reused = caches.entries.reuse(raw_new, entry.model, lists, fresh=entry.shared_models)
             new_result = _decode_one(entry, reused, caches)
             if new_result[1] is not None:
                 caches.entries.learn(raw_new, reused, new_result[1], lists, fresh=entry.shared_models)
@@ -164,7 +164,7 @@ def _decode_pair(
         shared_old = raw_old
         if lists and raw_old is not None:
             if caches is not None:  # the new object's entries are in the store already
-                shared_old = caches.entries.reuse(raw_old, entry.model, lists)
+                shared_old = caches.entries.reuse(raw_old, entry.model, lists, fresh=entry.shared_models)
             elif new_result[1] is not None:
                 shared_old = share_entries(raw_old, raw_new, new_result[1], lists)
         old_result = _decode_one(entry, shared_old, caches)
