@@ -3,9 +3,10 @@
 A Shoot's spec is decoded once per distinct content (`KindValidator.shared_models`), and the findings of the rules
 that read it are kept for the very spec models, profile and clock window they read (`caching.rules.judged_once`):
 a stream of UPDATEs that change labels and annotations, as gardener-controller-manager and gardenlet send them all
-day, judges the spec once. Over generated streams (metadata changes, the annotations the spec rules read, spec
-mutations, deletionTimestamp and status changes), clock moves across the profile's expiration dates and the view's
-profile being replaced, every answer equals the one judged afresh (no caches).
+day, judges the spec once; and each worker pool is resolved and judged once per pool, stored pool and profile. Over
+generated streams (metadata changes, the annotations the spec rules read, spec mutations, pools changed, added,
+removed and swapped, deletionTimestamp and status changes), clock moves across the profile's expiration dates and
+the view's profile being replaced, every answer equals the one judged afresh (no caches).
 """
 
 from __future__ import annotations
@@ -84,6 +85,34 @@ def _metadata_change(draw: st.DrawFn, shoot: dict[str, Any], step: int) -> dict[
     return changed
 
 
+def _pool_change(draw: st.DrawFn, shoot: dict[str, Any]) -> dict[str, Any]:
+    """`shoot` with one pool changed as users change pools: its maximum, machine type, image version or zones, a
+    pool added (a copy of another under a new name) or removed, or two pools swapped."""
+    changed = copy.deepcopy(shoot)
+    workers = changed.get("spec", {}).get("provider", {}).get("workers")
+    if not isinstance(workers, list) or not workers or not all(isinstance(w, dict) for w in workers):
+        return changed
+    i = draw(st.integers(0, len(workers) - 1))
+    pool = workers[i]
+    what = draw(st.sampled_from(("maximum", "type", "image", "zones", "add", "remove", "swap")))
+    if what == "maximum":
+        pool["maximum"] = draw(st.integers(0, 12))
+    elif what == "type":
+        pool.setdefault("machine", {})["type"] = draw(st.sampled_from(("m5.large", "m6g.large", "no-such-type")))
+    elif what == "image":
+        image = {"name": "gardenlinux", "version": draw(st.sampled_from(("1592.1.0", "1591.0.0", "1590.0.0", "")))}
+        pool.setdefault("machine", {})["image"] = image
+    elif what == "zones":
+        pool["zones"] = draw(st.sampled_from((["eu-1a"], ["eu-1b"], ["eu-1a", "eu-1b"], ["eu-9z"])))
+    elif what == "add":
+        workers.append({**copy.deepcopy(pool), "name": f"pool-{len(workers)}"})
+    elif what == "remove" and len(workers) > 1:
+        workers.pop(i)
+    elif what == "swap" and len(workers) > 1:
+        workers[0], workers[-1] = workers[-1], workers[0]
+    return changed
+
+
 def _moved(draw: st.DrawFn, now: datetime) -> datetime:
     """The clock kept, shifted, or put at (or a microsecond around) a whole number of days before the expiry."""
     move = draw(st.sampled_from(("same", "shift", "boundary")))
@@ -106,7 +135,9 @@ def test_a_stream_of_shoot_updates_gets_the_answers_each_gets_alone(data: st.Dat
         revision["spec"]["hibernation"] = {"enabled": True}
     now = START
     for step in range(data.draw(st.integers(min_value=2, max_value=7), label="requests")):
-        change = data.draw(st.sampled_from(("metadata", "metadata", "spec", "create", "profile")), label=f"{step}")
+        change = data.draw(
+            st.sampled_from(("metadata", "metadata", "spec", "pool", "create", "profile")), label=f"{step}"
+        )
         if change == "profile":  # the view's profile replaced by a revision of it (a new object)
             view.add(
                 data.draw(mutated(copy.deepcopy(profile), max_mutations=1), label="profile"), where="p", strict=False
@@ -114,6 +145,8 @@ def test_a_stream_of_shoot_updates_gets_the_answers_each_gets_alone(data: st.Dat
             following = _metadata_change(data.draw, revision, step)
         elif change == "spec":
             following = data.draw(mutated(revision, max_mutations=1), label=f"revision {step}")
+        elif change == "pool":
+            following = _pool_change(data.draw, revision)
         else:
             following = _metadata_change(data.draw, revision, step)
         body = _review(following, None if change == "create" else revision, uid=f"u-{step}")
@@ -201,3 +234,43 @@ def test_a_stream_of_label_changes_keeps_nothing_per_request() -> None:
         gc.collect()
         counts.append(len(gc.get_objects()))
     assert counts[1] - counts[0] < 1000, counts
+
+
+def test_a_value_of_the_other_type_at_a_shared_path_is_left_to_decoding() -> None:
+    """Found by the stream test: a known empty pool `{}` must not stand in for `workers: {}` (an object where the
+    pool list belongs), nor a known spec for a spec given as a list; the answer names the value as given."""
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    caches = Caches()
+    with_empty_pool = BASES["Shoot"]()
+    with_empty_pool["spec"]["provider"]["workers"].insert(0, {})
+    judge(_review(with_empty_pool, None), view=view, settings=SETTINGS, now=START, caches=caches)
+    pools_as_object = copy.deepcopy(with_empty_pool)
+    pools_as_object["spec"]["provider"]["workers"] = {}
+    spec_as_list = copy.deepcopy(with_empty_pool)
+    spec_as_list["spec"] = [with_empty_pool["spec"]]
+    for shoot in (pools_as_object, spec_as_list):
+        body = _review(shoot, with_empty_pool)
+        cached = _answer(body, view, START, caches, SETTINGS)
+        assert cached == _answer(body, view, START, None, SETTINGS)
+        assert "must be a" in cached[0]["response"]["status"]["message"]
+
+
+def test_a_changed_pool_is_the_only_pool_judged_again() -> None:
+    """In a stream that raises one pool's maximum per UPDATE, each UPDATE resolves and judges the changed pool and
+    no other: as new (resolution, machine, volume), as stored (resolution) and, for ratcheting the base Shoot's
+    denials, as created (the same three): at most 7 pool judgements, where judging every pool takes 5 x 7."""
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    caches = Caches()
+    pools = caches.rules.entry_judgements
+    stored = BASES["Shoot"]()
+    workers = stored["spec"]["provider"]["workers"]
+    workers.extend({**copy.deepcopy(workers[1]), "name": f"pool-{n}"} for n in range(3))
+    for step in range(4):
+        changed = copy.deepcopy(stored)
+        changed["spec"]["provider"]["workers"][2]["maximum"] = 3 + step
+        misses = pools.misses
+        cached = _answer(_review(changed, stored), view, START, caches, SETTINGS)
+        assert cached == _answer(_review(changed, stored), view, START, None, SETTINGS)
+        if step >= 2:
+            assert pools.misses - misses <= 7, (step, pools.misses - misses)
+        stored = changed

@@ -120,8 +120,8 @@ class KindValidator(Generic[T]):
     shared_models: raw paths of objects, or of lists of objects, whose models are kept across requests one per
     distinct content (`caching.entries.DecodedEntries`) without the parse sharing of `shared_lists` (a Shoot's spec
     and its worker pools: an UPDATE that changes only labels decodes no spec, and its spec stays the very same
-    model; one that changes one pool decodes that pool). An object path must come before the paths inside it (its
-    raw content is its key). Same contract as shared_lists.
+    model; one that changes one pool decodes that pool). A path to an object ends with `caching.entries.OBJECT`
+    and must come before the paths inside it (its raw content is its key). Same contract as shared_lists.
     reuse_unchanged: a re-applied object (an UPDATE whose object is byte for byte its stored object) may be answered
     from `admission.Memo`; only for kinds whose clock rules compare `now` with no timestamp but the object's
     own (shifted by whole days), never with one read from the cluster view.

@@ -42,17 +42,18 @@ class DecodedEntries:
     earlier request. Keys are the object's model, the list's path and `_json_key` (equal exactly when the parsed JSON
     values are): equal JSON in another list, or of another kind, is another model (a Kubernetes version and an image
     version can be the same JSON). Values are the models, valid for the `KindValidator.shared_lists` contract (an
-    entry's model depends on nothing but the entry and its list). A path that ends at an object rather than a list
-    (`KindValidator.shared_models`: a Shoot's spec) keeps that object's model the same way, as a list of one entry
-    would. capacity: entries kept (None: unbounded); beyond it the older half is dropped, and an object with more
-    entries than capacity is not learned; objects: the same for object paths' models. Not thread-safe.
+    entry's model depends on nothing but the entry and its list). A path that ends with `OBJECT` names an object
+    rather than a list (`KindValidator.shared_models`: a Shoot's spec), whose model is kept the same way, as a list
+    of one entry would be; a value of the other type at a path is left as it is (decoding reports it). capacity: entries kept (None: unbounded); beyond it the older half is dropped, and an object with more
+    entries than capacity is not learned; objects: the same for the models of `fresh` paths (`learn`). Not thread-safe.
     """
 
-    def __init__(self, capacity: int | None = 20_000, objects: int = 64) -> None:
+    def __init__(self, capacity: int | None = 20_000, objects: int = 256) -> None:
         self.capacity = capacity
         self.objects = objects
         self._models: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
-        # The models of object paths (`KindValidator.shared_models`), fewer: each is a whole section of an object.
+        # The models of the paths every request parses anew (`KindValidator.shared_models`: a Shoot's spec and its
+        # pools), fewer: a spec is a whole section of an object.
         self._objects: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
         # The same parsed entry object seen again (the server parses unchanged entries once, `caching.parsed.ParsedEntries`):
         # found by identity without keying its content. Holds the entry, so its id is not reused while kept.
@@ -79,19 +80,29 @@ class DecodedEntries:
             self._replaced,
         )
         for path in lists:
+            is_fresh = path in fresh
+            store = objects if is_fresh else models
 
-            def known(entry: dict[str, Any], path: tuple[str, ...] = path, store: dict[Any, Any] = models) -> Any:
-                found = same.get((model, path, id(entry)))
-                if found is not None and found[0] is entry:
-                    return found[1]
+            def known(
+                entry: dict[str, Any],
+                path: tuple[str, ...] = path,
+                store: dict[Any, Any] = store,
+                is_fresh: bool = is_fresh,
+            ) -> Any:
+                if not is_fresh:
+                    found = same.get((model, path, id(entry)))
+                    if found is not None and found[0] is entry:
+                        return found[1]
                 decoded = store.get((model, path, _json_key(entry)))
                 if decoded is None:
                     return entry
-                if path not in fresh:
+                if not is_fresh:
                     same[(model, path, id(entry))] = (entry, decoded)
                 return decoded
 
-            def known_list(entries: list[Any], path: tuple[str, ...] = path) -> list[Any]:
+            def known_list(entries: list[Any], path: tuple[str, ...] = path, is_fresh: bool = is_fresh) -> list[Any]:
+                if is_fresh:  # parsed anew for every request: never the same list again
+                    return [known(item) if isinstance(item, dict) else item for item in entries]
                 found = whole.get((model, path, id(entries)))
                 if found is not None and found[0] is entries:
                     return found[1]
@@ -103,13 +114,11 @@ class DecodedEntries:
                 return replaced
 
             def known_value(value: Any, path: tuple[str, ...] = path) -> Any:
-                if isinstance(value, list):
-                    return known_list(value, path)
-                if isinstance(value, dict):
-                    return known(value, path, objects)  # an object path (`KindValidator.shared_models`)
-                return value
+                if path[-1] == OBJECT:  # a path to an object: replaced whole, only when it is one
+                    return known(value, path) if isinstance(value, dict) else value
+                return known_list(value, path) if isinstance(value, list) else value
 
-            raw = _replace_at(raw, path, known_value)
+            raw = _replace_at(raw, path[:-1] if path[-1] == OBJECT else path, known_value)
         if self.capacity is not None and self._whole_entries > self.capacity // 4:
             # The lists pin their parsed entries: at most a quarter of the entries the store keeps.
             self._whole, self._replaced, self._whole_entries = {}, set(), 0
@@ -146,11 +155,12 @@ class DecodedEntries:
             for raw_entry, reused_entry, model in zip(raw_list, reused_list, model_list, strict=True):
                 if isinstance(raw_entry, dict) and isinstance(reused_entry, dict):
                     key = _json_key(raw_entry)
-                    one = isinstance(raw_list, _One)
-                    if len(key) > (_OBJECT_BYTES if one else _ENTRY_BYTES):
+                    if len(key) > (_OBJECT_BYTES if isinstance(raw_list, _One) else _ENTRY_BYTES):
                         continue  # no real entry is this large: not worth the memory it would pin
-                    known = (self._objects if one else models).setdefault((scope, path, key), model)
-                    if path not in fresh:
+                    if path in fresh:
+                        self._objects.setdefault((scope, path, key), model)
+                    else:
+                        known = models.setdefault((scope, path, key), model)
                         same[(scope, path, id(raw_entry))] = (raw_entry, known)
         if self.capacity is not None and len(models) > self.capacity:
             # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
@@ -162,6 +172,8 @@ class DecodedEntries:
             self._same = dict(list(same.items())[-(self.capacity // 2) :])
 
 
+# The last key of a path to an object kept whole (a Shoot's spec: `("spec", OBJECT)`); any other path ends at a list.
+OBJECT: Final = "{}"
 _ENTRY_BYTES: Final = 16 << 10  # list entries whose key is larger are decoded every time, never kept
 _OBJECT_BYTES: Final = 64 << 10  # the same for an object path's object (a Shoot spec of 100 worker pools)
 
@@ -182,8 +194,10 @@ def _lists_at(
     if not path:
         if isinstance(raw, list) and isinstance(model, list | tuple) and len(raw) == len(model):
             yield raw, model
-        elif isinstance(raw, dict) and isinstance(model, BaseModel):
-            yield _One((raw,)), (model,)  # an object path: the object is the one entry
+        return
+    if path == (OBJECT,):
+        if isinstance(raw, dict) and isinstance(model, BaseModel):
+            yield _One((raw,)), (model,)  # a path to an object: the object is the one entry
         return
     key, rest = path[0], path[1:]
     if key == "*":

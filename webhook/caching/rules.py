@@ -29,18 +29,26 @@ class RuleCaches:
     (`models.defaults`), so that a stream's unchanged entries stay the same objects for the checks. index_of: one
     `ProfileIndex` per CloudProfile spec object (the last `indexes`); judged_spec: one judged spec per
     NamespacedCloudProfile and parent object (the last `judged_specs`); defaulted_objects: one defaulted copy per
-    shared object (the last `judgements`); judgements: results of whole judgements by
+    shared object (the last `judgements`); entry_judgements: the same as judgements for list entries (the last
+    `entry_judgements`); judgements: results of whole judgements by
     the objects they read (`judged_once`, the last `judgements`), with the timestamps of each object kept by identity.
     Not thread-safe: one per event loop.
     """
 
     def __init__(
-        self, *, entries: int = 20_000, indexes: int = 64, judged_specs: int = 256, judgements: int = 64
+        self,
+        *,
+        entries: int = 20_000,
+        indexes: int = 64,
+        judged_specs: int = 256,
+        judgements: int = 64,
+        entry_judgements: int = 1024,
     ) -> None:
         self.findings = FindingStores(clean=entries, list_entries=entries)
         # One defaulted copy per shared object (a Shoot spec, `KindValidator.shared_models`): few, each a whole spec.
         self.defaulted_objects: ByIdentity[BaseModel] = ByIdentity(kept=judgements)
         self.judgements: Judgements[Any] = Judgements(capacity=judgements)
+        self.entry_judgements: Judgements[Any] = Judgements(capacity=entry_judgements)
         self._phases: ByIdentity[DayPhases] = ByIdentity(kept=judgements + indexes)
         self._time_fields = TimeFields()
         self.defaulted: ByIdentity[BaseModel] = ByIdentity(kept=entries)
@@ -81,13 +89,19 @@ _NO_PHASES: Final = DayPhases(())
 
 def judged_once(
     caches: RuleCaches | None,
+    what: str,
     objects: tuple[object, ...],
     values: Hashable,
     now: datetime,
     judge: Callable[[], V],
     stamps: Iterable[datetime] = (),
+    *,
+    entry: bool = False,
 ) -> V:
-    """`judge()`, or its result kept from an earlier call with the very same `objects` and equal `values`.
+    """`judge()`, or its result kept from an earlier call for `what` with the very same `objects` and equal `values`.
+
+    what: names the judgement (part of the key). entry: the judgement of one list entry (a worker pool), kept in
+    `RuleCaches.entry_judgements` (more, smaller) rather than `judgements` (whole objects).
 
     judge must be a pure function of `objects` (model objects, by identity; None allowed), `values` (every other
     input, hashable) and the clock `now`, where it compares `now` only with timestamps in `objects` or `stamps`,
@@ -97,12 +111,14 @@ def judged_once(
     """
     if caches is None:
         return judge()
-    found: V | None = caches.judgements.recall(objects, values, now)
+    store = caches.entry_judgements if entry else caches.judgements
+    key = (what, values)
+    found: V | None = store.recall(objects, key, now)
     if found is not None:
         return found
     value = judge()
     phases = [caches.phases_of(model) for model in objects if model is not None]
     until = stable_until(now, [*phases, DayPhases(stamps)])
     if until is not None:
-        caches.judgements.remember(objects, values, now, until, value)
+        store.remember(objects, key, now, until, value)
     return value

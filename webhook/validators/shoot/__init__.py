@@ -28,7 +28,8 @@ from datetime import datetime
 from typing import Final
 
 from webhook.admission.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
-from webhook.caching.rules import judged_once
+from webhook.caching.entries import OBJECT
+from webhook.caching.rules import RuleCaches, judged_once
 from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, ClusterView
 from webhook.domain.field import METADATA, Finding, Mode, Verdict
 from webhook.models.base import ObjectMeta
@@ -57,7 +58,8 @@ from webhook.validators.shoot import (
 )
 from webhook.validators.shoot.effective import Effective, StaticContext
 
-SPEC_PATH: Final = ("spec",)
+SPEC_PATH: Final = ("spec", OBJECT)
+WORKERS_PATH: Final = ("spec", "provider", "workers")
 
 RULES: Final = (
     *metadata.RULES, *version_gates.RULES, *addons.RULES, *workers.RULES, *kubelet.RULES, *spec.RULES, *kubernetes.RULES,
@@ -107,8 +109,8 @@ def _judge(
         objects, values = (*objects, view), (*values, view.revision, view.synced, _refs_known(view))
     stamps = [m.metadata.deletion_timestamp for m in (judged, judged_old) if m and m.metadata.deletion_timestamp]
     spec = judged_once(
-        request.caches, objects, values, request.now,
-        lambda: _judge_spec(judged, judged_old, found, namespace, request.now, view, settings), stamps,
+        request.caches, "shoot spec", objects, values, request.now,
+        lambda: _judge_spec(judged, judged_old, found, namespace, request.now, view, settings, request.caches), stamps,
     )  # fmt: skip
     resolved = replace(spec.new, shoot=spec.new.shoot.model_copy(update={"metadata": shoot.metadata}))
     findings: list[Finding] = [*found.findings, *spec.resolution]
@@ -150,22 +152,27 @@ def _judge_spec(
     now: datetime,
     view: ClusterView,
     settings: Settings,
+    caches: RuleCaches | None,
 ) -> _SpecJudgement:
     """Every finding of the rules that read `shoot` (and `old`, the stored Shoot on UPDATE) as `_as_judged` shows
     them: resolution, the static spec rules, and the rules against the profile `found`. Pure; view is read only
-    when an UPDATE changes the profile reference."""
+    when an UPDATE changes the profile reference; caches: the request's (each pool is resolved once per shape)."""
     if found.profile is not None:
-        new, resolution = resolve.resolve(shoot, old, found.profile, now)
+        new, resolution = resolve.resolve(shoot, old, found.profile, now, caches)
     else:
         new, resolution = resolve.unresolved(shoot, referenced=found.referenced), []
     before: Effective | None = None
     if old is not None:
-        before = resolve.resolve(old, None, found.profile, now)[0] if found.profile is not None else Effective(old)
+        if found.profile is not None:
+            before = resolve.resolve(old, None, found.profile, now, caches)[0]
+        else:
+            before = Effective(old)
     ctx = StaticContext(
         in_place_gate=settings.feature_gates.in_place_node_updates,
         cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
         namespace=namespace,
         accepted_issuers_as_stored=old is not None and _same_accepted_issuers(shoot, old),
+        findings=caches.findings if caches is not None else None,
     )
     create_only = static.validate_create_only(shoot) if old is None else []
     statics = static.validate_shoot(new, ctx, create=old is None)
@@ -178,7 +185,7 @@ def _judge_spec(
             admission.extend(
                 lookup.validate_profile_change(shoot, new.workers, old, namespace, found.profile.spec, view)
             )
-        admission.extend(profile.validate_against_profile(new, before, found.profile, operation, now))
+        admission.extend(profile.validate_against_profile(new, before, found.profile, operation, now, caches))
         admission.extend(
             access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.profile.spec)
         )
@@ -250,9 +257,11 @@ KIND: Final = KindValidator(
     create=validate_create,
     update=validate_update,
     delete=None,
-    prepare=lambda shoot, caches: default_shoot(shoot, caches.defaulted_objects if caches is not None else None),
-    # Labels and annotations change all day: the spec stays the same model.
-    shared_models=(SPEC_PATH,),
+    prepare=lambda shoot, caches: (
+        default_shoot(shoot, caches.defaulted_objects, caches.defaulted) if caches is not None else default_shoot(shoot)
+    ),
+    # Labels and annotations change all day: the spec stays the same model; a spec with one pool changed decodes one.
+    shared_models=(SPEC_PATH, WORKERS_PATH),
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_update"]

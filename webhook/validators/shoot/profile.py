@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Final
 
 from webhook.admission.kinds import Operation
+from webhook.caching.rules import RuleCaches, judged_once
 from webhook.domain import profiles
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, Capabilities, ProfileIndex, capabilities_of
@@ -85,9 +86,15 @@ class _Pool:
 
 
 def validate_against_profile(
-    new: Effective, old: Effective | None, profile: ProfileIndex, operation: Operation, now: datetime
+    new: Effective,
+    old: Effective | None,
+    profile: ProfileIndex,
+    operation: Operation,
+    now: datetime,
+    caches: RuleCaches | None = None,
 ) -> list[Finding]:
-    """Every SH-ADM-* rule of `new` against `spec`; old: the stored Shoot on UPDATE (None on CREATE). now: aware UTC."""
+    """Every SH-ADM-* rule of `new` against `spec`; old: the stored Shoot on UPDATE (None on CREATE). now: aware UTC.
+    caches: the request's (each pool's machine and volume are judged once per pool, stored pool and profile)."""
     spec = profile.spec
     create = operation is Operation.CREATE
     before = old.shoot if old is not None else _EMPTY
@@ -99,15 +106,17 @@ def validate_against_profile(
             )
         )
     findings.extend(_validate_region(spec.regions, new.shoot.spec.region, before.spec.region, SPEC.child("region")))
-    findings.extend(_validate_provider(new, before, profile, create, now))
+    findings.extend(_validate_provider(new, before, profile, create, now, caches))
     findings.extend(_validate_limits(new.shoot, profile, WORKERS))
     return findings
 
 
 def _validate_provider(
-    new: Effective, before: Shoot, profile: ProfileIndex, create: bool, now: datetime
+    new: Effective, before: Shoot, profile: ProfileIndex, create: bool, now: datetime, caches: RuleCaches | None
 ) -> list[Finding]:
-    """Provider type, control-plane version syntax, then every pool (validateProvider)."""
+    """Provider type, control-plane version syntax, then every pool (validateProvider). A pool's machine and volume
+    checks read the pool, its stored pool, the profile and the values in their keys: kept for those
+    (`judged_once`), so an unchanged pool is not judged again."""
     spec = profile.spec
     shoot = new.shoot
     if shoot.spec.provider.type != spec.type:
@@ -120,6 +129,7 @@ def _validate_provider(
     # Gardener's loop variable: a pool without its own kubelet is judged with the kubelet of the last earlier pool
     # that has one, else the Shoot's (validateProvider reassigns kubeletConfig and never resets it).
     kubelet_config = shoot.spec.kubernetes.kubelet
+    region = shoot.spec.region
     for i, worker in enumerate(new.workers):
         path = WORKERS.index(i)
         stored = find_worker(before.spec.provider.workers, worker.name)
@@ -131,16 +141,26 @@ def _validate_provider(
             create=create,
             architecture=worker.machine.architecture or "",
         )
-        machine_findings, machine_ok = _validate_machine(pool, new, profile, capabilities, shoot.spec.region, now, path)
+        image_known = new.image_known(i)
+        machine_findings, machine_ok = judged_once(
+            caches, "pool machine", (worker, pool.old, spec), (i, create, pool.is_new, image_known, region), now,
+            lambda pool=pool, path=path: _machine(pool, new, profile, capabilities, region, now, path),  # type: ignore[misc]
+            entry=True,
+        )  # fmt: skip
         findings.extend(machine_findings)
         if machine_ok and new.image_known(i):
             findings.extend(profile_workers.validate_cri(profile, worker, pool.old, path.child("cri")))
             kubelet = new.kubelet_version(i)
             if kubelet is not None:
                 findings.extend(profile_workers.validate_kubelet_version(profile, worker.machine.image, kubelet, path))
-        findings.extend(
-            profile_workers.validate_volume(profile, worker, pool.old, shoot.spec.region, path.child("volume"))
-        )
+        volume = judged_once(
+            caches, "pool volume", (worker, pool.old, spec), (i, region), now,
+            lambda pool=pool, path=path: tuple(  # type: ignore[misc]
+                profile_workers.validate_volume(profile, pool.worker, pool.old, region, path.child("volume"))
+            ),
+            entry=True,
+        )  # fmt: skip
+        findings.extend(volume)
         if worker.kubernetes is not None:
             kubelet_config = worker.kubernetes.kubelet or kubelet_config
             reserved_path = path.child("kubernetes", "kubelet")
@@ -254,6 +274,20 @@ def _validate_zones(
 
 
 # ------------------------------------------------------------------------------------------------------ machine
+
+
+def _machine(
+    pool: _Pool,
+    new: Effective,
+    profile: ProfileIndex,
+    capabilities: Capabilities,
+    region: str,
+    now: datetime,
+    path: FieldPath,
+) -> tuple[tuple[Finding, ...], bool]:
+    """`_validate_machine` with its findings as a tuple (a kept result is shared between requests)."""
+    found, valid = _validate_machine(pool, new, profile, capabilities, region, now, path)
+    return tuple(found), valid
 
 
 def _validate_machine(

@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from webhook.caching.rules import RuleCaches, judged_once
 from webhook.domain import profiles
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import Capabilities, ProfileIndex, capabilities_of
@@ -105,11 +107,15 @@ def unresolved(shoot: Shoot, *, referenced: bool) -> Effective:
     )
 
 
-def resolve(shoot: Shoot, old: Shoot | None, profile: ProfileIndex, now: datetime) -> tuple[Effective, list[Finding]]:
+def resolve(
+    shoot: Shoot, old: Shoot | None, profile: ProfileIndex, now: datetime, caches: RuleCaches | None = None
+) -> tuple[Effective, list[Finding]]:
     """Resolve every value the mutator fills, against `spec`; old: the stored Shoot on UPDATE, else None.
 
     Returns the Effective Shoot and the findings: SH-WARN-005/006 announcing each resolution, SHM-002/003/005
-    denials for values that cannot be resolved (those stay unknown in the result). now: aware UTC.
+    denials for values that cannot be resolved (those stay unknown in the result). now: aware UTC. caches: the
+    request's; each pool's resolution is kept for the very pool, stored pool and profile (`judged_once`), so an
+    unchanged pool is resolved once and stays the same object for the pool checks.
     """
     spec = profile.spec
     findings: list[Finding] = []
@@ -118,37 +124,25 @@ def resolve(shoot: Shoot, old: Shoot | None, profile: ProfileIndex, now: datetim
     )
     findings.extend(cp_findings)
     old_workers = old.spec.provider.workers if old is not None else ()
-    capabilities = capabilities_of(spec.machine_capabilities)
+    deleting = shoot.metadata.deletion_timestamp is not None
     workers: list[Worker] = []
     unknown_versions: set[int] = set()
     unknown_images: set[int] = set()
     for i, worker in enumerate(shoot.spec.provider.workers):
-        path = worker_path(i)
-        update: dict[str, object] = {}
-        if worker.kubernetes is not None and worker.kubernetes.version is not None:
-            version, pool_findings = _resolve_kubernetes(
-                SHM_003, worker.kubernetes.version, spec.kubernetes.versions, now, path.child("kubernetes", "version")
-            )
-            findings.extend(pool_findings)
-            if version is None:
-                unknown_versions.add(i)
-            elif version != worker.kubernetes.version:
-                update["kubernetes"] = worker.kubernetes.model_copy(update={"version": version})
-        named = profile.machine_types(worker.machine.type)
-        machine_type = named[0] if named else None
-        architecture = worker.machine.architecture or _architecture_of(machine_type, capabilities)
-        machine_update: dict[str, object] = {"architecture": architecture}
-        if shoot.metadata.deletion_timestamp is None:
-            image, image_findings = _resolve_image(
-                worker, find_worker(old_workers, worker.name), profile, architecture, machine_type, now, path
-            )
-            findings.extend(image_findings)
-            if image is None:
-                unknown_images.add(i)
-            else:
-                machine_update["image"] = image
-        update["machine"] = worker.machine.model_copy(update=machine_update)
-        workers.append(worker.model_copy(update=update))
+        stored = find_worker(old_workers, worker.name)
+        pool = judged_once(
+            caches, "resolved pool", (worker, stored, spec), (i, deleting), now,
+            lambda i=i, worker=worker, stored=stored: _resolve_pool(  # type: ignore[misc]
+                i, worker, stored, profile, deleting, now
+            ),
+            entry=True,
+        )  # fmt: skip
+        findings.extend(pool.findings)
+        if not pool.version_known:
+            unknown_versions.add(i)
+        if not pool.image_known:
+            unknown_images.add(i)
+        workers.append(pool.worker)
     kubernetes = shoot.spec.kubernetes
     if control_plane is not None:
         kubernetes = kubernetes.model_copy(update={"version": control_plane})
@@ -159,6 +153,53 @@ def resolve(shoot: Shoot, old: Shoot | None, profile: ProfileIndex, now: datetim
         Effective(effective, control_plane is not None, frozenset(unknown_versions), frozenset(unknown_images)),
         findings,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _ResolvedPool:
+    """One pool after resolution: the pool with its values filled, the findings, whether its version and image are
+    known."""
+
+    worker: Worker
+    findings: tuple[Finding, ...]
+    version_known: bool
+    image_known: bool
+
+
+def _resolve_pool(
+    i: int, worker: Worker, stored: Worker | None, profile: ProfileIndex, deleting: bool, now: datetime
+) -> _ResolvedPool:
+    """Pool `i`'s Kubernetes version, architecture (SHM-004) and machine image (SHM-005, unless the Shoot is being
+    deleted) filled against `profile`; stored: the stored Shoot's pool of the same name, or None."""
+    spec = profile.spec
+    path = worker_path(i)
+    findings: list[Finding] = []
+    update: dict[str, object] = {}
+    version_known = image_known = True
+    if worker.kubernetes is not None and worker.kubernetes.version is not None:
+        version, pool_findings = _resolve_kubernetes(
+            SHM_003, worker.kubernetes.version, spec.kubernetes.versions, now, path.child("kubernetes", "version")
+        )
+        findings.extend(pool_findings)
+        if version is None:
+            version_known = False
+        elif version != worker.kubernetes.version:
+            update["kubernetes"] = worker.kubernetes.model_copy(update={"version": version})
+    named = profile.machine_types(worker.machine.type)
+    machine_type = named[0] if named else None
+    architecture = worker.machine.architecture or _architecture_of(
+        machine_type, capabilities_of(spec.machine_capabilities)
+    )
+    machine_update: dict[str, object] = {"architecture": architecture}
+    if not deleting:
+        image, image_findings = _resolve_image(worker, stored, profile, architecture, machine_type, now, path)
+        findings.extend(image_findings)
+        if image is None:
+            image_known = False
+        else:
+            machine_update["image"] = image
+    update["machine"] = worker.machine.model_copy(update=machine_update)
+    return _ResolvedPool(worker.model_copy(update=update), tuple(findings), version_known, image_known)
 
 
 # ------------------------------------------------------------------------------------------ Kubernetes versions

@@ -21,6 +21,7 @@ from webhook.validators.meta import (
 from webhook.validators.shoot.effective import (
     WORKERS,
     Effective,
+    StaticContext,
 )
 from webhook.validators.shoot.shared import validate_credentials_ref
 from webhook.validators.shoot.workers import (
@@ -37,10 +38,10 @@ from webhook.validators.shoot.workers import worker as worker_checks
 _WHOLE_NUMBER: Final = re.compile(r"^[+-]?[0-9]+$")
 
 
-def validate_workers(eff: Effective) -> list[Finding]:
+def validate_workers(eff: Effective, ctx: StaticContext) -> list[Finding]:
     """Every pool's own fields, then the pool list (ValidateWorker, ValidateWorkers, ValidateSystemComponentWorkers).
 
-    A workerless Shoot has nothing to judge here.
+    A workerless Shoot has nothing to judge here. ctx: the pool checks' stores (`worker_checks.validate_worker`).
     """
     workers = eff.workers
     if not workers:
@@ -49,7 +50,7 @@ def validate_workers(eff: Effective) -> list[Finding]:
     findings: list[Finding] = []
     for i, worker in enumerate(workers):
         path = WORKERS.index(i)
-        findings.extend(worker_checks.validate_worker(worker, path))
+        findings.extend(worker_checks.validate_worker(worker, path, ctx))
         if worker.control_plane is not None:
             namespace, provider_type = eff.shoot.metadata.namespace, spec.provider.type
             control_plane_path = path.child("controlPlane")
