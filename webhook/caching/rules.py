@@ -8,7 +8,7 @@ Contract: README "How a request is kept cheap, with the same answer".
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
@@ -29,7 +29,8 @@ class RuleCaches:
     (`models.defaults`), so that a stream's unchanged entries stay the same objects for the checks. index_of: one
     `ProfileIndex` per CloudProfile spec object (the last `indexes`); judged_spec: one judged spec per
     NamespacedCloudProfile and parent object (the last `judged_specs`); defaulted_objects: one defaulted copy per
-    shared object (the last `judgements`); entry_judgements: the same as judgements for list entries (the last
+    shared object (the last `judgements`); defaulted_entries: the same per entry of such an object (the last
+    `entry_judgements`); entry_judgements: the same as judgements for list entries (the last
     `entry_judgements`); judgements: results of whole judgements by
     the objects they read (`judged_once`, the last `judgements`), with the timestamps of each object kept by identity.
     Not thread-safe: one per event loop.
@@ -42,11 +43,13 @@ class RuleCaches:
         indexes: int = 64,
         judged_specs: int = 256,
         judgements: int = 64,
-        entry_judgements: int = 1024,
+        entry_judgements: int = 512,
     ) -> None:
         self.findings = FindingStores(clean=entries, list_entries=entries)
         # One defaulted copy per shared object (a Shoot spec, `KindValidator.shared_models`): few, each a whole spec.
         self.defaulted_objects: ByIdentity[BaseModel] = ByIdentity(kept=judgements)
+        # One defaulted copy per shared list entry of such an object (a Shoot's worker pool).
+        self.defaulted_entries: ByIdentity[BaseModel] = ByIdentity(kept=entry_judgements)
         self.judgements: Judgements[Any] = Judgements(capacity=judgements)
         self.entry_judgements: Judgements[Any] = Judgements(capacity=entry_judgements)
         self._phases: ByIdentity[DayPhases] = ByIdentity(kept=judgements + indexes)
@@ -85,6 +88,8 @@ def judged_spec_of(
 
 V = TypeVar("V")
 _NO_PHASES: Final = DayPhases(())
+_TIMELESS: Final = datetime(2000, 1, 1, tzinfo=UTC)  # the clock of a judgement that reads none
+_FOREVER: Final = datetime.max.replace(tzinfo=UTC)
 
 
 def judged_once(
@@ -92,7 +97,7 @@ def judged_once(
     what: str,
     objects: tuple[object, ...],
     values: Hashable,
-    now: datetime,
+    now: datetime | None,
     judge: Callable[[], V],
     stamps: Iterable[datetime] = (),
     *,
@@ -101,7 +106,8 @@ def judged_once(
     """`judge()`, or its result kept from an earlier call for `what` with the very same `objects` and equal `values`.
 
     what: names the judgement (part of the key). entry: the judgement of one list entry (a worker pool), kept in
-    `RuleCaches.entry_judgements` (more, smaller) rather than `judgements` (whole objects).
+    `RuleCaches.entry_judgements` (more, smaller) rather than `judgements` (whole objects). now None: the
+    judgement reads no clock, and its result is kept until it is evicted.
 
     judge must be a pure function of `objects` (model objects, by identity; None allowed), `values` (every other
     input, hashable) and the clock `now`, where it compares `now` only with timestamps in `objects` or `stamps`,
@@ -113,10 +119,13 @@ def judged_once(
         return judge()
     store = caches.entry_judgements if entry else caches.judgements
     key = (what, values)
-    found: V | None = store.recall(objects, key, now)
+    found: V | None = store.recall(objects, key, now if now is not None else _TIMELESS)
     if found is not None:
         return found
     value = judge()
+    if now is None:
+        store.remember(objects, key, _TIMELESS, _FOREVER, value)
+        return value
     phases = [caches.phases_of(model) for model in objects if model is not None]
     until = stable_until(now, [*phases, DayPhases(stamps)])
     if until is not None:

@@ -172,7 +172,7 @@ def _judge_spec(
         cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
         namespace=namespace,
         accepted_issuers_as_stored=old is not None and _same_accepted_issuers(shoot, old),
-        findings=caches.findings if caches is not None else None,
+        caches=caches,
     )
     create_only = static.validate_create_only(shoot) if old is None else []
     statics = static.validate_shoot(new, ctx, create=old is None)
@@ -258,7 +258,9 @@ KIND: Final = KindValidator(
     update=validate_update,
     delete=None,
     prepare=lambda shoot, caches: (
-        default_shoot(shoot, caches.defaulted_objects, caches.defaulted) if caches is not None else default_shoot(shoot)
+        default_shoot(shoot, caches.defaulted_objects, caches.defaulted_entries)
+        if caches is not None
+        else default_shoot(shoot)
     ),
     # Labels and annotations change all day: the spec stays the same model; a spec with one pool changed decodes one.
     shared_models=(SPEC_PATH, WORKERS_PATH),

@@ -8,11 +8,11 @@ the reason is reported once, by the rule that could not resolve it.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from webhook.caching.findings import FindingStores
+from webhook.caching.rules import RuleCaches
 from webhook.domain.constraints import Constraint
 from webhook.domain.field import SPEC, FieldPath
 from webhook.domain.profiles import Capabilities
@@ -147,17 +147,11 @@ def capabilities_supported(
 class StaticContext:
     """What static rules read besides the Shoot: the InPlaceNodeUpdates gate, the CRI policy (docs/requirements.md "OperatingSystemConfig contract"), the Shoot's
     namespace, and whether an UPDATE keeps kube-apiserver's acceptedIssuers as stored (then they are not judged);
-    findings: the stores of the request's caches (None: every check runs), for the pool checks that skip a pool
-    they found nothing in before (`caching.findings.clean_when_empty`).
+    caches: the request's (None: every check runs), for the pool checks kept per pool (`caching.rules.judged_once`).
     """
 
     in_place_gate: bool = False
     cri_unsupported_images: frozenset[str] = frozenset()
     namespace: str = ""
     accepted_issuers_as_stored: bool = False
-    findings: FindingStores | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def key(self) -> Hashable:
-        """Every value above: what a pool check remembered with this context (`caching.findings`) is keyed by."""
-        return (self.in_place_gate, self.cri_unsupported_images, self.namespace, self.accepted_issuers_as_stored)
+    caches: RuleCaches | None = field(default=None, compare=False, repr=False)

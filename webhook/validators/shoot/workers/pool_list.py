@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from webhook.caching.rules import judged_once
 from webhook.domain.field import FieldPath, Finding
 from webhook.models.shoot import ControlPlane, IntOrString, Worker, WorkerControlPlane
 from webhook.validators.meta import (
@@ -41,7 +42,8 @@ _WHOLE_NUMBER: Final = re.compile(r"^[+-]?[0-9]+$")
 def validate_workers(eff: Effective, ctx: StaticContext) -> list[Finding]:
     """Every pool's own fields, then the pool list (ValidateWorker, ValidateWorkers, ValidateSystemComponentWorkers).
 
-    A workerless Shoot has nothing to judge here. ctx: the pool checks' stores (`worker_checks.validate_worker`).
+    A workerless Shoot has nothing to judge here. ctx: its caches keep each pool's own-field findings
+    (`worker_checks.validate_worker` reads nothing but the pool and its index).
     """
     workers = eff.workers
     if not workers:
@@ -50,7 +52,13 @@ def validate_workers(eff: Effective, ctx: StaticContext) -> list[Finding]:
     findings: list[Finding] = []
     for i, worker in enumerate(workers):
         path = WORKERS.index(i)
-        findings.extend(worker_checks.validate_worker(worker, path, ctx))
+        findings.extend(
+            judged_once(
+                ctx.caches, "pool fields", (worker,), i, None,
+                lambda worker=worker, path=path: tuple(worker_checks.validate_worker(worker, path)),  # type: ignore[misc]
+                entry=True,
+            )
+        )  # fmt: skip
         if worker.control_plane is not None:
             namespace, provider_type = eff.shoot.metadata.namespace, spec.provider.type
             control_plane_path = path.child("controlPlane")

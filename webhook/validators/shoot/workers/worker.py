@@ -17,7 +17,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from webhook.caching.findings import clean_when_empty
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.models.shared import CRI
@@ -125,11 +124,9 @@ def validate_pools(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
     return findings
 
 
-@clean_when_empty(entry="worker")
-def validate_worker(worker: Worker, path: FieldPath, ctx: StaticContext) -> list[Finding]:
+def validate_worker(worker: Worker, path: FieldPath) -> list[Finding]:
     """One pool's own fields (ValidateWorker, without machine, CRI, architecture and kubelet); path: workers[i].
-
-    Reads nothing but the pool: a pool it found nothing in is not judged again (ctx: its stores)."""
+    Reads nothing but the pool (its callers keep the findings per pool)."""
     return [
         *_validate_name(worker.name, path.child("name")),
         *_validate_counts(worker.minimum, worker.maximum, path),
