@@ -144,7 +144,7 @@ def _validate_provider(
         image_known = new.image_known(i)
         machine_findings, machine_ok = judged_once(
             caches, "pool machine", (worker, pool.old, spec), (i, create, pool.is_new, image_known, region), now,
-            lambda pool=pool, path=path: _machine(pool, new, profile, capabilities, region, now, path),  # type: ignore[misc]
+            lambda pool=pool, path=path: _validate_machine(pool, new, profile, capabilities, region, now, path),  # type: ignore[misc]
             entry=True,
         )  # fmt: skip
         findings.extend(machine_findings)
@@ -276,20 +276,6 @@ def _validate_zones(
 # ------------------------------------------------------------------------------------------------------ machine
 
 
-def _machine(
-    pool: _Pool,
-    new: Effective,
-    profile: ProfileIndex,
-    capabilities: Capabilities,
-    region: str,
-    now: datetime,
-    path: FieldPath,
-) -> tuple[tuple[Finding, ...], bool]:
-    """`_validate_machine` with its findings as a tuple (a kept result is shared between requests)."""
-    found, valid = _validate_machine(pool, new, profile, capabilities, region, now, path)
-    return tuple(found), valid
-
-
 def _validate_machine(
     pool: _Pool,
     new: Effective,
@@ -298,15 +284,16 @@ def _validate_machine(
     region: str,
     now: datetime,
     path: FieldPath,
-) -> tuple[list[Finding], bool]:
+) -> tuple[tuple[Finding, ...], bool]:
     """Architecture, machine type, machine image, capabilities: the first failing check wins (validateWorkerMachine).
 
-    Returns the findings and whether the machine is valid (CRI and kubelet checks follow only then). An
+    Returns the findings (a tuple: a kept result is shared between requests) and whether the machine is valid (CRI
+    and kubelet checks follow only then). An
     architecture outside amd64/arm64 or a missing machine type is a static finding (SH-WRK-002, SH-WRK-003); here
     it only marks the machine invalid.
     """
     if pool.architecture not in ARCHITECTURES or not pool.worker.machine.type:
-        return [], False  # reported by SH-WRK-002 / SH-WRK-003
+        return (), False  # reported by SH-WRK-002 / SH-WRK-003
     found = _validate_machine_type(pool, profile, capabilities, region, path.child("machine", "type"))
     if not found and new.image_known(pool.index):
         found = _validate_machine_image(pool, profile, capabilities, now, path.child("machine"))
@@ -314,7 +301,7 @@ def _validate_machine(
         found = _validate_machine_capabilities(
             pool.worker, profile, capabilities, path.child("machine", "image", "version")
         )
-    return found, not found
+    return tuple(found), not found
 
 
 @SH_ADM_MT_001.check
