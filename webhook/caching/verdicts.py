@@ -62,12 +62,24 @@ class ReappliedVerdicts(Generic[V]):
             self._entries.popitem(last=False)
 
 
-@dataclass(frozen=True, slots=True)
-class _Judged(Generic[V]):
-    objects: tuple[object, ...]
-    since: datetime
-    until: datetime
-    value: V
+class _Held:
+    """Objects compared by identity: a state of `ReappliedVerdicts` that is the very objects a result was found
+    from (the kept result holds them, so their ids are not reused)."""
+
+    __slots__ = ("objects",)
+
+    def __init__(self, objects: tuple[object, ...]) -> None:
+        self.objects = objects
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Held)
+            and len(other.objects) == len(self.objects)
+            and all(a is b for a, b in zip(self.objects, other.objects, strict=True))
+        )
+
+    def __hash__(self) -> int:
+        return hash(tuple(map(id, self.objects)))
 
 
 class Judgements(Generic[V]):
@@ -77,40 +89,33 @@ class Judgements(Generic[V]):
     `KindValidator.shared_models`) and the same profile index as the last judgement of that spec: its result is
     recalled instead of computed. objects: model objects compared by identity (held, so their ids are not reused
     while kept; None allowed); values: every other input, hashable; a result is valid for a clock in [since, until).
-    capacity: results kept, least recently used dropped first. hits/misses: for benchmarks. Not thread-safe: one
-    per server worker (event loop).
+    The store is a `ReappliedVerdicts` keyed by the objects' ids and the values, whose state is the objects
+    themselves. capacity: results kept, least recently used dropped first. Not thread-safe: one per server worker
+    (event loop).
     """
 
     def __init__(self, capacity: int = 256) -> None:
-        self.capacity = capacity
-        self.hits = 0
-        self.misses = 0
-        self._entries: OrderedDict[Hashable, _Judged[V]] = OrderedDict()
+        self._kept: ReappliedVerdicts[V] = ReappliedVerdicts(capacity=capacity)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._kept)
+
+    @property
+    def hits(self) -> int:
+        """Results found (for metrics and benchmarks)."""
+        return self._kept.hits
+
+    @property
+    def misses(self) -> int:
+        """Results not found."""
+        return self._kept.misses
 
     def recall(self, objects: tuple[object, ...], values: Hashable, now: datetime) -> V | None:
         """The result kept for these very objects and equal values with `now` in its window, else None."""
-        key = (tuple(map(id, objects)), values)
-        found = self._entries.get(key)
-        if (
-            found is not None
-            and found.since <= now < found.until
-            and all(a is b for a, b in zip(found.objects, objects, strict=True))
-        ):
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return found.value
-        self.misses += 1
-        return None
+        return self._kept.recall((tuple(map(id, objects)), values), _Held(objects), now)
 
     def remember(
         self, objects: tuple[object, ...], values: Hashable, since: datetime, until: datetime, value: V
     ) -> None:
         """Keep `value` for these objects and values, for a clock in [since, until)."""
-        key = (tuple(map(id, objects)), values)
-        self._entries[key] = _Judged(objects, since, until, value)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.capacity:
-            self._entries.popitem(last=False)
+        self._kept.remember((tuple(map(id, objects)), values), _Held(objects), since, until, value)
