@@ -106,13 +106,15 @@ def _judge(
     values: tuple[object, ...] = (_judged_key(judged), _judged_key(judged_old), namespace, found.referenced)
     if old is not None and old.profile_reference() != shoot.profile_reference():
         # A changed reference reads the profiles of both (`lookup.validate_profile_change`): the view as it is now.
-        objects, values = (*objects, view), (*values, view.revision, view.synced, _refs_known(view))
+        refs_known = view.known(NAMESPACED_CLOUD_PROFILE, CLOUD_PROFILE)
+        objects, values = (*objects, view), (*values, view.revision, view.synced, refs_known)
     stamps = [m.metadata.deletion_timestamp for m in (judged, judged_old) if m and m.metadata.deletion_timestamp]
     spec = judged_once(
         request.caches, "shoot spec", objects, values, request.now,
         lambda: _judge_spec(judged, judged_old, found, namespace, request.now, view, settings, request.caches), stamps,
     )  # fmt: skip
-    resolved = replace(spec.new, shoot=spec.new.shoot.model_copy(update={"metadata": shoot.metadata}))
+    own = {"metadata": shoot.metadata, "status": shoot.status}  # the resolved Shoot with its own metadata and status
+    resolved = replace(spec.new, shoot=spec.new.shoot.model_copy(update=own))
     findings: list[Finding] = [*found.findings, *spec.resolution]
     findings.extend(metadata.validate_metadata(shoot.metadata, namespace, METADATA, create=old is None))
     findings.extend(spec.create_only)
@@ -123,7 +125,6 @@ def _judge(
     findings.extend(spec.admission)
     if passed:
         interval = settings.credentials_rotation_interval_days
-        resolved = replace(resolved, shoot=resolved.shoot.model_copy(update={"status": shoot.status}))
         findings.extend(gardener_warnings.warn_shoot(resolved, old, request.now, interval))
     return findings
 
@@ -194,27 +195,21 @@ def _judge_spec(
     return _SpecJudgement(new, tuple(resolution), tuple(create_only), tuple(statics), tuple(admission))
 
 
-# The annotations the spec rules read (hibernation's check of the maintenance operations).
+# What the spec rules read of a Shoot's metadata besides its spec: these fields, the annotations below (hibernation's
+# check of the maintenance operations) and status.hibernated.
+_READ_METADATA: Final = ("name", "generate_name", "namespace", "deletion_timestamp")
 _READ_ANNOTATIONS: Final = (hibernation.MAINTENANCE_OPERATION,)
 
 
 def _as_judged(shoot: Shoot) -> Shoot:
-    """`shoot` as the spec rules see it: its spec, and of the rest only what they read (name, generateName,
-    namespace, deletionTimestamp, the annotations of `_READ_ANNOTATIONS`, status.hibernated). Labels and other
-    annotations change all day without changing what these rules find."""
+    """`shoot` as the spec rules see it: its spec, and of the rest only what they read (`_READ_METADATA`,
+    `_READ_ANNOTATIONS`, status.hibernated). Labels and other annotations change all day without changing what
+    these rules find."""
     meta = shoot.metadata
-    annotations = {key: meta.annotations[key] for key in _READ_ANNOTATIONS if key in meta.annotations}
-    projected = _NO_METADATA.model_copy(
-        update={
-            "name": meta.name,
-            "generate_name": meta.generate_name,
-            "namespace": meta.namespace,
-            "annotations": annotations,
-            "deletion_timestamp": meta.deletion_timestamp,
-        }
-    )
+    read = {name: getattr(meta, name) for name in _READ_METADATA}
+    read["annotations"] = {key: meta.annotations[key] for key in _READ_ANNOTATIONS if key in meta.annotations}
     status = _HIBERNATED if shoot.status.is_hibernated else _AWAKE
-    return shoot.model_copy(update={"metadata": projected, "status": status})
+    return shoot.model_copy(update={"metadata": _NO_METADATA.model_copy(update=read), "status": status})
 
 
 _NO_METADATA: Final = ObjectMeta()
@@ -227,14 +222,8 @@ def _judged_key(shoot: Shoot | None) -> Hashable:
     if shoot is None:
         return None
     meta = shoot.metadata
-    return (
-        shoot.api_version, shoot.kind, meta.name, meta.generate_name, meta.namespace,
-        tuple(meta.annotations.items()), meta.deletion_timestamp, shoot.status.is_hibernated,
-    )  # fmt: skip
-
-
-def _refs_known(view: ClusterView) -> bool:
-    return view.known(NAMESPACED_CLOUD_PROFILE, CLOUD_PROFILE)
+    read = tuple(getattr(meta, name) for name in _READ_METADATA)
+    return (shoot.api_version, shoot.kind, *read, tuple(meta.annotations.items()), shoot.status.is_hibernated)
 
 
 def _same_accepted_issuers(new: Shoot, old: Shoot) -> bool:
