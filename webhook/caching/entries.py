@@ -44,8 +44,9 @@ class DecodedEntries:
     version can be the same JSON). Values are the models, valid for the `KindValidator.shared_lists` contract (an
     entry's model depends on nothing but the entry and its list). A path that ends with `OBJECT` names an object
     rather than a list (`KindValidator.shared_models`: a Shoot's spec), whose model is kept the same way, as a list
-    of one entry would be; a value of the other type at a path is left as it is (decoding reports it). capacity: entries kept (None: unbounded); beyond it the older half is dropped, and an object with more
-    entries than capacity is not learned; objects: the same for the models of `fresh` paths (`learn`). Not thread-safe.
+    of one entry would be; a value of the other type at a path is left as it is (decoding reports it). capacity:
+    entries kept (None: unbounded); beyond it the older half is dropped, and an object with more entries than
+    capacity is not learned; objects: the same for the models of `fresh` paths (`learn`). Not thread-safe.
     """
 
     def __init__(self, capacity: int | None = 20_000, objects: int = 256) -> None:

@@ -28,11 +28,11 @@ class RuleCaches:
     findings: remembered checks' findings (`caching.findings`). defaulted: one defaulted copy per decoded list entry
     (`models.defaults`), so that a stream's unchanged entries stay the same objects for the checks. index_of: one
     `ProfileIndex` per CloudProfile spec object (the last `indexes`); judged_spec: one judged spec per
-    NamespacedCloudProfile and parent object (the last `judged_specs`); defaulted_objects: one defaulted copy per
-    shared object (the last `judgements`); defaulted_entries: the same per entry of such an object (the last
-    `entry_judgements`); entry_judgements: the same as judgements for list entries (the last
-    `entry_judgements`); judgements: results of whole judgements by
-    the objects they read (`judged_once`, the last `judgements`), with the timestamps of each object kept by identity.
+    NamespacedCloudProfile and parent object (the last `judged_specs`). judgements: results of whole judgements
+    (a Shoot's spec) by the objects they read (`judged_once`, the last `judgements`); entry_judgements: the same for
+    judgements of one list entry (a worker pool; the last `entry_judgements`); defaulted_objects and
+    defaulted_entries: one defaulted copy per shared object and per entry of it (`KindValidator.shared_models`,
+    as many as the judgements of each); phases_of: the day phases of each object's dates, kept by identity.
     Not thread-safe: one per event loop.
     """
 
