@@ -62,26 +62,6 @@ class ReappliedVerdicts(Generic[V]):
             self._entries.popitem(last=False)
 
 
-class _Held:
-    """Objects compared by identity: a state of `ReappliedVerdicts` that is the very objects a result was found
-    from (the kept result holds them, so their ids are not reused)."""
-
-    __slots__ = ("objects",)
-
-    def __init__(self, objects: tuple[object, ...]) -> None:
-        self.objects = objects
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, _Held)
-            and len(other.objects) == len(self.objects)
-            and all(a is b for a, b in zip(self.objects, other.objects, strict=True))
-        )
-
-    def __hash__(self) -> int:
-        return hash(tuple(map(id, self.objects)))
-
-
 class Judgements(Generic[V]):
     """Results of pure judgements, each kept for the very objects it read, the other values it read and a clock window.
 
@@ -89,13 +69,13 @@ class Judgements(Generic[V]):
     `KindValidator.shared_models`) and the same profile index as the last judgement of that spec: its result is
     recalled instead of computed. objects: model objects compared by identity (held, so their ids are not reused
     while kept; None allowed); values: every other input, hashable; a result is valid for a clock in [since, until).
-    The store is a `ReappliedVerdicts` keyed by the objects' ids and the values, whose state is the objects
-    themselves. capacity: results kept, least recently used dropped first. Not thread-safe: one per server worker
+    The store is a `ReappliedVerdicts` keyed by the objects' ids and the values; each kept result holds its objects,
+    so while it is kept no other object can have their ids, and an equal key means the very same objects. capacity: results kept, least recently used dropped first. Not thread-safe: one per server worker
     (event loop).
     """
 
     def __init__(self, capacity: int = 256) -> None:
-        self._kept: ReappliedVerdicts[V] = ReappliedVerdicts(capacity=capacity)
+        self._kept: ReappliedVerdicts[tuple[tuple[object, ...], V]] = ReappliedVerdicts(capacity=capacity)
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -112,10 +92,11 @@ class Judgements(Generic[V]):
 
     def recall(self, objects: tuple[object, ...], values: Hashable, now: datetime) -> V | None:
         """The result kept for these very objects and equal values with `now` in its window, else None."""
-        return self._kept.recall((tuple(map(id, objects)), values), _Held(objects), now)
+        found = self._kept.recall((values, *map(id, objects)), None, now)
+        return found[1] if found is not None else None
 
     def remember(
         self, objects: tuple[object, ...], values: Hashable, since: datetime, until: datetime, value: V
     ) -> None:
         """Keep `value` for these objects and values, for a clock in [since, until)."""
-        self._kept.remember((tuple(map(id, objects)), values), _Held(objects), since, until, value)
+        self._kept.remember((values, *map(id, objects)), None, since, until, (objects, value))
