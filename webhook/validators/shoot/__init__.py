@@ -191,7 +191,7 @@ def _judge_spec(
             access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.profile.spec)
         )
         days = settings.expiry_warning_days
-        admission.extend(advice.warn_versions(new, before, found.profile, operation, now, days))
+        admission.extend(advice.warn_versions(new, before, found.profile, operation, now, days, caches))
     return _SpecJudgement(new, tuple(resolution), tuple(create_only), tuple(statics), tuple(admission))
 
 

@@ -18,10 +18,13 @@ The whole SH-WARN family lives here: SH-WARN-005 and -006 announce what `resolve
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Final
 
 from webhook.admission.kinds import Operation
+from webhook.caching.rules import RuleCaches, judged_once
 from webhook.domain import profiles
 from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Mode, Rule
@@ -85,10 +88,18 @@ Target = Callable[[datetime], str | None]
 
 
 def warn_versions(
-    new: Effective, old: Effective | None, profile: ProfileIndex, operation: Operation, now: datetime, days: int
+    new: Effective,
+    old: Effective | None,
+    profile: ProfileIndex,
+    operation: Operation,
+    now: datetime,
+    days: int,
+    caches: RuleCaches | None = None,
 ) -> list[Finding]:
     """Every SH-WARN-001..004 finding for `new`; old: the stored Shoot (UPDATE), else None. now: aware UTC;
     days: settings.expiry_warning_days. Versions the profile does not list are judged elsewhere (SH-ADM-*).
+    caches: the request's; a pool's warnings are kept for the pool, the profile and the values they read, within
+    the profile's clock window (`judged_once`).
     """
     spec = profile.spec
     update = operation is Operation.UPDATE
@@ -103,29 +114,67 @@ def warn_versions(
     capabilities = capabilities_of(spec.machine_capabilities)
     for i, worker in enumerate(new.workers):
         existing = update and old is not None and find_worker(old.workers, worker.name) is not None
-        own = new.pool_version(i)
-        if own is not None and control_plane is not None and own != control_plane:
-            entry = _find(k8s_versions, own)
-            if entry is not None:
-                pool_target = _pool_kubernetes_target(k8s_versions, own, control_plane)
-                path = worker_path(i).child("kubernetes", "version")
-                findings.extend(_advise(entry, [f'"{own}"'], pool_target, existing, now, days, path))
-        image = new.image(i)
-        kubelet = new.kubelet_version(i)
-        if image is None or not image.version or kubelet is None:
-            continue
-        named_images = profile.images(image.name)
-        machine_image = named_images[0] if named_images else None
-        if machine_image is None:
-            continue
-        version = next((v for v in machine_image.versions if v.version == image.version), None)
-        if version is None:
-            continue
-        image_target = _image_target(machine_image, worker, kubelet, profile, capabilities, image.version)
-        path = worker_path(i).child("machine", "image", "version")
-        labels = [f'"{image.name}:{image.version}"', f'"{image.version}"']
-        findings.extend(_advise(version, labels, image_target, existing, now, days, path))
+        pool = _PoolVersions(
+            i, existing, new.pool_version(i), control_plane, new.image_known(i), new.kubelet_version(i)
+        )
+        findings.extend(
+            judged_once(
+                caches, "pool advice", (worker, spec), (pool, days), now,
+                partial(_advise_pool, worker, pool, profile, capabilities, now, days),
+                entry=True,
+            )
+        )  # fmt: skip
     return findings
+
+
+@dataclass(frozen=True, slots=True)
+class _PoolVersions:
+    """What a pool's advice reads of its Shoot: the pool's index, whether the stored Shoot has it (an UPDATE), its
+    own version (None when it follows the control plane or is unknown), the control plane's (None while unknown),
+    whether its image is known and its kubelet version (None while unknown)."""
+
+    index: int
+    existing: bool
+    own: str | None
+    control_plane: str | None
+    image_known: bool
+    kubelet: str | None
+
+
+def _advise_pool(
+    worker: Worker,
+    pool: _PoolVersions,
+    profile: ProfileIndex,
+    capabilities: profiles.Capabilities,
+    now: datetime,
+    days: int,
+) -> tuple[Finding, ...]:
+    """SH-WARN-001..004 on one pool's own Kubernetes version and its machine image version."""
+    findings: list[Finding] = []
+    k8s_versions = profile.spec.kubernetes.versions
+    own, control_plane, existing = pool.own, pool.control_plane, pool.existing
+    if own is not None and control_plane is not None and own != control_plane:
+        entry = _find(k8s_versions, own)
+        if entry is not None:
+            pool_target = _pool_kubernetes_target(k8s_versions, own, control_plane)
+            path = worker_path(pool.index).child("kubernetes", "version")
+            findings.extend(_advise(entry, [f'"{own}"'], pool_target, existing, now, days, path))
+    image = worker.machine.image if pool.image_known else None
+    kubelet = pool.kubelet
+    if image is None or not image.version or kubelet is None:
+        return tuple(findings)
+    named_images = profile.images(image.name)
+    machine_image = named_images[0] if named_images else None
+    if machine_image is None:
+        return tuple(findings)
+    version = next((v for v in machine_image.versions if v.version == image.version), None)
+    if version is None:
+        return tuple(findings)
+    image_target = _image_target(machine_image, worker, kubelet, profile, capabilities, image.version)
+    path = worker_path(pool.index).child("machine", "image", "version")
+    labels = [f'"{image.name}:{image.version}"', f'"{image.version}"']
+    findings.extend(_advise(version, labels, image_target, existing, now, days, path))
+    return tuple(findings)
 
 
 def _find(versions: Sequence[ExpirableVersion], version: str) -> ExpirableVersion | None:

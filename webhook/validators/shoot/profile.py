@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Final
 
 from webhook.admission.kinds import Operation
@@ -23,7 +24,7 @@ from webhook.domain import profiles
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, Capabilities, ProfileIndex, capabilities_of
 from webhook.domain.versions import Classification, current_classification, find_version, is_active
-from webhook.models.cloudprofile import ExpirableVersion, MachineImageVersion, MachineType, Region
+from webhook.models.cloudprofile import CloudProfileSpec, ExpirableVersion, MachineImageVersion, MachineType, Region
 from webhook.models.shoot import Shoot, ShootMachine, ShootMachineImage, Worker
 from webhook.validators.meta import go_list
 from webhook.validators.shoot import profile_workers
@@ -114,9 +115,10 @@ def validate_against_profile(
 def _validate_provider(
     new: Effective, before: Shoot, profile: ProfileIndex, create: bool, now: datetime, caches: RuleCaches | None
 ) -> list[Finding]:
-    """Provider type, control-plane version syntax, then every pool (validateProvider). A pool's machine and volume
-    checks read the pool, its stored pool, the profile and the values in their keys: kept for those
-    (`judged_once`), so an unchanged pool is not judged again."""
+    """Provider type, control-plane version syntax, then every pool (validateProvider). A pool's checks read the
+    pool, its stored pool, the profile and the values in their keys: kept for those (`judged_once`), so an unchanged
+    pool is not judged again; only kubeReserved, which reads the kubelet configuration an earlier pool left, runs on
+    every request."""
     spec = profile.spec
     shoot = new.shoot
     if shoot.spec.provider.type != spec.type:
@@ -129,7 +131,7 @@ def _validate_provider(
     # Gardener's loop variable: a pool without its own kubelet is judged with the kubelet of the last earlier pool
     # that has one, else the Shoot's (validateProvider reassigns kubeletConfig and never resets it).
     kubelet_config = shoot.spec.kubernetes.kubelet
-    region = shoot.spec.region
+    region, old_region = shoot.spec.region, before.spec.region
     for i, worker in enumerate(new.workers):
         path = WORKERS.index(i)
         stored = find_worker(before.spec.provider.workers, worker.name)
@@ -141,26 +143,15 @@ def _validate_provider(
             create=create,
             architecture=worker.machine.architecture or "",
         )
-        image_known = new.image_known(i)
-        machine_findings, machine_ok = judged_once(
-            caches, "pool machine", (worker, pool.old, spec), (i, create, pool.is_new, image_known, region), now,
-            lambda pool=pool, path=path: _validate_machine(pool, new, profile, capabilities, region, now, path),  # type: ignore[misc]
-            entry=True,
+        image_known, kubelet = new.image_known(i), new.kubelet_version(i)
+        findings.extend(
+            judged_once(
+                caches, "pool machine", (worker, pool.old, spec), (i, create, pool.is_new, image_known, kubelet, region),
+                now,
+                partial(_validate_pool_machine, pool, image_known, kubelet, profile, capabilities, region, now, path),
+                entry=True,
+            )
         )  # fmt: skip
-        findings.extend(machine_findings)
-        if machine_ok and new.image_known(i):
-            findings.extend(profile_workers.validate_cri(profile, worker, pool.old, path.child("cri")))
-            kubelet = new.kubelet_version(i)
-            if kubelet is not None:
-                findings.extend(profile_workers.validate_kubelet_version(profile, worker.machine.image, kubelet, path))
-        volume = judged_once(
-            caches, "pool volume", (worker, pool.old, spec), (i, region), now,
-            lambda pool=pool, path=path: tuple(  # type: ignore[misc]
-                profile_workers.validate_volume(profile, pool.worker, pool.old, region, path.child("volume"))
-            ),
-            entry=True,
-        )  # fmt: skip
-        findings.extend(volume)
         if worker.kubernetes is not None:
             kubelet_config = worker.kubernetes.kubelet or kubelet_config
             reserved_path = path.child("kubernetes", "kubelet")
@@ -169,21 +160,69 @@ def _validate_provider(
                     spec.machine_types, worker.machine.type, kubelet_config, reserved_path
                 )
             )
-        own = new.pool_version(i)
-        if own is not None:
-            findings.extend(
-                _validate_kubernetes_version(
-                    spec.kubernetes.versions,
-                    own,
-                    _old_pool_version(pool.old, before),
-                    pool.active_only,
-                    now,
-                    path.child("kubernetes", "version"),
-                    SH_ADM_K8S_002,
-                )
+        own, old_own = new.pool_version(i), _old_pool_version(pool.old, before)
+        findings.extend(
+            judged_once(
+                caches, "pool version and zones", (worker, pool.old, spec),
+                (i, pool.active_only, own, old_own, region, old_region), now,
+                partial(_validate_pool_version, pool, own, old_own, spec, region, old_region, now, path),
+                entry=True,
             )
-        findings.extend(_validate_zones(spec.regions, shoot.spec.region, before.spec.region, worker, pool.old, path))
+        )  # fmt: skip
     return findings
+
+
+def _validate_pool_machine(
+    pool: _Pool,
+    image_known: bool,
+    kubelet: str | None,
+    profile: ProfileIndex,
+    capabilities: Capabilities,
+    region: str,
+    now: datetime,
+    path: FieldPath,
+) -> tuple[Finding, ...]:
+    """A pool's machine, then (when the machine is valid and its image known) its CRI and kubelet version, then its
+    volume. kubelet: the pool's kubelet version (None while unknown). Returns a tuple: a kept result is shared
+    between requests."""
+    found, machine_ok = _validate_machine(pool, image_known, profile, capabilities, region, now, path)
+    findings = list(found)
+    if machine_ok and image_known:
+        findings.extend(profile_workers.validate_cri(profile, pool.worker, pool.old, path.child("cri")))
+        if kubelet is not None:
+            image = pool.worker.machine.image
+            findings.extend(profile_workers.validate_kubelet_version(profile, image, kubelet, path))
+    findings.extend(profile_workers.validate_volume(profile, pool.worker, pool.old, region, path.child("volume")))
+    return tuple(findings)
+
+
+def _validate_pool_version(
+    pool: _Pool,
+    own: str | None,
+    old_own: str,
+    spec: CloudProfileSpec,
+    region: str,
+    old_region: str,
+    now: datetime,
+    path: FieldPath,
+) -> tuple[Finding, ...]:
+    """A pool's own Kubernetes version against the profile's (own: None when it follows the control plane or is
+    unknown; old_own: the stored pool's effective version), then its zones against the region."""
+    findings: list[Finding] = []
+    if own is not None:
+        findings.extend(
+            _validate_kubernetes_version(
+                spec.kubernetes.versions,
+                own,
+                old_own,
+                pool.active_only,
+                now,
+                path.child("kubernetes", "version"),
+                SH_ADM_K8S_002,
+            )
+        )
+    findings.extend(_validate_zones(spec.regions, region, old_region, pool.worker, pool.old, path))
+    return tuple(findings)
 
 
 def _old_pool_version(old: Worker, before: Shoot) -> str:
@@ -278,7 +317,7 @@ def _validate_zones(
 
 def _validate_machine(
     pool: _Pool,
-    new: Effective,
+    image_known: bool,
     profile: ProfileIndex,
     capabilities: Capabilities,
     region: str,
@@ -295,9 +334,9 @@ def _validate_machine(
     if pool.architecture not in ARCHITECTURES or not pool.worker.machine.type:
         return (), False  # reported by SH-WRK-002 / SH-WRK-003
     found = _validate_machine_type(pool, profile, capabilities, region, path.child("machine", "type"))
-    if not found and new.image_known(pool.index):
+    if not found and image_known:
         found = _validate_machine_image(pool, profile, capabilities, now, path.child("machine"))
-    if not found and new.image_known(pool.index) and capabilities:
+    if not found and image_known and capabilities:
         found = _validate_machine_capabilities(
             pool.worker, profile, capabilities, path.child("machine", "image", "version")
         )

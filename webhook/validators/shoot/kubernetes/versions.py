@@ -15,7 +15,7 @@ from typing import Final
 from webhook.domain.field import FieldPath, Finding, render_value
 from webhook.domain.skew import Component, allowed_older
 from webhook.domain.versions import Version
-from webhook.validators.shoot.effective import Effective, is_in_place, normalized
+from webhook.validators.shoot.effective import Effective, normalized
 from webhook.validators.shoot.kubernetes import SH_K8S_001, SH_K8S_002, SH_K8S_003, SH_K8S_004, SH_K8S_005
 
 _DOWNGRADE: Final = "kubernetes version downgrade is not supported"
@@ -107,25 +107,33 @@ def validate_control_plane_update(new: str, old: str, path: FieldPath) -> list[F
 
 
 @SH_K8S_004.check
-def validate_pool_version_update(
-    new: Effective, old: Effective, i: int, j: int | None, path: FieldPath
-) -> list[Finding]:
-    """A pool's effective version (own, else the control plane's) is never downgraded; in-place pools also never
-    skip a minor (SH-K8S-004). j: index of the pool in the stored Shoot, None for a new pool, whose "old" version is
-    its own version, else the stored control plane's. path: spec.provider.workers[i].kubernetes.version.
-    """
+def pool_version_change(new: Effective, old: Effective, i: int, j: int | None) -> tuple[str, str] | None:
+    """(before, after): pool i's effective version (own, else the control plane's) as stored and as asked for, or
+    None while either is unknown. j: index of the pool in the stored Shoot, None for a new pool, whose "old" version
+    is its own version, else the stored control plane's."""
     if not new.pool_version_known(i) or new.version is None or old.version is None:
-        return []
+        return None
     after = new.kubelet_version(i)
     before: str | None
     if j is None:
         before = new.pool_version(i) or old.version
     else:
         if not old.pool_version_known(j):
-            return []
+            return None
         before = old.kubelet_version(j)
     if after is None or before is None:
+        return None
+    return before, after
+
+
+@SH_K8S_004.check
+def validate_pool_version_update(change: tuple[str, str] | None, in_place: bool, path: FieldPath) -> list[Finding]:
+    """A pool's effective version is never downgraded; in-place pools also never skip a minor (SH-K8S-004).
+    change: `pool_version_change` (None: not judged). path: spec.provider.workers[i].kubernetes.version.
+    """
+    if change is None:
         return []
+    before, after = change
     if not after:
         return [SH_K8S_004.invalid(path, after, "cannot validate kubernetes version upgrade because it is unset")]
     a, b = normalized(after), normalized(before)
@@ -133,12 +141,13 @@ def validate_pool_version_update(
         return []  # reported by SH-K8S-005 or SH-K8S-002
     if a < b:
         return [SH_K8S_004.forbidden(path, f"{_DOWNGRADE}: {_from_to(before, after)}")]
-    if is_in_place(new.workers[i]) and a >= Version(b.major, b.minor + 2, 0):
+    if in_place and a >= Version(b.major, b.minor + 2, 0):
         return [SH_K8S_004.forbidden(path, f"{_SKIP_MINOR}: {_from_to(before, after)}")]
     return []
 
 
 __all__ = [
+    "pool_version_change",
     "validate_control_plane_update",
     "validate_kubelet_skew",
     "validate_kubernetes_version",

@@ -9,7 +9,9 @@ ValidateProviderUpdate.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
+from webhook.caching.rules import judged_once
 from webhook.domain.field import FieldPath, Finding
 from webhook.models.shoot import Worker
 from webhook.validators.shoot.effective import (
@@ -95,24 +97,47 @@ def _validate_self_hosted_update(new: Sequence[Worker], old: Sequence[Worker], p
 
 
 def validate_pools_update(new: Effective, old: Effective, ctx: StaticContext) -> list[Finding]:
-    """Each pool's version update, the in-place gate for new pools, the in-place switches and shape."""
+    """Each pool's version update, the in-place gate for new pools, the in-place switches and shape. A pool's findings
+    read the pool, its stored pool, its index, the versions to compare, whether both images are known and the
+    in-place gate: ctx's caches keep them for those (`judged_once`)."""
     findings: list[Finding] = []
     for i, worker in enumerate(new.workers):
-        path = worker_path(i)
         j = next((k for k, w in enumerate(old.workers) if w.name == worker.name), None)
         before = old.workers[j] if j is not None else None
+        change = kubernetes_versions.pool_version_change(new, old, i, j)
+        images_known = new.image_known(i) and (j is None or old.image_known(j))
         findings.extend(
-            kubernetes_versions.validate_pool_version_update(new, old, i, j, path.child("kubernetes", "version"))
-        )
-        if before is None:
-            findings.extend(in_place.validate_in_place_gate(worker, ctx, path.child("updateStrategy")))
-        else:
-            findings.extend(in_place.validate_in_place_switch(worker, before, path))
-        if is_in_place(worker) and new.image_known(i) and (j is None or old.image_known(j)):
-            old_image = before.machine.image if before is not None else worker.machine.image
-            version_path = path.child("machine", "image", "version")
-            findings.extend(in_place.validate_in_place_image_version(worker.machine.image, old_image, version_path))
+            judged_once(
+                ctx.caches, "pool update", (worker, before), (i, change, images_known, ctx.in_place_gate), None,
+                partial(_validate_pool_update, worker, before, change, images_known, ctx, worker_path(i)),
+                entry=True,
+            )
+        )  # fmt: skip
     return findings
+
+
+def _validate_pool_update(
+    worker: Worker,
+    before: Worker | None,
+    change: tuple[str, str] | None,
+    images_known: bool,
+    ctx: StaticContext,
+    path: FieldPath,
+) -> tuple[Finding, ...]:
+    """One pool of `validate_pools_update`. before: the stored pool, None for a new pool; change: the versions to
+    compare (`pool_version_change`). Returns a tuple: a kept result is shared between requests."""
+    in_place_pool = is_in_place(worker)
+    version_path = path.child("kubernetes", "version")
+    findings = kubernetes_versions.validate_pool_version_update(change, in_place_pool, version_path)
+    if before is None:
+        findings.extend(in_place.validate_in_place_gate(worker, ctx, path.child("updateStrategy")))
+    else:
+        findings.extend(in_place.validate_in_place_switch(worker, before, path))
+    if in_place_pool and images_known:
+        old_image = before.machine.image if before is not None else worker.machine.image
+        image_path = path.child("machine", "image", "version")
+        findings.extend(in_place.validate_in_place_image_version(worker.machine.image, old_image, image_path))
+    return tuple(findings)
 
 
 __all__ = ["validate_pools_update", "validate_workers_switch", "validate_workers_update"]

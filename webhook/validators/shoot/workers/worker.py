@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Final
 
+from webhook.caching.rules import judged_once
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.models.shared import CRI
@@ -103,25 +105,48 @@ _IN_PLACE_ONLY: Final = "when the update strategy is `AutoInPlaceUpdate` or `Man
 
 def validate_pools(eff: Effective, ctx: StaticContext, *, create: bool) -> list[Finding]:
     """ValidateWorker's checks of each pool, first part (ValidateWorker's machine, CRI, architecture, update strategy and kubelet
-    version, the in-place gate, the CRI policy of docs/requirements.md "OperatingSystemConfig contract")."""
+    version, the in-place gate, the CRI policy of docs/requirements.md "OperatingSystemConfig contract").
+
+    A pool's findings read the pool, its index, whether its image is known, its own and the control plane's version,
+    create and the context's gates: ctx's caches keep them for those (`judged_once`)."""
     findings: list[Finding] = []
+    gates = (ctx.in_place_gate, ctx.cri_unsupported_images)
     for i, worker in enumerate(eff.workers):
-        path = worker_path(i)
-        findings.extend(_validate_worker_machine(worker, eff.image_known(i), path))
-        if worker.cri is not None:
-            findings.extend(_validate_cri(worker.cri, path.child("cri")))
-        if worker.machine.architecture is not None:
-            findings.extend(_validate_architecture(worker.machine.architecture, path.child("machine", "architecture")))
-        findings.extend(in_place.validate_update_strategy(worker.update_strategy, path.child("updateStrategy")))
-        if create:
-            findings.extend(in_place.validate_in_place_gate(worker, ctx, path.child("updateStrategy")))
-        own = eff.pool_version(i)
-        if own is not None and eff.version is not None:
-            findings.extend(
-                kubernetes_versions.validate_kubelet_skew(eff.version, own, path.child("kubernetes", "version"))
+        image_known, own = eff.image_known(i), eff.pool_version(i)
+        findings.extend(
+            judged_once(
+                ctx.caches, "pool machine fields", (worker,), (i, create, image_known, own, eff.version, gates), None,
+                partial(_validate_pool, worker, worker_path(i), image_known, own, eff.version, ctx, create),
+                entry=True,
             )
-        findings.extend(_validate_cri_policy(worker, eff.image(i), ctx, path.child("cri")))
+        )  # fmt: skip
     return findings
+
+
+def _validate_pool(
+    worker: Worker,
+    path: FieldPath,
+    image_known: bool,
+    own: str | None,
+    version: str | None,
+    ctx: StaticContext,
+    create: bool,
+) -> tuple[Finding, ...]:
+    """One pool's part of `validate_pools`. own: the pool's own version (None when it follows the control plane or is
+    unknown); version: the control plane's (None while unknown). Returns a tuple: a kept result is shared."""
+    findings = list(_validate_worker_machine(worker, image_known, path))
+    if worker.cri is not None:
+        findings.extend(_validate_cri(worker.cri, path.child("cri")))
+    if worker.machine.architecture is not None:
+        findings.extend(_validate_architecture(worker.machine.architecture, path.child("machine", "architecture")))
+    findings.extend(in_place.validate_update_strategy(worker.update_strategy, path.child("updateStrategy")))
+    if create:
+        findings.extend(in_place.validate_in_place_gate(worker, ctx, path.child("updateStrategy")))
+    if own is not None and version is not None:
+        findings.extend(kubernetes_versions.validate_kubelet_skew(version, own, path.child("kubernetes", "version")))
+    image = worker.machine.image if image_known else None
+    findings.extend(_validate_cri_policy(worker, image, ctx, path.child("cri")))
+    return tuple(findings)
 
 
 def validate_worker(worker: Worker, path: FieldPath) -> list[Finding]:
