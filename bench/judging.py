@@ -1,13 +1,13 @@
 """What judging alone costs per request, in process, for each stream of bench/payloads.py (docs/design.md §7).
 
-Run: `.venv/bin/python bench/judging.py [--only TEXT] [--rounds 5] [--plain] [--profile]`.
+Run: `.venv/bin/python bench/judging.py [--only TEXT] [--rounds 5] [--requests 1000] [--plain] [--profile]`.
 Not a test: it prints CPU milliseconds per request and exits 0.
 
 Each row's bodies go through `judge` (the path of the server and the CLI) against the bench's static view, with one
 `Caches` kept across the whole row as a server worker keeps it, and the garbage collector set as `serve` sets it
-(`gc.freeze` after loading, the same generation-0 threshold). A stream is judged `--rounds` times in a row; the
-first round fills the stores, and the table shows the least disturbed of the later rounds (min), their median and
-the worst, in CPU time (`time.process_time`) of the `judge` calls only. No TLS, HTTP, log line or metrics: that is
+(`gc.freeze` after loading, the same generation-0 threshold). A round sends the row's bodies in turn, at least
+`--requests` requests (a one-body row: that body again and again); `--rounds` rounds run in a row, and the first,
+which fills the stores, is not timed; the table shows the least disturbed of the timed rounds (min), their median and the worst, in CPU time (`time.process_time`) of the `judge` calls only. No TLS, HTTP, log line or metrics: that is
 bench/overhead.py's part. `--plain` judges without the stores (the path every shortcut is checked against), to
 show what the stores buy on each row; `--profile` prints the cProfile of one more round of each row, after the timed ones.
 """
@@ -45,6 +45,7 @@ def _bodies(make: object) -> list[bytes]:
 
 def _row(name: str, bodies: list[bytes], args: argparse.Namespace, view: StaticView, settings: Settings) -> None:
     caches = None if args.plain else Caches()
+    sent = bodies * -(-args.requests // len(bodies))  # a round: the stream in turn, at least --requests requests
     now = datetime.now(UTC)
     rounds: list[float] = []
     profiler = cProfile.Profile() if args.profile else None
@@ -53,15 +54,15 @@ def _row(name: str, bodies: list[bytes], args: argparse.Namespace, view: StaticV
         if profiling:
             profiler.enable()  # type: ignore[union-attr]
         start = time.process_time()
-        for body in bodies:
+        for body in sent:
             judge(body, view=view, settings=settings, now=now, caches=caches)
         spent = time.process_time() - start
         if profiling:
             profiler.disable()  # type: ignore[union-attr]
         elif r:  # the first round fills the stores
-            rounds.append(spent * 1000 / len(bodies))
+            rounds.append(spent * 1000 / len(sent))
     print(
-        f"{name:<64} {min(rounds):6.3f} {statistics.median(rounds):6.3f} {max(rounds):6.3f}   ({len(bodies)} bodies)",
+        f"{name:<64} {min(rounds):6.3f} {statistics.median(rounds):6.3f} {max(rounds):6.3f}   ({len(bodies)} bodies, {len(sent)} a round)",
         flush=True,
     )
     if profiler is not None:
@@ -74,6 +75,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="run only the rows whose name contains TEXT")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per row, after one that fills the stores")
+    parser.add_argument("--requests", type=int, default=1000, help="requests per round, at least (the stream in turn)")
     parser.add_argument("--plain", action="store_true", help="judge without the stores (Caches)")
     parser.add_argument("--profile", action="store_true", help="print the cProfile of one more round of each row")
     args = parser.parse_args()
