@@ -11,7 +11,7 @@ The scan reads each module's source (AST) and fails on:
 Read-only tables (`Final` dicts that nothing changes) are fine; so are module-level constants of immutable types.
 
 `PURE_PARSERS` are the one deliberate exception: parsers of one immutable argument (a version, a quantity, a
-date, a CIDR, a duration) behind `functools.lru_cache`, bounded, keyed by that argument alone, raising anew for
+date, a CIDR, a duration, a URL) behind `functools.lru_cache`, bounded, keyed by that argument alone, raising anew for
 a bad value (the cache keeps results only), and the packaged field data loaded once. A memo of a pure function
 of its argument cannot change an answer, and passing a store to every version comparison would thread the cache
 layer through the domain for nothing; the standard library's memo is the well-kept one.
@@ -35,6 +35,7 @@ PURE_PARSERS: Final = frozenset({
     "webhook/domain/quantity.py:_parse_quantity", "webhook/models/base.py:_parse_rfc3339_text",
     "webhook/goport/gotime.py:_parse_duration", "webhook/goport/gotime.py:_parse_maintenance_time",
     "webhook/goport/gotime.py:_is_zone", "webhook/goport/cron.py:_cron_error",
+    "webhook/goport/gourl.py:_remembered_url_parts",
     "webhook/validators/meta.py:_unprefixed_qualified_name_errors", "webhook/validators/shoot/networking.py:parse_cidr",
     "webhook/admission/fieldvalidation.py:_data",
 })  # fmt: skip

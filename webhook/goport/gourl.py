@@ -10,6 +10,7 @@ shouldEscape, validUserinfo), src/strconv/quote.go (Quote).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Final
 
 _HOST_PUNCTUATION: Final = frozenset("!$&'()*+,;=:[]<>\"-_.~")
@@ -35,6 +36,20 @@ def url_parts(raw: str) -> tuple[str, str] | str:
     segment of a relative URL, a bad port or character in the host, bad userinfo, bad percent escapes.
     Source: net/url Parse (the fragment after `#` is only unescaped).
     """
+    return _remembered_url_parts(raw) if len(raw) <= _REMEMBERED_CHARS else _url_parts(raw)
+
+
+# A pure function of one string, asked for every registry server and host of every OperatingSystemConfig, mostly
+# for the same few URLs: remembered (bounded in entries and in length), as versions.parse_version is.
+_REMEMBERED_CHARS: Final = 2048
+
+
+@lru_cache(maxsize=1024)
+def _remembered_url_parts(raw: str) -> tuple[str, str] | str:
+    return _url_parts(raw)
+
+
+def _url_parts(raw: str) -> tuple[str, str] | str:
     url, _, fragment = raw.partition("#")
     result = _parse(url)
     if isinstance(result, str):
