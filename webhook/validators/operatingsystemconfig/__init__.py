@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Final
 
 from webhook.admission.kinds import CreateRequest, KindValidator, UpdateRequest
+from webhook.caching.rules import RuleCaches
 from webhook.cluster.view import ClusterView
 from webhook.domain.field import METADATA, ROOT, SPEC, FieldPath, Finding, Verdict
 from webhook.models.extensions import OperatingSystemConfig, OperatingSystemConfigSpec, OperatingSystemConfigStatus
@@ -57,25 +58,28 @@ _EMPTY_STATUS: Final = OperatingSystemConfigStatus()
 
 def validate_create(request: CreateRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a new OperatingSystemConfig: CRD requirements, Gardener's webhook rules, docs/requirements.md "OperatingSystemConfig contract" checks, warnings."""
-    osc = request.object
-    return Verdict.of(validate_operating_system_config(osc))
+    return Verdict.of(validate_operating_system_config(request.object, caches=request.caches))
 
 
 def validate_update(request: UpdateRequest[OperatingSystemConfig], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a changed OperatingSystemConfig: every create rule on the new object (OSC-UPD-003), then update rules."""
     new, old = request.object, request.old_object
     return Verdict.of(
-        [*validate_operating_system_config(new, old), *update.validate_operating_system_config_update(new, old)]
+        [
+            *validate_operating_system_config(new, old, caches=request.caches),
+            *update.validate_operating_system_config_update(new, old),
+        ]
     )
 
 
 def validate_operating_system_config(
-    osc: OperatingSystemConfig, stored: OperatingSystemConfig | None = None
+    osc: OperatingSystemConfig, stored: OperatingSystemConfig | None = None, *, caches: RuleCaches | None = None
 ) -> list[Finding]:
     """Every rule that judges one object, spec and status (gardener ValidateOperatingSystemConfig + docs/requirements.md "OperatingSystemConfig contract").
 
     The paths `filePaths` may name are those of `spec.files` and `status.extensionFiles` together. stored: the
     stored object on UPDATE, whose changed immutable values the update rules report (and these rules then skip).
+    caches: the request's (a kubelet configuration file is read once per content, `cgroup`).
     """
     spec = osc.spec or EMPTY_SPEC
     status = osc.status or _EMPTY_STATUS
@@ -84,7 +88,8 @@ def validate_operating_system_config(
     findings.extend(crd.validate_spec_keys(osc.spec, SPEC))
     if osc.spec is not None:
         stored_cri = stored.spec.cri_config if stored is not None and stored.spec is not None else None
-        findings.extend(_validate_spec(osc.spec, paths, stored_cri.name if stored_cri is not None else None, SPEC))
+        stored_name = stored_cri.name if stored_cri is not None else None
+        findings.extend(_validate_spec(osc.spec, paths, stored_name, SPEC, caches))
     extension_files = _STATUS.child("extensionFiles")
     findings.extend(units.validate_unit_list(status.extension_units, paths, _STATUS.child("extensionUnits")))
     findings.extend(files.validate_file_list(status.extension_files, extension_files))
@@ -95,7 +100,11 @@ def validate_operating_system_config(
 
 
 def _validate_spec(
-    spec: OperatingSystemConfigSpec, paths: set[str], stored_cri_name: str | None, path: FieldPath
+    spec: OperatingSystemConfigSpec,
+    paths: set[str],
+    stored_cri_name: str | None,
+    path: FieldPath,
+    caches: RuleCaches | None = None,
 ) -> list[Finding]:
     """Rules on a present spec after its keys (gardener ValidateOperatingSystemConfigSpec + docs/requirements.md "OperatingSystemConfig contract"); path: spec.
 
@@ -108,7 +117,7 @@ def _validate_spec(
         findings.extend(cri.validate_cri_config(spec.cri_config, spec.purpose or "", cri_path))
     findings.extend(units.validate_unit_list(spec.units, paths, path.child("units")))
     findings.extend(files.validate_file_list(spec.files, path.child("files")))
-    findings.extend(cgroup.validate_cgroup_driver(spec, path))
+    findings.extend(cgroup.validate_cgroup_driver(spec, path, caches))
     findings.extend(cri.warn_cri_field(spec.cri, path.child("cri")))
     return findings
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
 import yaml
 from pydantic import ValidationError
 
+from webhook.caching.rules import RuleCaches, judged_once
 from webhook.domain.field import FieldPath, Finding, Mode, Rule
 from webhook.domain.versions import Version, find_version
 from webhook.models.extensions import CRIConfig, File, KubeletConfiguration, OperatingSystemConfigSpec
@@ -35,13 +37,16 @@ KUBELET_IN_IMAGE: Final = "/kubelet"
 _YAML_LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def validate_cgroup_driver(spec: OperatingSystemConfigSpec, path: FieldPath) -> list[Finding]:
+def validate_cgroup_driver(
+    spec: OperatingSystemConfigSpec, path: FieldPath, caches: RuleCaches | None = None
+) -> list[Finding]:
     """OSC-CGR-001 then OSC-CGR-002 on a present spec; path: spec. Never raises.
 
     The kubelet files are found once for both. Findings sit on criConfig.cgroupDriver, except a kubelet file's
-    warning, which sits on its inline data.
+    warning, which sits on its inline data. caches: the request's; what an inline file holds is read once per
+    content (`judged_once`), for files of at most `_KEPT_BYTES` of data.
     """
-    kubelet_files = list(_kubelet_files(spec.files, path.child("files")))
+    kubelet_files = list(_kubelet_files(spec.files, path.child("files"), caches))
     driver_path = path.child("criConfig", "cgroupDriver")
     return [
         *_validate_cgroup_drivers(spec.cri_config, kubelet_files, driver_path),
@@ -57,7 +62,7 @@ class _KubeletFile:
     cgroup_driver: str | None
 
 
-def _kubelet_files(files: Sequence[File], path: FieldPath) -> Iterator[_KubeletFile]:
+def _kubelet_files(files: Sequence[File], path: FieldPath, caches: RuleCaches | None) -> Iterator[_KubeletFile]:
     """Inline files (plain or b64) whose content is a KubeletConfiguration (YAML or JSON); path: spec.files.
 
     Found by content, not by path (Gardener writes /var/lib/kubelet/config/kubelet, OS extensions may differ).
@@ -67,16 +72,42 @@ def _kubelet_files(files: Sequence[File], path: FieldPath) -> Iterator[_KubeletF
         inline = file.content.inline if file.content is not None else None
         if inline is None or not inline.data:
             continue
-        text = _inline_text(inline.encoding or "", inline.data)
-        if text is None or "KubeletConfiguration" not in text:
-            continue
-        try:
-            loaded = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
-            config = KubeletConfiguration.model_validate(loaded, by_alias=True)
-        except (yaml.YAMLError, ValidationError, RecursionError):
-            continue
-        if config.kind == "KubeletConfiguration":
-            yield _KubeletFile(path.index(i).child("content", "inline", "data"), config.cgroup_driver)
+        encoding, data = inline.encoding or "", inline.data
+        if len(data) > _KEPT_BYTES:
+            found = _kubelet_config(encoding, data)
+        else:  # a landscape's OSCs carry the same few kubelet configurations: each is read once
+            found = judged_once(
+                caches, "kubelet file", (), (encoding, data), None, partial(_kubelet_config, encoding, data), entry=True
+            )
+        if found.is_kubelet:
+            yield _KubeletFile(path.index(i).child("content", "inline", "data"), found.cgroup_driver)
+
+
+@dataclass(frozen=True, slots=True)
+class _Content:
+    """What an inline file holds, for these rules: a KubeletConfiguration (and its cgroupDriver) or not."""
+
+    is_kubelet: bool
+    cgroup_driver: str | None = None
+
+
+_NO_KUBELET: Final = _Content(is_kubelet=False)
+_KEPT_BYTES: Final = 16 << 10  # larger file data is read on every request, never kept
+
+
+def _kubelet_config(encoding: str, data: str) -> _Content:
+    """The KubeletConfiguration in inline file data (`encoding`: "" or "b64"), else `_NO_KUBELET`."""
+    text = _inline_text(encoding, data)
+    if text is None or "KubeletConfiguration" not in text:
+        return _NO_KUBELET
+    try:
+        loaded = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
+        config = KubeletConfiguration.model_validate(loaded, by_alias=True)
+    except (yaml.YAMLError, ValidationError, RecursionError):
+        return _NO_KUBELET
+    if config.kind != "KubeletConfiguration":
+        return _NO_KUBELET
+    return _Content(is_kubelet=True, cgroup_driver=config.cgroup_driver)
 
 
 def _inline_text(encoding: str, data: str) -> str | None:
