@@ -12,7 +12,8 @@ processes. Phases:
 1. Throughput: per payload, each server in turn, 1 s warm-up then `--seconds` of closed-loop load: requests/s,
    p50/p99 latency, server CPU ms per request, and the ratio gardener-webhook / ceiling.
 2. Fixed rate: each payload at 25, 50 and 75 % of gardener-webhook's own closed-loop requests/s (open loop,
-   aiohttp clients): p50/p99 and CPU ms per request.
+   aiohttp clients): p50/p99, CPU ms per request, the client processes' CPU (% of one core: near 100, the
+   clients, not the server, set the latency) and, at 50 %, the ceiling's p99 at the same rate (the control).
 3. Workers: `serve --workers 2` (both cores, shared with the load generator) against the 1-worker figure.
 4. Bad input: a fresh 1-worker server gets a weighted mix of valid, denied and malformed requests for
    `--bad-seconds`; every answer is checked (200 with a well-formed AdmissionReview and no status.code 500, or
@@ -319,6 +320,11 @@ def main() -> int:
                     capacity = throughput[(name, "webhook-1")][0].rate
                     for share in (0.25, 0.5, 0.75):
                         result, cpu = bench.fixed(webhook, body, capacity * share, args.seconds)
+                        # The control at 50 %: the ceiling at the same rate, from the same clients. A p99 both show
+                        # is the load generator's or the machine's, not the webhook's.
+                        control = (
+                            bench.fixed(ceiling, body, capacity * share, args.seconds)[0] if share == 0.5 else None
+                        )
                         rows.append(
                             [
                                 name,
@@ -327,6 +333,8 @@ def main() -> int:
                                 _ms(result.percentile(0.5)),
                                 _ms(result.percentile(0.99)),
                                 _cpu_ms_per_request(cpu, result.requests),
+                                f"{100 * result.client_cpu / result.seconds:.0f}" if result.seconds else "",
+                                _ms(control.percentile(0.99)) if control is not None else "",
                             ]
                         )
                         if result.errors or set(result.statuses) - {200}:
@@ -339,7 +347,7 @@ def main() -> int:
                             )
                 _table(
                     "Fixed rate: 25/50/75 % of gardener-webhook's own closed-loop req/s (open loop, aiohttp clients)",
-                    ["payload", "load", "req/s", "p50 ms", "p99 ms", "CPU ms/req"],
+                    ["payload", "load", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "client CPU %", "ceiling p99 ms"],
                     rows,
                 )
                 for line in overloaded:
