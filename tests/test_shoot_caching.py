@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 from tests.strategies import BASES, mutated
 from webhook.admission.wire import BadReview
 from webhook.caching.caches import Caches
+from webhook.caching.entries import DecodedEntries
+from webhook.caching.parsed import RecentObjects
 from webhook.cluster.static import StaticView
 from webhook.judging.judge import Outcome, judge
 from webhook.settings import FeatureGates, Settings
@@ -275,3 +277,72 @@ def test_a_changed_pool_is_the_only_pool_judged_again() -> None:
         if step >= 2:
             assert pools.misses - misses <= 16, (step, pools.misses - misses)
         stored = changed
+
+
+def _landscape(count: int, pools: int = 3) -> list[dict[str, Any]]:
+    """`count` Shoots, each with its own name and its own pools (their maximum differs)."""
+    shoots = []
+    for k in range(count):
+        shoot = copy.deepcopy(BASES["Shoot"]())
+        shoot["metadata"]["name"] = f"shoot-{k}"
+        base = shoot["spec"]["provider"]["workers"][0]
+        shoot["spec"]["provider"]["workers"] = [{**base, "name": f"pool-{j}", "maximum": 10 + k} for j in range(pools)]
+        shoots.append(shoot)
+    return shoots
+
+
+def test_metadata_updates_across_a_landscape_judge_each_spec_once() -> None:
+    """gardenlet patches every Shoot of a landscape in turn: the second round of label changes over 100 Shoots
+    judges no spec again (each spec's judgement is kept while the store of shared specs holds the spec)."""
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    caches = Caches()
+    stored = _landscape(100)
+    specs = caches.rules.judgements
+    for round_ in range(2):
+        misses = specs.misses
+        for k, old in enumerate(stored):
+            new = copy.deepcopy(old)
+            new["metadata"]["labels"] = {"round": str(round_)}
+            body = _review(new, old, f"u-{round_}-{k}")
+            assert _answer(body, view, START, caches, SETTINGS) == _answer(body, view, START, None, SETTINGS)
+            stored[k] = new
+    assert specs.misses == misses, specs.misses - misses
+
+
+def test_specs_too_large_to_share_leave_nothing_behind() -> None:
+    """A Shoot whose spec is larger than the store of shared specs keeps (over 64 KiB of JSON) is decoded anew for
+    each request: its judgement, defaulted spec and pools' results live only as long as the last objects parsed
+    (`caching.parsed.RecentObjects`, the last 16) hold its models, however many such Shoots come."""
+    import gc
+
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    caches = Caches()
+    caches.recent = RecentObjects(kept=2)
+    for k, shoot in enumerate(_landscape(8, pools=400)):
+        assert len(json.dumps(shoot["spec"])) > 64 << 10
+        judge(_review(shoot, None, f"u-{k}"), view=view, settings=SETTINGS, now=START, caches=caches)
+    gc.collect()
+    rules = caches.rules
+    assert len(rules.judgements) <= 2
+    assert len(rules.defaulted_objects) <= 2
+    # What is kept lives while the stores of decoded models hold what it was found from: nothing else keeps it. A
+    # store drops what died when it is next used (here: asked its length), so a chain (a pool, its defaulted copy,
+    # its resolution, the checks of that) goes link by link.
+    caches.entries, caches.recent = DecodedEntries(), RecentObjects()
+    stores = (rules.judgements, rules.defaulted_objects, rules.entry_judgements, rules.defaulted_entries)
+    for _ in range(4):
+        gc.collect()
+        sizes = [len(store) for store in stores]
+    assert sizes == [0, 0, 0, 0]
+
+
+def test_the_shared_specs_stay_within_their_bytes() -> None:
+    """The models of shared specs and pools are kept up to `objects_bytes` of their JSON, the newer ones."""
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    caches = Caches()
+    caches.entries.objects_bytes = 40 << 10
+    for k, shoot in enumerate(_landscape(60)):
+        judge(_review(shoot, None, f"u-{k}"), view=view, settings=SETTINGS, now=START, caches=caches)
+        kept = caches.entries._objects
+        assert sum(len(key[2]) for key in kept) <= 40 << 10
+    assert kept, "the newest specs are kept"

@@ -16,6 +16,10 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
+# The JSON of the models of `fresh` paths kept in all: about 350 Shoots of 5 pools (a spec and its pools, 6 KiB of
+# JSON, kept as about 70 KiB of models and of what the rules keep for them while they live).
+OBJECTS_BYTES: Final = 2 << 20
+
 
 def share_entries(
     raw_old: object, raw_new: object, decoded_new: BaseModel, lists: tuple[tuple[str, ...], ...]
@@ -46,12 +50,15 @@ class DecodedEntries:
     rather than a list (`KindValidator.shared_models`: a Shoot's spec), whose model is kept the same way, as a list
     of one entry would be; a value of the other type at a path is left as it is (decoding reports it). capacity:
     entries kept (None: unbounded); beyond it the older half is dropped, and an object with more entries than
-    capacity is not learned; objects: the same for the models of `fresh` paths (`learn`). Not thread-safe.
+    capacity is not learned; objects, objects_bytes: the models of `fresh` paths (`learn`) kept, at most that many
+    and of that much JSON in all (beyond either, the newer half is kept). Not thread-safe.
     """
 
-    def __init__(self, capacity: int | None = 20_000, objects: int = 256) -> None:
+    def __init__(self, capacity: int | None = 20_000, objects: int = 4096, objects_bytes: int = OBJECTS_BYTES) -> None:
         self.capacity = capacity
         self.objects = objects
+        self.objects_bytes = objects_bytes
+        self._objects_bytes = 0  # JSON bytes of the keys in _objects
         self._models: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
         # The models of the paths every request parses anew (`KindValidator.shared_models`: a Shoot's spec and its
         # pools), fewer: a spec is a whole section of an object.
@@ -159,7 +166,8 @@ class DecodedEntries:
                     if len(key) > (_OBJECT_BYTES if isinstance(raw_list, _One) else _ENTRY_BYTES):
                         continue  # no real entry is this large: not worth the memory it would pin
                     if path in fresh:
-                        self._objects.setdefault((scope, path, key), model)
+                        if self._objects.setdefault((scope, path, key), model) is model:
+                            self._objects_bytes += len(key)
                     else:
                         known = models.setdefault((scope, path, key), model)
                         same[(scope, path, id(raw_entry))] = (raw_entry, known)
@@ -167,8 +175,17 @@ class DecodedEntries:
             # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
             # the front of a dict is quadratic).
             self._models = dict(list(models.items())[-(self.capacity // 2) :])
-        if self.capacity is not None and len(self._objects) > self.objects:
-            self._objects = dict(list(self._objects.items())[-(self.objects // 2) :])
+        if self.capacity is not None and (
+            len(self._objects) > self.objects or self._objects_bytes > self.objects_bytes
+        ):  # keep the newest half of the entries and of the bytes
+            kept: list[tuple[tuple[type, tuple[str, ...], bytes], Any]] = []
+            size = 0
+            for item in reversed(self._objects.items()):
+                if len(kept) >= self.objects // 2 or size + len(item[0][2]) > self.objects_bytes // 2:
+                    break
+                kept.append(item)
+                size += len(item[0][2])
+            self._objects, self._objects_bytes = dict(reversed(kept)), size
         if self.capacity is not None and len(same) > self.capacity:
             self._same = dict(list(same.items())[-(self.capacity // 2) :])
 

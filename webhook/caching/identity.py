@@ -11,6 +11,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from webhook.caching.held import dead_entry, hold, same
+
 V = TypeVar("V")
 
 
@@ -18,25 +20,41 @@ class ByIdentity(Generic[V]):
     """Values remembered per tuple of objects (by identity), the last `kept`, least recently used dropped first.
 
     An entry holds its objects, so their ids are not reused while it is kept: equal keys mean the very same objects.
-    Not thread-safe: one event loop per process.
+    weak: an entry holds its objects weakly instead (`held`): it is kept only while they live, and taken only when
+    they are the very objects asked for. Not thread-safe: one event loop per process.
     """
 
-    def __init__(self, kept: int) -> None:
+    def __init__(self, kept: int, *, weak: bool = False) -> None:
         self.kept = kept
+        self.weak = weak
         self._entries: OrderedDict[tuple[int, ...], tuple[tuple[object, ...], V]] = OrderedDict()
+        self._dead: list[tuple[int, ...]] = []  # keys of weak entries one of whose objects died
 
     def __len__(self) -> int:
+        if self._dead:
+            self._drop_dead()
         return len(self._entries)
 
     def get(self, objects: tuple[object, ...], build: Callable[[], V]) -> V:
         """The value remembered for these very objects, else `build()` remembered."""
+        if self._dead:
+            self._drop_dead()
         key = tuple(map(id, objects))
         found = self._entries.get(key)
-        if found is not None:
+        if found is not None and (not self.weak or same(found[0], objects)):
             self._entries.move_to_end(key)
             return found[1]
         value = build()
-        self._entries[key] = (objects, value)
+        died = (lambda _ref, key=key: self._dead.append(key)) if self.weak else None
+        self._entries[key] = (hold(objects, died), value)
+        self._entries.move_to_end(key)
         while len(self._entries) > self.kept:
             self._entries.popitem(last=False)
         return value
+
+    def _drop_dead(self) -> None:
+        while self._dead:
+            key = self._dead.pop()
+            found = self._entries.get(key)
+            if found is not None and dead_entry(found[0]):  # not an entry made since for new objects of these ids
+                del self._entries[key]

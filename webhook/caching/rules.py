@@ -42,17 +42,20 @@ class RuleCaches:
         entries: int = 20_000,
         indexes: int = 64,
         judged_specs: int = 256,
-        judgements: int = 64,
-        entry_judgements: int = 512,
+        judgements: int = 2048,
+        entry_judgements: int = 16_384,
     ) -> None:
         self.findings = FindingStores(clean=entries, list_entries=entries)
-        # One defaulted copy per shared object (a Shoot spec, `KindValidator.shared_models`): few, each a whole spec.
-        self.defaulted_objects: ByIdentity[BaseModel] = ByIdentity(kept=judgements)
+        # The stores of a Shoot's spec and pools hold their objects weakly (`held`): what they keep lives as long as
+        # the models it was found from, which `entries.DecodedEntries` owns and bounds in bytes. Their counts are
+        # ceilings for specs and pools of a few hundred Shoots.
+        # One defaulted copy per shared object (a Shoot spec, `KindValidator.shared_models`).
+        self.defaulted_objects: ByIdentity[BaseModel] = ByIdentity(kept=judgements, weak=True)
         # One defaulted copy per shared list entry of such an object (a Shoot's worker pool).
-        self.defaulted_entries: ByIdentity[BaseModel] = ByIdentity(kept=entry_judgements)
+        self.defaulted_entries: ByIdentity[BaseModel] = ByIdentity(kept=entry_judgements, weak=True)
         self.judgements: Judgements[Any] = Judgements(capacity=judgements)
         self.entry_judgements: Judgements[Any] = Judgements(capacity=entry_judgements)
-        self._phases: ByIdentity[DayPhases] = ByIdentity(kept=judgements + indexes)
+        self._phases: ByIdentity[DayPhases] = ByIdentity(kept=indexes + judged_specs, weak=True)  # profile specs
         self._time_fields = TimeFields()
         self.defaulted: ByIdentity[BaseModel] = ByIdentity(kept=entries)
         self._indexes: ByIdentity[ProfileIndex] = ByIdentity(kept=indexes)

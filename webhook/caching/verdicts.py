@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Generic, TypeVar
 
+from webhook.caching.held import dead_entry, hold, same
+
 V = TypeVar("V")
 
 
@@ -54,6 +56,15 @@ class ReappliedVerdicts(Generic[V]):
         self.misses += 1
         return None
 
+    def peek(self, key: Hashable) -> V | None:
+        """The verdict kept for `key`, whatever its state and window, without counting or reordering; else None."""
+        found = self._entries.get(key)
+        return found.verdict if found is not None else None
+
+    def forget(self, key: Hashable) -> None:
+        """Drop what is kept for `key`, if anything."""
+        self._entries.pop(key, None)
+
     def remember(self, key: Hashable, state: Hashable, since: datetime, until: datetime, verdict: V) -> None:
         """Keep `verdict` for `key` in view state `state`, for a clock in [since, until)."""
         self._entries[key] = _Remembered(state, since, until, verdict)
@@ -67,17 +78,21 @@ class Judgements(Generic[V]):
 
     A Shoot UPDATE that changes only labels and annotations reads the same spec models (shared per content,
     `KindValidator.shared_models`) and the same profile index as the last judgement of that spec: its result is
-    recalled instead of computed. objects: model objects compared by identity (held, so their ids are not reused
-    while kept; None allowed); values: every other input, hashable; a result is valid for a clock in [since, until).
-    The store is a `ReappliedVerdicts` keyed by the objects' ids and the values; each kept result holds its objects,
-    so while it is kept no other object can have their ids, and an equal key means the very same objects. capacity: results kept, least recently used dropped first. Not thread-safe: one per server worker
-    (event loop).
+    recalled instead of computed. objects: model objects compared by identity (None allowed); values: every other
+    input, hashable; a result is valid for a clock in [since, until). The store is a `ReappliedVerdicts` keyed by the
+    values and the objects' ids. A kept result holds its objects weakly (`held`): it lives only while they do, so it
+    never keeps a spec alive that the store owning specs has let go, and it is taken only when its references give
+    the very objects asked for (an id is reused once its object is gone). capacity: results kept, least recently
+    used dropped first. Not thread-safe: one per server worker (event loop).
     """
 
     def __init__(self, capacity: int = 256) -> None:
         self._kept: ReappliedVerdicts[tuple[tuple[object, ...], V]] = ReappliedVerdicts(capacity=capacity)
+        self._dead: list[Hashable] = []  # keys of results one of whose objects died
 
     def __len__(self) -> int:
+        if self._dead:
+            self._drop_dead()
         return len(self._kept)
 
     @property
@@ -92,11 +107,27 @@ class Judgements(Generic[V]):
 
     def recall(self, objects: tuple[object, ...], values: Hashable, now: datetime) -> V | None:
         """The result kept for these very objects and equal values with `now` in its window, else None."""
+        if self._dead:
+            self._drop_dead()
         found = self._kept.recall((values, *map(id, objects)), None, now)
-        return found[1] if found is not None else None
+        if found is None:
+            return None
+        if not same(found[0], objects):  # kept for objects now gone, whose ids new objects have
+            self._kept.hits, self._kept.misses = self._kept.hits - 1, self._kept.misses + 1
+            return None
+        return found[1]
 
     def remember(
         self, objects: tuple[object, ...], values: Hashable, since: datetime, until: datetime, value: V
     ) -> None:
         """Keep `value` for these objects and values, for a clock in [since, until)."""
-        self._kept.remember((values, *map(id, objects)), None, since, until, (objects, value))
+        key = (values, *map(id, objects))
+        held = hold(objects, lambda _ref: self._dead.append(key))
+        self._kept.remember(key, None, since, until, (held, value))
+
+    def _drop_dead(self) -> None:
+        while self._dead:
+            key = self._dead.pop()
+            found = self._kept.peek(key)
+            if found is not None and dead_entry(found[0]):  # not a result kept since for new objects of these ids
+                self._kept.forget(key)

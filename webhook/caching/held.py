@@ -1,0 +1,49 @@
+"""How an identity-keyed store holds the objects an entry was built from: strongly (the entry keeps them alive, so
+their ids are not reused while it is kept), or weakly (the entry lives only as long as they do).
+
+A weak store never owns what it is keyed by: a Shoot spec's judgement is kept while the spec model lives in the store
+that owns it (`entries.DecodedEntries`, bounded in bytes), and dies with it; a spec no store keeps (too large to be
+shared) takes its judgement along when its request ends. Since an id can be reused once its object is gone, a weak
+entry is taken only when each of its references still gives the very object asked for (`same`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Final
+
+_REF: Final = weakref.ref
+
+
+def hold(objects: tuple[object, ...], on_death: Callable[[object], None] | None) -> tuple[object, ...]:
+    """What an entry keeps of `objects`: the objects themselves (on_death None), else a weak reference to each
+    object that takes one (None, strings, numbers and tuples are kept as they are), whose death calls
+    `on_death(reference)`."""
+    if on_death is None:
+        return objects
+    held: list[object] = []
+    for obj in objects:
+        try:
+            held.append(_REF(obj, on_death))
+        except TypeError:  # no weak reference to this type: kept as is
+            held.append(obj)
+    return tuple(held)
+
+
+def same(held: tuple[object, ...], objects: tuple[object, ...]) -> bool:
+    """Whether `held` (what `hold` kept) is the very `objects`."""
+    if len(held) != len(objects):
+        return False
+    for kept, obj in zip(held, objects, strict=True):
+        if type(kept) is _REF:
+            if kept() is not obj:
+                return False
+        elif kept is not obj:
+            return False
+    return True
+
+
+def dead_entry(held: tuple[object, ...]) -> bool:
+    """Whether one of the objects `held` weakly is gone."""
+    return any(type(kept) is _REF and kept() is None for kept in held)
