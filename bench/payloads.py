@@ -9,7 +9,8 @@
 - `shoot_creates(n)`: a stream of `STREAM` distinct Shoot CREATEs with n worker pools (3 images, 2 architectures,
   zones, volumes; 1, 5, 20, 50 in the bench: how the cost grows) against that profile, each with its own name and
   first pool's maximum; `shoot_metadata_updates()`: a stream of UPDATEs whose spec is unchanged (labels, annotations
-  and resourceVersion changed); `shoot_maximum_updates()`: a stream of UPDATEs that each change one pool's maximum.
+  and resourceVersion changed); `shoot_landscape_updates()`: the same over 250 Shoots in turn, each its own spec and
+  pools (a landscape's gardenlets); `shoot_maximum_updates()`: a stream of UPDATEs that each change one pool's maximum.
   Every body differs from the others, so no figure is that of a request answered from an identical one.
 - `osc_create()`: an OperatingSystemConfig (reconcile) with 20 units and 20 files, kubelet config included.
 - `bad_inputs()`: the bad-input load mix: denied objects and malformed bodies (400/415 at the HTTP layer).
@@ -397,6 +398,29 @@ def shoot_metadata_updates() -> list[bytes]:
     return bodies
 
 
+LANDSCAPE: Final = 250  # Shoots of the landscape row, each its own spec and pools
+
+
+def shoot_landscape_updates() -> list[bytes]:
+    """A stream of Shoot UPDATEs whose spec is unchanged, over `LANDSCAPE` Shoots in turn (each its own name,
+    namespace and pools' maximum): gardenlets patching every Shoot of a landscape, round after round."""
+    stored = []
+    for k in range(LANDSCAPE):
+        obj = shoot(f"shoot-{k:03}", namespace=f"garden-p{k % 25}")
+        for worker in obj["spec"]["provider"]["workers"]:
+            worker["maximum"] = 10 + k
+        stored.append(obj)
+    bodies = []
+    for i in range(STREAM):
+        k = i % LANDSCAPE
+        new = json.loads(json.dumps(stored[k]))
+        new["metadata"]["resourceVersion"] = str(981237645 + i + 1)
+        new["metadata"]["annotations"]["gardener.cloud/last-reconcile"] = f"{i}"
+        bodies.append(review(new, stored[k], "UPDATE", uid=f"bench-landscape-{i}"))
+        stored[k] = new
+    return bodies
+
+
 def shoot_maximum_updates() -> list[bytes]:
     """A stream of Shoot UPDATEs that each change one worker pool's maximum (by one) of the Shoot before, everything
     else unchanged."""
@@ -423,6 +447,7 @@ PAYLOADS: Final[dict[str, Callable[[], bytes | list[bytes]]]] = {
     "Shoot CREATE at 20 pools": shoot_creates(20),
     "Shoot CREATE at 50 pools": shoot_creates(50),
     "Shoot UPDATE with unchanged spec (labels/annotations changed)": shoot_metadata_updates,
+    "Shoot UPDATE with unchanged spec, 250 Shoots in turn": shoot_landscape_updates,
     "Shoot UPDATE with one pool's maximum changed": shoot_maximum_updates,
     "CloudProfile UPDATE stream": cloud_profile_stream,
     "CloudProfile re-applied": cloud_profile_reapplied,
