@@ -346,3 +346,24 @@ def test_the_shared_specs_stay_within_their_bytes() -> None:
         kept = caches.entries._objects
         assert sum(len(key[2]) for key in kept) <= 40 << 10
     assert kept, "the newest specs are kept"
+
+
+def test_a_spec_in_use_stays_while_new_ones_come_and_go() -> None:
+    """The store of shared specs drops the least recently used one at a time: a Shoot patched between CREATEs of
+    new Shoots keeps its spec judged, however many new specs pass through a store that holds a few."""
+    view = StaticView.from_objects([BASES["CloudProfile"](), BASES["Shoot"]()], source="test")
+    caches = Caches()
+    landscape = _landscape(13)
+    kept = landscape[0]
+    caches.entries.objects_bytes = 6 * len(json.dumps(kept["spec"]))  # about three specs and their pools
+    specs = caches.rules.judgements
+    for k, shoot in enumerate(landscape[1:]):
+        judge(_review(shoot, None, f"c-{k}"), view=view, settings=SETTINGS, now=START, caches=caches)
+        patched = copy.deepcopy(kept)
+        patched["metadata"]["labels"] = {"step": str(k)}
+        misses = specs.misses
+        judge(_review(patched, kept, f"u-{k}"), view=view, settings=SETTINGS, now=START, caches=caches)
+        if k:
+            assert specs.misses == misses, k
+        kept = patched
+    assert len(caches.entries._objects) < 13 * 4

@@ -11,13 +11,15 @@ Contract: README "How a request is kept cheap, with the same answer".
 from __future__ import annotations
 
 import marshal
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from pydantic import BaseModel
 
-# The JSON of the models of `fresh` paths kept in all: about 350 Shoots of 5 pools (a spec and its pools, 6 KiB of
-# JSON, kept as about 70 KiB of models and of what the rules keep for them while they live).
+# The keys (`_json_key`, about 1.2 times the compact JSON) of the models of `fresh` paths kept in all: about 350
+# Shoots of 5 pools (a spec and its pools, 6 KiB of keys, kept as about 70 KiB of models and of what the rules keep
+# for them while they live).
 OBJECTS_BYTES: Final = 2 << 20
 
 
@@ -51,7 +53,7 @@ class DecodedEntries:
     of one entry would be; a value of the other type at a path is left as it is (decoding reports it). capacity:
     entries kept (None: unbounded); beyond it the older half is dropped, and an object with more entries than
     capacity is not learned; objects, objects_bytes: the models of `fresh` paths (`learn`) kept, at most that many
-    and of that much JSON in all (beyond either, the newer half is kept). Not thread-safe.
+    and with that many bytes of keys in all (beyond either, the least recently used go first). Not thread-safe.
     """
 
     def __init__(self, capacity: int | None = 20_000, objects: int = 4096, objects_bytes: int = OBJECTS_BYTES) -> None:
@@ -62,7 +64,9 @@ class DecodedEntries:
         self._models: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
         # The models of the paths every request parses anew (`KindValidator.shared_models`: a Shoot's spec and its
         # pools), fewer: a spec is a whole section of an object.
-        self._objects: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
+        # Least recently used first, dropped one at a time: a stream whose every request brings a new spec (Shoot
+        # CREATEs) frees one as it keeps one, so the garbage collector is not set off by a store that grows.
+        self._objects: OrderedDict[tuple[type, tuple[str, ...], bytes], Any] = OrderedDict()
         # The same parsed entry object seen again (the server parses unchanged entries once, `caching.parsed.ParsedEntries`):
         # found by identity without keying its content. Holds the entry, so its id is not reused while kept.
         self._same: dict[tuple[type, tuple[str, ...], int], tuple[dict[str, Any], Any]] = {}
@@ -101,10 +105,13 @@ class DecodedEntries:
                     found = same.get((model, path, id(entry)))
                     if found is not None and found[0] is entry:
                         return found[1]
-                decoded = store.get((model, path, _json_key(entry)))
+                key = (model, path, _json_key(entry))
+                decoded = store.get(key)
                 if decoded is None:
                     return entry
-                if not is_fresh:
+                if is_fresh:
+                    objects.move_to_end(key)
+                else:
                     same[(model, path, id(entry))] = (entry, decoded)
                 return decoded
 
@@ -175,17 +182,9 @@ class DecodedEntries:
             # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
             # the front of a dict is quadratic).
             self._models = dict(list(models.items())[-(self.capacity // 2) :])
-        if self.capacity is not None and (
-            len(self._objects) > self.objects or self._objects_bytes > self.objects_bytes
-        ):  # keep the newest half of the entries and of the bytes
-            kept: list[tuple[tuple[type, tuple[str, ...], bytes], Any]] = []
-            size = 0
-            for item in reversed(self._objects.items()):
-                if len(kept) >= self.objects // 2 or size + len(item[0][2]) > self.objects_bytes // 2:
-                    break
-                kept.append(item)
-                size += len(item[0][2])
-            self._objects, self._objects_bytes = dict(reversed(kept)), size
+        if self.capacity is not None:
+            while self._objects and (len(self._objects) > self.objects or self._objects_bytes > self.objects_bytes):
+                self._objects_bytes -= len(self._objects.popitem(last=False)[0][2])
         if self.capacity is not None and len(same) > self.capacity:
             self._same = dict(list(same.items())[-(self.capacity // 2) :])
 
