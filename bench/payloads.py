@@ -366,13 +366,24 @@ def cloud_profile_reapplied() -> bytes:
 STREAM: Final = 1000
 
 
+def _distinct(spec: dict[str, Any]) -> int:
+    """How many distinct Shoots a stream needs so that its specs are more than the server keeps: `STREAM`, or
+    twice as many as the store of shared specs holds (`caching.entries.OBJECTS_BYTES` of their keys, a little more
+    than their JSON)."""
+    from webhook.caching.entries import OBJECTS_BYTES
+
+    return max(STREAM, 2 * OBJECTS_BYTES // len(json.dumps(spec, separators=(",", ":"))) + 1)
+
+
 def shoot_creates(pools: int = 5) -> Callable[[], list[bytes]]:
     """A stream of Shoot CREATEs with `pools` worker pools: each Shoot its own name, uid and first pool's maximum (a
-    landscape's Shoots differ); the other pools are shaped alike across Shoots, as a landscape's pools are."""
+    landscape's Shoots differ); the other pools are shaped alike across Shoots, as a landscape's pools are. More
+    Shoots than the server keeps specs of (`_distinct`), so that wrk, sending them in turn again and again, never
+    sends a spec the server still knows."""
 
     def make() -> list[bytes]:
         bodies = []
-        for i in range(STREAM):
+        for i in range(_distinct(shoot(pools=pools)["spec"])):
             obj = shoot(f"webshop-{i:04}", pools=pools)
             obj["metadata"]["uid"] = f"4f5e9c1e-8b9a-4c65-9a0e-{i:012}"
             obj["spec"]["provider"]["workers"][0]["maximum"] = 10 + i
@@ -426,7 +437,7 @@ def shoot_maximum_updates() -> list[bytes]:
     else unchanged."""
     bodies = []
     old = shoot()
-    for i in range(STREAM):
+    for i in range(_distinct(old["spec"])):
         new = shoot()
         new["metadata"]["resourceVersion"] = str(981237645 + i + 1)
         new["metadata"]["generation"] = old["metadata"]["generation"] + 1
