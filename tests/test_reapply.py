@@ -449,6 +449,17 @@ def test_decoded_entries_stay_bounded_and_an_object_larger_than_the_store_is_not
         assert 0 < len(memo.entries) <= 40
 
 
+def test_a_decoded_entry_over_4_kib_is_not_kept() -> None:
+    """Entries of a few hundred bytes are what CloudProfiles and Shoots carry; one of over 4 KiB of JSON is decoded
+    on every request instead of being kept, so that 20 000 kept entries stay within about 200 MiB."""
+    memo = Caches()
+    raw = BASES["CloudProfile"]()
+    raw["spec"]["kubernetes"]["versions"] = [{"version": "1.33.1"}, {"version": "1.33.2", "note": "x" * (4 << 10)}]
+    judge(_update(raw, raw, "CloudProfile"), view=StaticView.empty(), settings=SETTINGS, now=START, caches=memo)
+    kept = [model for model in memo.entries._models.values() if getattr(model, "version", None) in ("1.33.1", "1.33.2")]
+    assert [model.version for model in kept] == ["1.33.1"]
+
+
 def test_the_old_object_of_the_next_update_in_a_stream_is_neither_parsed_nor_decoded_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
