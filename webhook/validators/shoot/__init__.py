@@ -100,18 +100,21 @@ def _judge(
     """
     namespace = request.namespace or shoot.metadata.namespace
     found = lookup.find_profile_spec(shoot, namespace, view, request.caches)
-    judged = _as_judged(shoot)
-    judged_old = _as_judged(old) if old is not None else None
-    objects: tuple[object, ...] = (judged.spec, judged_old.spec if judged_old else None, found.spec, settings)
-    values: tuple[object, ...] = (_judged_key(judged), _judged_key(judged_old), namespace, found.referenced)
+    # The key reads what `_as_judged` keeps; the projections themselves are built only when the spec is judged.
+    objects: tuple[object, ...] = (shoot.spec, old.spec if old is not None else None, found.spec, settings)
+    values: tuple[object, ...] = (_judged_key(shoot), _judged_key(old), namespace, found.referenced)
     if old is not None and old.profile_reference() != shoot.profile_reference():
         # A changed reference reads the profiles of both (`lookup.validate_profile_change`): the view as it is now.
         refs_known = view.known(NAMESPACED_CLOUD_PROFILE, CLOUD_PROFILE)
         objects, values = (*objects, view), (*values, view.revision, view.synced, refs_known)
-    stamps = [m.metadata.deletion_timestamp for m in (judged, judged_old) if m and m.metadata.deletion_timestamp]
+    stamps = [m.metadata.deletion_timestamp for m in (shoot, old) if m and m.metadata.deletion_timestamp]
     spec = judged_once(
         request.caches, "shoot spec", objects, values, request.now,
-        lambda: _judge_spec(judged, judged_old, found, namespace, request.now, view, settings, request.caches), stamps,
+        lambda: _judge_spec(
+            _as_judged(shoot), _as_judged(old) if old is not None else None, found, namespace, request.now, view,
+            settings, request.caches,
+        ),
+        stamps,
     )  # fmt: skip
     own = {"metadata": shoot.metadata, "status": shoot.status}  # the resolved Shoot with its own metadata and status
     resolved = replace(spec.new, shoot=spec.new.shoot.model_copy(update=own))
@@ -218,12 +221,13 @@ _AWAKE: Final = ShootStatus()
 
 
 def _judged_key(shoot: Shoot | None) -> Hashable:
-    """Every value of `_as_judged(shoot)` but its spec (which is keyed by identity)."""
+    """Every value of `_as_judged(shoot)` but its spec (which is keyed by identity), read from `shoot` itself."""
     if shoot is None:
         return None
     meta = shoot.metadata
     read = tuple(getattr(meta, name) for name in _READ_METADATA)
-    return (shoot.api_version, shoot.kind, *read, tuple(meta.annotations.items()), shoot.status.is_hibernated)
+    annotations = tuple((key, meta.annotations[key]) for key in _READ_ANNOTATIONS if key in meta.annotations)
+    return (shoot.api_version, shoot.kind, *read, annotations, shoot.status.is_hibernated)
 
 
 def _same_accepted_issuers(new: Shoot, old: Shoot) -> bool:
