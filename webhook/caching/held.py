@@ -10,8 +10,8 @@ entry is taken only when each of its references still gives the very object aske
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Hashable
+from typing import Final, Generic, TypeVar
 
 _REF: Final = weakref.ref
 
@@ -47,3 +47,36 @@ def same(held: tuple[object, ...], objects: tuple[object, ...]) -> bool:
 def dead_entry(held: tuple[object, ...]) -> bool:
     """Whether one of the objects `held` weakly is gone."""
     return any(type(kept) is _REF and kept() is None for kept in held)
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class Deaths(Generic[K]):
+    """The keys of a weak store's entries one of whose objects died, to be dropped at the store's next use.
+
+    A death callback (`watch`) only records the key: it can run inside the store's own dict operations, where
+    changing the dict is not safe. Not thread-safe: one per store.
+    """
+
+    __slots__ = ("_keys",)
+
+    def __init__(self) -> None:
+        self._keys: list[K] = []
+
+    def __bool__(self) -> bool:
+        return bool(self._keys)
+
+    def watch(self, key: K) -> Callable[[object], None]:
+        """The `on_death` for `hold` of an entry kept under `key`."""
+        keys = self._keys
+        return lambda _ref: keys.append(key)
+
+    def drop(self, held_at: Callable[[K], tuple[object, ...] | None], forget: Callable[[K], None]) -> None:
+        """`forget(key)` for every key recorded whose entry (`held_at(key)`: what `hold` kept, None when there is
+        none) still holds a dead object: an entry made since for new objects with the same ids stays."""
+        while self._keys:
+            key = self._keys.pop()
+            held = held_at(key)
+            if held is not None and dead_entry(held):
+                forget(key)

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from webhook.caching.held import dead_entry, hold, same
+from webhook.caching.held import Deaths, hold, same
 
 V = TypeVar("V")
 
@@ -28,33 +28,32 @@ class ByIdentity(Generic[V]):
         self.kept = kept
         self.weak = weak
         self._entries: OrderedDict[tuple[int, ...], tuple[tuple[object, ...], V]] = OrderedDict()
-        self._dead: list[tuple[int, ...]] = []  # keys of weak entries one of whose objects died
+        self._dead: Deaths[tuple[int, ...]] = Deaths()
 
     def __len__(self) -> int:
         if self._dead:
-            self._drop_dead()
+            self._dead.drop(self._held_at, self._forget)
         return len(self._entries)
 
     def get(self, objects: tuple[object, ...], build: Callable[[], V]) -> V:
         """The value remembered for these very objects, else `build()` remembered."""
         if self._dead:
-            self._drop_dead()
+            self._dead.drop(self._held_at, self._forget)
         key = tuple(map(id, objects))
         found = self._entries.get(key)
         if found is not None and (not self.weak or same(found[0], objects)):
             self._entries.move_to_end(key)
             return found[1]
         value = build()
-        died = (lambda _ref, key=key: self._dead.append(key)) if self.weak else None
-        self._entries[key] = (hold(objects, died), value)
+        self._entries[key] = (hold(objects, self._dead.watch(key) if self.weak else None), value)
         self._entries.move_to_end(key)
         while len(self._entries) > self.kept:
             self._entries.popitem(last=False)
         return value
 
-    def _drop_dead(self) -> None:
-        while self._dead:
-            key = self._dead.pop()
-            found = self._entries.get(key)
-            if found is not None and dead_entry(found[0]):  # not an entry made since for new objects of these ids
-                del self._entries[key]
+    def _held_at(self, key: tuple[int, ...]) -> tuple[object, ...] | None:
+        found = self._entries.get(key)
+        return found[0] if found is not None else None
+
+    def _forget(self, key: tuple[int, ...]) -> None:
+        self._entries.pop(key, None)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Generic, TypeVar
 
-from webhook.caching.held import dead_entry, hold, same
+from webhook.caching.held import Deaths, hold, same
 
 V = TypeVar("V")
 
@@ -88,11 +88,11 @@ class Judgements(Generic[V]):
 
     def __init__(self, capacity: int = 256) -> None:
         self._kept: ReappliedVerdicts[tuple[tuple[object, ...], V]] = ReappliedVerdicts(capacity=capacity)
-        self._dead: list[Hashable] = []  # keys of results one of whose objects died
+        self._dead: Deaths[Hashable] = Deaths()
 
     def __len__(self) -> int:
         if self._dead:
-            self._drop_dead()
+            self._dead.drop(self._held_at, self._kept.forget)
         return len(self._kept)
 
     @property
@@ -108,7 +108,7 @@ class Judgements(Generic[V]):
     def recall(self, objects: tuple[object, ...], values: Hashable, now: datetime) -> V | None:
         """The result kept for these very objects and equal values with `now` in its window, else None."""
         if self._dead:
-            self._drop_dead()
+            self._dead.drop(self._held_at, self._kept.forget)
         found = self._kept.recall((values, *map(id, objects)), None, now)
         if found is None:
             return None
@@ -122,12 +122,8 @@ class Judgements(Generic[V]):
     ) -> None:
         """Keep `value` for these objects and values, for a clock in [since, until)."""
         key = (values, *map(id, objects))
-        held = hold(objects, lambda _ref: self._dead.append(key))
-        self._kept.remember(key, None, since, until, (held, value))
+        self._kept.remember(key, None, since, until, (hold(objects, self._dead.watch(key)), value))
 
-    def _drop_dead(self) -> None:
-        while self._dead:
-            key = self._dead.pop()
-            found = self._kept.peek(key)
-            if found is not None and dead_entry(found[0]):  # not a result kept since for new objects of these ids
-                self._kept.forget(key)
+    def _held_at(self, key: Hashable) -> tuple[object, ...] | None:
+        found = self._kept.peek(key)
+        return found[0] if found is not None else None
