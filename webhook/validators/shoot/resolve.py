@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Final
 
 from webhook.caching.rules import RuleCaches, judged_once
@@ -132,10 +133,7 @@ def resolve(
         stored = find_worker(old_workers, worker.name)
         pool = judged_once(
             caches, "resolved pool", (worker, stored, spec), (i, deleting), now,
-            lambda i=i, worker=worker, stored=stored: _resolve_pool(  # type: ignore[misc]
-                i, worker, stored, profile, deleting, now
-            ),
-            entry=True,
+            partial(_resolve_pool, i, worker, stored, profile, deleting, now), entry=True,
         )  # fmt: skip
         findings.extend(pool.findings)
         if not pool.version_known:

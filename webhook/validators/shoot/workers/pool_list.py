@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import partial
 from typing import Final
 
 from webhook.caching.rules import judged_once
@@ -55,8 +56,7 @@ def validate_workers(eff: Effective, ctx: StaticContext) -> list[Finding]:
         findings.extend(
             judged_once(
                 ctx.caches, "pool fields", (worker,), i, None,
-                lambda worker=worker, path=path: tuple(worker_checks.validate_worker(worker, path)),  # type: ignore[misc]
-                entry=True,
+                partial(worker_checks.validate_worker, worker, path), entry=True,
             )
         )  # fmt: skip
         if worker.control_plane is not None:

@@ -149,10 +149,10 @@ def _validate_pool(
     return tuple(findings)
 
 
-def validate_worker(worker: Worker, path: FieldPath) -> list[Finding]:
+def validate_worker(worker: Worker, path: FieldPath) -> tuple[Finding, ...]:
     """One pool's own fields (ValidateWorker, without machine, CRI, architecture and kubelet); path: workers[i].
-    Reads nothing but the pool (its callers keep the findings per pool)."""
-    return [
+    Reads nothing but the pool; a tuple, as its caller keeps the findings per pool and shares them."""
+    return (
         *_validate_name(worker.name, path.child("name")),
         *_validate_counts(worker.minimum, worker.maximum, path),
         *_validate_update_budget(worker, path),
@@ -165,7 +165,7 @@ def validate_worker(worker: Worker, path: FieldPath) -> list[Finding]:
         *_validate_machine_controller_manager(worker, path),
         *_validate_priority(worker.priority, path.child("priority")),
         *_validate_sysctls(worker.sysctls, path.child("sysctls")),
-    ]
+    )
 
 
 @SH_WRK_004.check
