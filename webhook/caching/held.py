@@ -36,10 +36,7 @@ def same(held: tuple[object, ...], objects: tuple[object, ...]) -> bool:
     if len(held) != len(objects):
         return False
     for kept, obj in zip(held, objects, strict=True):
-        if type(kept) is _REF:
-            if kept() is not obj:
-                return False
-        elif kept is not obj:
+        if kept is not obj and (type(kept) is not _REF or kept() is not obj):
             return False
     return True
 
@@ -56,27 +53,25 @@ class Deaths(Generic[K]):
     """The keys of a weak store's entries one of whose objects died, to be dropped at the store's next use.
 
     A death callback (`watch`) only records the key: it can run inside the store's own dict operations, where
-    changing the dict is not safe. Not thread-safe: one per store.
+    changing the dict is not safe. keys: those recorded and not yet dropped (a store tests it on every use: a list's
+    truth, no call). Not thread-safe: one per store.
     """
 
-    __slots__ = ("_keys",)
+    __slots__ = ("keys",)
 
     def __init__(self) -> None:
-        self._keys: list[K] = []
-
-    def __bool__(self) -> bool:
-        return bool(self._keys)
+        self.keys: list[K] = []
 
     def watch(self, key: K) -> Callable[[object], None]:
         """The `on_death` for `hold` of an entry kept under `key`."""
-        keys = self._keys
+        keys = self.keys
         return lambda _ref: keys.append(key)
 
     def drop(self, held_at: Callable[[K], tuple[object, ...] | None], forget: Callable[[K], None]) -> None:
         """`forget(key)` for every key recorded whose entry (`held_at(key)`: what `hold` kept, None when there is
         none) still holds a dead object: an entry made since for new objects with the same ids stays."""
-        while self._keys:
-            key = self._keys.pop()
+        while self.keys:
+            key = self.keys.pop()
             held = held_at(key)
             if held is not None and dead_entry(held):
                 forget(key)

@@ -31,13 +31,13 @@ class ByIdentity(Generic[V]):
         self._dead: Deaths[tuple[int, ...]] = Deaths()
 
     def __len__(self) -> int:
-        if self._dead:
+        if self._dead.keys:
             self._dead.drop(self._held_at, self._forget)
         return len(self._entries)
 
     def get(self, objects: tuple[object, ...], build: Callable[[], V]) -> V:
         """The value remembered for these very objects, else `build()` remembered."""
-        if self._dead:
+        if self._dead.keys:
             self._dead.drop(self._held_at, self._forget)
         key = tuple(map(id, objects))
         found = self._entries.get(key)

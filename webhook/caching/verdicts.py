@@ -91,7 +91,7 @@ class Judgements(Generic[V]):
         self._dead: Deaths[Hashable] = Deaths()
 
     def __len__(self) -> int:
-        if self._dead:
+        if self._dead.keys:
             self._dead.drop(self._held_at, self._kept.forget)
         return len(self._kept)
 
@@ -107,7 +107,7 @@ class Judgements(Generic[V]):
 
     def recall(self, objects: tuple[object, ...], values: Hashable, now: datetime) -> V | None:
         """The result kept for these very objects and equal values with `now` in its window, else None."""
-        if self._dead:
+        if self._dead.keys:
             self._dead.drop(self._held_at, self._kept.forget)
         found = self._kept.recall((values, *map(id, objects)), None, now)
         if found is None:
