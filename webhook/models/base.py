@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Annotated, Any, Final, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, PlainValidator
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -88,7 +88,17 @@ def format_rfc3339(value: datetime) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-Time = Annotated[datetime | None, PlainValidator(parse_rfc3339)]
+def _dump_rfc3339(value: datetime | None) -> str | None:
+    return None if value is None else format_rfc3339(value)
+
+
+# A JSON dump writes the RFC 3339 text the API server stores. Without the serializer pydantic's JSON dump of the
+# validated datetime warns (PydanticSerializationUnexpectedValue) once per field, as audit --kubeconfig showed.
+Time = Annotated[
+    datetime | None,
+    PlainValidator(parse_rfc3339),
+    PlainSerializer(_dump_rfc3339, return_type=str | None, when_used="json"),
+]
 List = Annotated[list[T], BeforeValidator(_null_to_empty_list)]
 Str = Annotated[str, BeforeValidator(_null_to_empty_str)]
 StrMap = Annotated[dict[str, Str], BeforeValidator(_null_to_empty_dict)]
