@@ -19,7 +19,7 @@ import yaml
 
 from tests.cluster.fake_apiserver import FakeApiServer, write_kubeconfig
 from webhook.cli import main
-from webhook.offline.change import LAST_APPLIED, applied
+from webhook.offline.change import LAST_APPLIED, applied, last_applied_configuration
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 LANDSCAPE: Final = ROOT / "examples" / "landscape"
@@ -36,7 +36,7 @@ def _stored(obj: dict[str, Any], uid: str) -> dict[str, Any]:
     a status."""
     stored = copy.deepcopy(obj)
     stored["metadata"].update(uid=uid, creationTimestamp="2026-01-01T00:00:00Z", generation=3)
-    stored["metadata"].setdefault("annotations", {})[LAST_APPLIED] = json.dumps(obj) + "\n"
+    stored["metadata"].setdefault("annotations", {})[LAST_APPLIED] = last_applied_configuration(obj)
     stored["status"] = {"observedGeneration": 3}
     return stored
 
@@ -271,9 +271,35 @@ def test_applied_is_kubectls_three_way_merge() -> None:
     assert stored["spec"]["region"] == "eu-1"  # the inputs are not changed
 
 
+def test_re_applying_the_last_applied_manifest_changes_nothing() -> None:
+    """kubectl rewrites its annotation on every apply: the same manifest again leaves the stored object as it is
+    (`kubectl apply` answers "unchanged"), an edited one carries the annotation of the edit."""
+    manifest = {"apiVersion": "v1", "kind": "X", "metadata": {"name": "a", "labels": {"l": "1"}}, "spec": {"n": 1}}
+    stored = copy.deepcopy(manifest)
+    stored["metadata"].update(uid="u", resourceVersion="7", creationTimestamp="2026-01-01T00:00:00Z")
+    stored["metadata"]["annotations"] = {"other": "kept", LAST_APPLIED: last_applied_configuration(manifest)}
+    assert applied(stored, manifest) == stored
+    edited = {**manifest, "spec": {"n": 2}}
+    result = applied(stored, edited)
+    assert result["metadata"]["annotations"] == {"other": "kept", LAST_APPLIED: last_applied_configuration(edited)}
+    assert json.loads(result["metadata"]["annotations"][LAST_APPLIED])["spec"] == {"n": 2}
+
+
+def test_the_last_applied_configuration_is_written_as_kubectl_writes_it() -> None:
+    """Go's encoding/json of the unstructured manifest: keys sorted, no spaces, HTML characters escaped, an empty
+    annotations map added, the old annotation left out (tests/e2e compares it with a real kubectl's)."""
+    manifest = {"kind": "X", "metadata": {"name": "a", "annotations": {LAST_APPLIED: "{}"}}, "b": "<&>", "a": 2.0}
+    assert last_applied_configuration(manifest) == (
+        '{"a":2,"b":"\\u003c\\u0026\\u003e","kind":"X","metadata":{"annotations":{},"name":"a"}}\n'
+    )
+
+
 def test_without_a_last_applied_configuration_nothing_is_removed() -> None:
     stored = {"metadata": {"name": "a"}, "spec": {"purpose": "evaluation", "region": "eu-1"}}
-    assert applied(stored, {"metadata": {"name": "a"}, "spec": {"region": "eu-1"}}) == stored
+    manifest = {"metadata": {"name": "a"}, "spec": {"region": "eu-1"}}
+    result = applied(stored, manifest)
+    assert result["spec"] == stored["spec"]  # purpose stays: nothing says the manifest ever set it
+    assert result["metadata"] == {"name": "a", "annotations": {LAST_APPLIED: last_applied_configuration(manifest)}}
     broken = _with_last_applied(stored, {})
     broken["metadata"]["annotations"][LAST_APPLIED] = "{not json"
     assert applied(broken, {"spec": {}})["spec"] == stored["spec"]

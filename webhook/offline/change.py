@@ -70,7 +70,8 @@ def applied(stored: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
       `name` (worker pools, versions of an image, zones) entry by entry, in the manifest's order (an entry the
       manifest drops is gone); any other value, other lists included, is replaced;
     - a field the last apply set and the manifest no longer sets is removed;
-    - any other field keeps its stored value: status, the metadata the API server keeps, defaults, other writers'.
+    - any other field keeps its stored value: status, the metadata the API server keeps, defaults, other writers';
+    - the annotation itself becomes `last_applied_configuration(manifest)`, as kubectl rewrites it on every apply.
     Without a (readable) last-applied configuration nothing is removed: the object was created otherwise, and only
     the fields the manifest sets are known to be its. New dicts; the inputs are not changed. The merge of lists of
     named entries stands for the strategic merge of the API's `patchMergeKey: name` lists.
@@ -82,7 +83,55 @@ def applied(stored: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
         last = json.loads(text) if isinstance(text, str) else None
     except ValueError:
         last = None
-    return _merged(stored, manifest, last if isinstance(last, dict) else None)
+    return _merged(stored, _modified(manifest), last if isinstance(last, dict) else None)
+
+
+def _modified(manifest: dict[str, Any]) -> dict[str, Any]:
+    """What kubectl patches with: the manifest carrying its own last-applied configuration as an annotation."""
+    meta = manifest.get("metadata")
+    if not isinstance(meta, dict):
+        return manifest
+    annotations = meta.get("annotations")
+    own = annotations if isinstance(annotations, dict) else {}
+    annotated = {**own, LAST_APPLIED: last_applied_configuration(manifest)}
+    return {**manifest, "metadata": {**meta, "annotations": annotated}}
+
+
+def last_applied_configuration(manifest: dict[str, Any]) -> str:
+    """The annotation `kubectl.kubernetes.io/last-applied-configuration` that `kubectl apply` (client-side) writes
+    for `manifest` (with its namespace already set as kubectl sends it): the manifest without that annotation, with
+    `metadata.annotations` present (`{}` when it had none), as Go's encoding/json writes a map (keys sorted, no
+    spaces, `<`, `>`, `&`, U+2028 and U+2029 escaped, integral floats without a fraction), ending in a newline.
+    Source: k8s.io/kubectl pkg/util/apply.go GetModifiedConfiguration, which encodes the unstructured object.
+    """
+    meta = manifest.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    annotations = meta.get("annotations")
+    own = {k: v for k, v in annotations.items() if k != LAST_APPLIED} if isinstance(annotations, dict) else {}
+    return _go_json({**manifest, "metadata": {**meta, "annotations": own}}) + "\n"
+
+
+_GO_ESCAPES: Final = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def _go_json(value: Any) -> str:
+    """`value` (parsed JSON) as Go's json.Marshal of an unstructured map writes it."""
+    text = json.dumps(_go_numbers(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # These characters can only stand inside strings here, so replacing them in the whole text is exact.
+    for char, escaped in _GO_ESCAPES.items():
+        text = text.replace(char, escaped)
+    return text
+
+
+def _go_numbers(value: Any) -> Any:
+    """Floats as Go writes a float64 that JSON decoding gave: an integral one below 1e21 has no fraction."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _go_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_go_numbers(v) for v in value]
+    return value
 
 
 def _merged(stored: dict[str, Any], manifest: dict[str, Any], last: dict[str, Any] | None) -> dict[str, Any]:
