@@ -286,6 +286,9 @@ class FakeApiServer:
                 metadata["continue"] = base64.urlsafe_b64encode(json.dumps(token).encode()).decode()
             items = items[offset : offset + limit]
         kind = KINDS[plural] + "List"
+        # A typed API server (kube-apiserver's own kinds, gardener-apiserver's) writes list items without their
+        # apiVersion and kind: only the list carries them (tests/e2e met it with the real ones).
+        items = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in items]
         body = {"apiVersion": GROUP_VERSIONS[plural], "kind": kind, "metadata": metadata, "items": items}
         return web.json_response(body)
 
