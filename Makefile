@@ -4,7 +4,7 @@ VENV   := .venv
 STAMP  := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
 ARGS   ?=
 
-.PHONY: run test lint lock clean bench fuzz soak
+.PHONY: run test lint lock clean bench fuzz soak e2e e2e-tools e2e-env
 
 # Two targets started together in a fresh clone (`make run` and `make test`) both find the stamp missing and would
 # both create .venv ("[Errno 17] File exists"). The build holds an exclusive lock on .venv.lock (flock(1), util-linux;
@@ -31,12 +31,27 @@ run: $(STAMP)
 	exec env GARDENER_WEBHOOK_STATE_DIR=$(CURDIR) $(VENV)/bin/gardener-webhook serve $(ARGS)
 
 test: lint
-	$(VENV)/bin/python -m pytest $(ARGS)
+	$(VENV)/bin/python -m pytest --ignore=tests/e2e $(ARGS)
+
+# The e2e tier (docs/e2e.md): the webhook against the real etcd, kube-apiserver, kubectl and gardener-apiserver of
+# tools/e2e/components.toml, built with this machine's Go from the module proxy into ~/.cache/gardener-webhook/e2e
+# (GARDENER_WEBHOOK_E2E_CACHE). The first build takes about 15 minutes and 6 GiB; later ones only check --version.
+e2e-tools:
+	$(PYTHON) tools/e2e/components.py build
+
+# Starts the environment for a person: prints the kubeconfig's path; Ctrl-C stops it.
+e2e-env: e2e-tools $(STAMP)
+	$(VENV)/bin/python -m tests.e2e.environment
+
+e2e: $(STAMP)
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory e2e-tools && $(VENV)/bin/python -m pytest tests/e2e $(ARGS); \
+	status=$$?; echo "make e2e: $$(( $$(date +%s) - start )) s (exit $$status)"; exit $$status
 
 # Style, types and import contracts (a few seconds; `make test` runs it first). ruff and mypy read pyproject.toml.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check webhook tests bench manifests/monitoring
-	$(VENV)/bin/ruff format --check webhook tests bench manifests/monitoring
+	$(VENV)/bin/ruff check webhook tests bench tools/e2e manifests/monitoring
+	$(VENV)/bin/ruff format --check webhook tests bench tools/e2e manifests/monitoring
 	$(VENV)/bin/mypy --strict webhook
 	$(VENV)/bin/lint-imports
 
