@@ -116,7 +116,10 @@ def webhook(e2e_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> I
         for config in (registered(garden, url, ca_bundle, "gardener-webhook"),
                        registered(seed, url, ca_bundle, "gardener-webhook-seed")):  # fmt: skip
             env.kubectl("apply", "-f", "-", input=yaml.safe_dump(config))
-        yield Webhook(process, url)
+        served = Webhook(process, url)
+        yield served
+        errors = [line for line in process.logs() if line.get("level") == "error"]
+        assert not errors, f"the webhook logged errors: {errors[:5]}"
     finally:
         env.kubectl("delete", "validatingwebhookconfiguration", "gardener-webhook", "gardener-webhook-seed",
                     "--ignore-not-found", check=False)  # fmt: skip

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import shutil
 import ssl
+import subprocess
+import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from datetime import timedelta
@@ -21,8 +26,9 @@ import pytest
 import yaml
 
 from tests.e2e import landscape
-from tests.e2e.conftest import Webhook
+from tests.e2e.conftest import MANIFESTS, Webhook
 from tests.e2e.environment import Environment
+from tests.server.processes import wait_for
 from tools.e2e import components
 from webhook.cli import main
 from webhook.offline.change import LAST_APPLIED
@@ -190,3 +196,102 @@ def test_audit_of_a_clean_landscape_prints_nothing_on_stderr(
     assert result.stderr == ""
     assert result.returncode in (0, 1), result.stdout
     assert "CloudProfile" in result.stdout.splitlines()[0]
+
+
+def _gardener_deployment(role: str, tag: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": f"gardener-{role}", "namespace": "garden", "labels": {"app": "gardener", "role": role}},
+        "spec": {
+            "replicas": 0,  # no controller-manager runs here: nothing would start them anyway
+            "selector": {"matchLabels": {"app": "gardener", "role": role}},
+            "template": {
+                "metadata": {"labels": {"app": "gardener", "role": role}},
+                "spec": {
+                    "containers": [{"name": f"gardener-{role}", "image": f"registry.example/gardener/{role}:{tag}"}]
+                },
+            },
+        },
+    }
+
+
+def test_a_gardener_component_newer_than_the_apiserver_is_denied_by_kube_apiserver(
+    e2e_env: Environment, webhook: Webhook
+) -> None:
+    """The control-plane Deployments in `garden` (VS-CP rules), judged against the gardener-apiserver Deployment the
+    webhook's live view reads."""
+    _apply(e2e_env, [_gardener_deployment("apiserver", "v1.150.0")], check=True)
+    ok = _apply(e2e_env, [_gardener_deployment("controller-manager", "v1.150.0")], "--dry-run=server")
+    assert ok.returncode == 0, ok.stderr
+    newer = _gardener_deployment("controller-manager", "v1.151.0")
+    deadline = time.monotonic() + 60  # the view sees the apiserver Deployment through its watch
+    while True:
+        result = _apply(e2e_env, [newer], "--dry-run=server")
+        if result.returncode == 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert 'admission webhook "deployments.gardener-webhook.gardener.cloud" denied the request' in result.stderr
+    assert "1.151.0" in result.stderr and "1.150.0" in result.stderr
+
+
+def test_no_version_in_use_can_be_removed_across_a_gardener_apiserver_restart(
+    e2e_env: Environment, webhook: Webhook, applied_landscape: dict[str, dict[str, Any]]
+) -> None:
+    """The live view watches through kube-apiserver's aggregator; while gardener-apiserver restarts, the watches
+    break. Right after it is back, removing a version prod's pool uses is denied, whether or not the view has
+    caught up (found in use, or refused as unknown: cluster.failClosed)."""
+    profile = json.loads(json.dumps(applied_landscape["profile"]))
+    profile["spec"]["kubernetes"]["versions"] = [
+        v for v in profile["spec"]["kubernetes"]["versions"] if v["version"] != "1.33.4"
+    ]
+    e2e_env.restart("gardener-apiserver")
+    result = _apply(e2e_env, [profile], "--dry-run=server")
+    assert result.returncode == 1, result.stdout
+    assert CLOUDPROFILE_WEBHOOK in result.stderr
+    # And once the view has synced again, the denial names the Shoot.
+    wait_for(f"{webhook.process.health_url}/readyz", (200, "ok"))
+    result = _apply(e2e_env, [profile], "--dry-run=server")
+    assert result.returncode == 1 and "garden-team/prod" in result.stderr, result.stderr
+
+
+def test_the_hourly_audit_writes_policyreports_in_cluster_with_its_own_serviceaccount(
+    e2e_env: Environment, applied_landscape: dict[str, dict[str, Any]], tmp_path: Path
+) -> None:
+    """The CronJob's command (`audit --in-cluster --apply`), its ServiceAccount and RBAC from the manifests, and the
+    paths a Pod has: the token, CA and namespace under /var/run/secrets/kubernetes.io/serviceaccount (bound there by
+    bubblewrap) and KUBERNETES_SERVICE_HOST/PORT."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        message = "bubblewrap (bwrap) is needed to lay out a Pod's service account files; .ci/run installs it"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    rbac = [d for d in yaml.safe_load_all((MANIFESTS / "components" / "audit-cronjob" / "rbac.yaml").read_text()) if d]
+    _apply(e2e_env, rbac, check=True)
+    cronjob = yaml.safe_load((MANIFESTS / "components" / "audit-cronjob" / "cronjob.yaml").read_text())
+    container = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    token = e2e_env.kubectl("create", "token", "gardener-webhook-audit", "-n", "gardener-webhook").stdout.strip()
+    (account / "token").write_text(token)
+    shutil.copy(e2e_env.ca_file, account / "ca.crt")
+    (account / "namespace").write_text("gardener-webhook")
+    host, port = e2e_env.kube_url.removeprefix("https://").rsplit(":", 1)
+    result = subprocess.run(
+        [bwrap, "--dev-bind", "/", "/", "--tmpfs", "/run", "--ro-bind", str(account),
+         "/run/secrets/kubernetes.io/serviceaccount", "--chdir", str(landscape.ROOT),
+         sys.executable, "-m", "webhook", *container["args"]],
+        env={**os.environ, "KUBERNETES_SERVICE_HOST": host, "KUBERNETES_SERVICE_PORT": port},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    reports = json.loads(e2e_env.kubectl("get", "policyreports", "-n", "garden-team", "-o", "json").stdout)["items"]
+    assert reports, result.stdout
+    subjects = {
+        r["resources"][0]["name"] for report in reports for r in report.get("results", []) if r.get("resources")
+    }
+    assert "prod" in subjects
+    cluster = json.loads(e2e_env.kubectl("get", "clusterpolicyreports", "-o", "json").stdout)["items"]
+    assert cluster and any(r.get("results") for r in cluster)
