@@ -189,6 +189,8 @@ _DETAILS: Final[Mapping[str, str]] = {
     "int_type": "must be an integer",
     "int_parsing": "must be an integer",
     "int_from_float": "must be an integer",
+    "int32": "must be a 32-bit integer",
+    "int64": "must be a 64-bit integer",
     "bool_type": "must be a boolean",
     "float_type": "must be a number",
     "rfc3339": "must be an RFC 3339 date-time",

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Annotated, Any, Final, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, PlainValidator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, PlainValidator
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -94,6 +94,21 @@ def _dump_rfc3339(value: datetime | None) -> str | None:
 
 # A JSON dump writes the RFC 3339 text the API server stores. Without the serializer pydantic's JSON dump of the
 # validated datetime warns (PydanticSerializationUnexpectedValue) once per field, as audit --kubeconfig showed.
+def _fits(bits: int) -> AfterValidator:
+    """Go's JSON decoding refuses a number its intN field cannot hold (the API server answers 400)."""
+    low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+    def check(value: int) -> int:
+        if not low <= value <= high:
+            raise PydanticCustomError(f"int{bits}", f"must be a {bits}-bit integer")
+        return value
+
+    return AfterValidator(check)
+
+
+# Go's int32 and int64 fields: a JSON number outside their range is refused as Go's encoding/json refuses it.
+Int32 = Annotated[int, _fits(32)]
+Int64 = Annotated[int, _fits(64)]
 Time = Annotated[
     datetime | None,
     PlainValidator(parse_rfc3339),

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from webhook.models.base import (
     CapabilityMap,
+    Int32,
     KubernetesObject,
     List,
     Model,
@@ -123,7 +124,7 @@ class Bastion(Model):
 
 
 class Limits(Model):
-    max_nodes_total: int | None = None
+    max_nodes_total: Int32 | None = None
 
 
 class CapabilityDefinition(Model):

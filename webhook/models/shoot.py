@@ -11,6 +11,7 @@ from pydantic import Field
 
 from webhook.models.base import (
     Duration,
+    Int32,
     KubernetesObject,
     List,
     Model,
@@ -79,11 +80,11 @@ class MachineControllerManagerSettings(Model):
     machine_drain_timeout: str | None = None
     machine_health_timeout: str | None = None
     machine_creation_timeout: str | None = None
-    max_evict_retries: int | None = None
+    max_evict_retries: Int32 | None = None
     in_place_update_timeout: str | None = None
     disable_health_timeout: bool | None = None
     machine_preserve_timeout: str | None = None
-    auto_preserve_failed_machine_max: int | None = None
+    auto_preserve_failed_machine_max: Int32 | None = None
 
 
 class ClusterAutoscalerOptions(Model):
@@ -129,8 +130,8 @@ class Worker(Model):
     name: Str = ""
     machine: ShootMachine = ShootMachine()
     kubernetes: WorkerKubernetes | None = None
-    minimum: int = 0
-    maximum: int = 0
+    minimum: Int32 = 0
+    maximum: Int32 = 0
     max_surge: IntOrString | None = None
     max_unavailable: IntOrString | None = None
     cri: CRI | None = None
@@ -147,7 +148,7 @@ class Worker(Model):
     machine_controller_manager: MachineControllerManagerSettings | None = None
     cluster_autoscaler: ClusterAutoscalerOptions | None = None
     sysctls: StrMap = Field(default_factory=dict)
-    priority: int | None = None
+    priority: Int32 | None = None
     control_plane: WorkerControlPlane | None = None
 
     @property

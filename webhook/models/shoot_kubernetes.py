@@ -13,6 +13,8 @@ from pydantic import Field
 from webhook.models.base import (
     BoolMap,
     Duration,
+    Int32,
+    Int64,
     List,
     Model,
     Quantity,
@@ -70,25 +72,25 @@ class KubeletConfig(Model):
     feature_gates: BoolMap = Field(default_factory=dict)
     cpu_manager_policy: str | None = None
     eviction_hard: KubeletConfigEviction | None = None
-    eviction_max_pod_grace_period: int | None = None
+    eviction_max_pod_grace_period: Int32 | None = None
     eviction_minimum_reclaim: KubeletConfigEvictionMinimumReclaim | None = None
     eviction_pressure_transition_period: str | None = None
     eviction_soft: KubeletConfigEviction | None = None
     eviction_soft_grace_period: KubeletConfigEvictionSoftGracePeriod | None = None
-    max_pods: int | None = None
-    pod_pids_limit: int | None = None
+    max_pods: Int32 | None = None
+    pod_pids_limit: Int64 | None = None
     fail_swap_on: bool | None = None
     kube_reserved: KubeletConfigReserved | None = None
-    image_gc_high_threshold_percent: int | None = Field(default=None, alias="imageGCHighThresholdPercent")
-    image_gc_low_threshold_percent: int | None = Field(default=None, alias="imageGCLowThresholdPercent")
+    image_gc_high_threshold_percent: Int32 | None = Field(default=None, alias="imageGCHighThresholdPercent")
+    image_gc_low_threshold_percent: Int32 | None = Field(default=None, alias="imageGCLowThresholdPercent")
     serialize_image_pulls: bool | None = None
-    registry_pull_qps: int | None = Field(default=None, alias="registryPullQPS")
-    registry_burst: int | None = None
+    registry_pull_qps: Int32 | None = Field(default=None, alias="registryPullQPS")
+    registry_burst: Int32 | None = None
     container_log_max_size: Quantity | None = None
-    container_log_max_files: int | None = None
+    container_log_max_files: Int32 | None = None
     streaming_connection_idle_timeout: str | None = None
     memory_swap: MemorySwapConfiguration | None = None
-    max_parallel_image_pulls: int | None = None
+    max_parallel_image_pulls: Int32 | None = None
     image_minimum_gc_age: str | None = Field(default=None, alias="imageMinimumGCAge")
     image_maximum_gc_age: str | None = Field(default=None, alias="imageMaximumGCAge")
     image_pull_credentials_verification_policy: str | None = None
@@ -132,22 +134,22 @@ class StructuredAuthorization(Model):
 class ResourceWatchCacheSize(Model):
     api_group: str | None = None
     resource: Str = ""
-    cache_size: int = Field(default=0, alias="size")
+    cache_size: Int32 = Field(default=0, alias="size")
 
 
 class WatchCacheSizes(Model):
-    default: int | None = None
+    default: Int32 | None = None
     resources: List[ResourceWatchCacheSize] = Field(default_factory=list)
 
 
 class APIServerLogging(Model):
-    verbosity: int | None = None
-    http_access_verbosity: int | None = None
+    verbosity: Int32 | None = None
+    http_access_verbosity: Int32 | None = None
 
 
 class APIServerRequests(Model):
-    max_non_mutating_inflight: int | None = None
-    max_mutating_inflight: int | None = None
+    max_non_mutating_inflight: Int32 | None = None
+    max_mutating_inflight: Int32 | None = None
 
 
 class EncryptionProvider(Model):
@@ -177,8 +179,8 @@ class KubeAPIServerConfig(Model):
     enable_anonymous_authentication: bool | None = None
     event_ttl: Duration = Field(default=None, alias="eventTTL")
     logging: APIServerLogging | None = None
-    default_not_ready_toleration_seconds: int | None = None
-    default_unreachable_toleration_seconds: int | None = None
+    default_not_ready_toleration_seconds: Int64 | None = None
+    default_unreachable_toleration_seconds: Int64 | None = None
     encryption_config: EncryptionConfig | None = None
     structured_authentication: StructuredAuthentication | None = None
     structured_authorization: StructuredAuthorization | None = None
@@ -197,8 +199,8 @@ class HorizontalPodAutoscalerConfig(Model):
 class KubeControllerManagerConfig(Model):
     feature_gates: BoolMap = Field(default_factory=dict)
     horizontal_pod_autoscaler: HorizontalPodAutoscalerConfig | None = None
-    node_cidr_mask_size: int | None = Field(default=None, alias="nodeCIDRMaskSize")
-    node_cidr_mask_size_ipv6: int | None = Field(default=None, alias="nodeCIDRMaskSizeIPv6")
+    node_cidr_mask_size: Int32 | None = Field(default=None, alias="nodeCIDRMaskSize")
+    node_cidr_mask_size_ipv6: Int32 | None = Field(default=None, alias="nodeCIDRMaskSizeIPv6")
     pod_eviction_timeout: Duration = None
     node_monitor_grace_period: Duration = None
 
@@ -224,15 +226,15 @@ class ClusterAutoscaler(Model):
     scan_interval: Duration = None
     expander: str | None = None
     max_node_provision_time: Duration = None
-    max_graceful_termination_seconds: int | None = None
+    max_graceful_termination_seconds: Int32 | None = None
     ignore_taints: List[str] | None = None
     new_pod_scale_up_delay: Duration = None
-    max_empty_bulk_delete: int | None = None
-    verbosity: int | None = None
+    max_empty_bulk_delete: Int32 | None = None
+    verbosity: Int32 | None = None
     startup_taints: List[str] | None = None
     status_taints: List[str] | None = None
-    max_scale_down_parallelism: int | None = None
-    max_drain_parallelism: int | None = None
+    max_scale_down_parallelism: Int32 | None = None
+    max_drain_parallelism: Int32 | None = None
     initial_node_group_backoff_duration: Duration = None
     max_node_group_backoff_duration: Duration = None
     node_group_backoff_reset_timeout: Duration = None
@@ -242,7 +244,7 @@ class ClusterAutoscaler(Model):
 
 class VerticalPodAutoscaler(Model):
     evict_after_oom_threshold: Duration = Field(default=None, alias="evictAfterOOMThreshold")
-    eviction_rate_burst: int | None = None
+    eviction_rate_burst: Int32 | None = None
     eviction_tolerance: float | None = None
     recommendation_margin_fraction: float | None = None
     updater_interval: Duration = None
@@ -260,10 +262,10 @@ class VerticalPodAutoscaler(Model):
     cpu_histogram_decay_half_life: Duration = Field(default=None, alias="cpuHistogramDecayHalfLife")
     memory_histogram_decay_half_life: Duration = None
     memory_aggregation_interval: Duration = None
-    memory_aggregation_interval_count: int | None = None
+    memory_aggregation_interval_count: Int64 | None = None
     feature_gates: BoolMap = Field(default_factory=dict)
     max_allowed: ResourceList = Field(default_factory=dict)
-    recommender_update_worker_count: int | None = None
+    recommender_update_worker_count: Int64 | None = None
 
 
 class ETCDConfig(Model):

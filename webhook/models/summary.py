@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from webhook.models.base import List, Model, Str, Struct, Time
+from webhook.models.base import Int32, List, Model, Str, Struct, Time
 from webhook.models.cloudprofile import CloudProfileReference
 from webhook.models.shoot import reference_of
 
@@ -40,7 +40,7 @@ class SummaryWorker(Model):
     name: Str = ""
     machine: SummaryMachine = SummaryMachine()
     kubernetes: SummaryWorkerKubernetes | None = None
-    minimum: int = 0
+    minimum: Int32 = 0
 
 
 class SummaryProvider(Model):
