@@ -53,12 +53,14 @@ def validate_spec_keys(spec: OperatingSystemConfigSpec | None, path: FieldPath) 
 def validate_cri_name(cri: CRIConfig, path: FieldPath, *, stored: str | None = None) -> list[Finding]:
     """`criConfig.name` is required and must be `containerd` (CRD enum); path: spec.criConfig.
 
-    stored: the stored object's name (UPDATE). A name that differs from it is one defect, the change, which
-    `validate_immutable_keys` reports with both values: the enum is not judged as well.
+    stored: the stored object's name (UPDATE). A name outside the enum is that one defect, changed or not: the API
+    server evaluates a field's CEL rules only once its schema holds, so it reports the enum and not the change
+    (kube-apiserver v1.36, seen in tests/e2e). A name in the enum that differs from the stored one is the change,
+    which `validate_immutable_keys` reports with both values.
     """
     if cri.name is None:
         return [OSC_CRD_002.required(path.child("name"), "")]
-    if stored is not None and cri.name != stored:
+    if stored is not None and cri.name != stored and cri.name in CRI_NAMES:
         return []
     if cri.name not in CRI_NAMES:
         return [OSC_CRD_002.unsupported(path.child("name"), cri.name, CRI_NAMES)]
@@ -143,13 +145,14 @@ def validate_immutable_keys(
 ) -> list[Finding]:
     """`criConfig.name` and `class` keep their value once set (CRD CEL `self == oldSelf`); path: spec.
 
-    CEL transition rules run only when the old and the new object both have the field. The API server shows the
-    schema type ("string") as the value; the finding shows the new value and, after the CEL message, the stored one.
+    CEL transition rules run only when the old and the new object both have the field, and only when the new value
+    passes the field's schema (a name outside the enum is `validate_cri_name`'s). The API server shows the schema type
+    ("string") as the value; the finding shows the new value and, after the CEL message, the stored one.
     """
     findings: list[Finding] = []
     new_name = new.cri_config.name if new.cri_config is not None else None
     old_name = old.cri_config.name if old.cri_config is not None else None
-    if new_name is not None and old_name is not None and new_name != old_name:
+    if new_name is not None and old_name is not None and new_name != old_name and new_name in CRI_NAMES:
         findings.append(OSC_CRD_002.invalid(path.child("criConfig", "name"), new_name, _immutable(old_name)))
     if new.class_ is not None and old.class_ is not None and new.class_ != old.class_:
         findings.append(OSC_CRD_003.invalid(path.child("class"), new.class_, _immutable(old.class_)))
