@@ -141,6 +141,8 @@ class Environment:
         self.front_proxy_ca = trustme.CA(organization_name="gardener-webhook e2e front-proxy")
         self.webhook_client_ca = trustme.CA(organization_name="gardener-webhook e2e webhook clients")
         self.kubeconfig = self.workdir / "admin.kubeconfig"
+        self.gardener_ca_file = self.workdir / "pki" / "gardener-apiserver-ca.crt"
+        self.admin_cert = (self.workdir / "pki" / "admin.crt", self.workdir / "pki" / "admin.key")
 
     # ------------------------------------------------------------------ files
 
@@ -363,6 +365,7 @@ class Environment:
         )
         self.servers["gardener-apiserver"] = server
         server.start()
+        self.gardener_ca_file = self._pem("gardener-apiserver-ca.crt", gardener_ca.cert_pem.bytes())
         context = ssl.create_default_context(cadata=gardener_ca.cert_pem.bytes().decode())
         self._wait(server, lambda: _get(f"{self.gardener_url}/healthz", context)[0] == 200)
         self._register_gardener_apis(port, gardener_ca.cert_pem.bytes())

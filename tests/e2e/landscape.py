@@ -40,10 +40,10 @@ def _shift(text: str, offset: timedelta) -> str:
     return (datetime.fromisoformat(text) + offset).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def objects(name: str) -> list[dict[str, Any]]:
-    """The objects of examples/landscape/`name`, dates moved to today."""
+def objects(name: str, folder: Path = LANDSCAPE) -> list[dict[str, Any]]:
+    """The objects of `folder`/`name` (examples/landscape/ by default), dates moved to today."""
     offset = today() - README_NOW
-    docs = [d for d in yaml.safe_load_all((LANDSCAPE / name).read_text()) if d]
+    docs = [d for d in yaml.safe_load_all((folder / name).read_text()) if d]
     return [_moved(copy.deepcopy(d), offset) for d in docs]
 
 
@@ -59,12 +59,13 @@ def project_objects() -> list[dict[str, Any]]:
     """What gardener-apiserver needs before it admits the example Shoots: a ControllerRegistration for the extension
     types they use (its ExtensionValidator), their Project, and the Secret and CredentialsBinding prod names (its
     ResourceReferenceManager checks that they exist)."""
-    kinds = [("Infrastructure", "aws"), ("ControlPlane", "aws"), ("Worker", "aws"), ("Network", "calico"),
-             ("OperatingSystemConfig", "gardenlinux")]  # fmt: skip
+    kinds = [("Infrastructure", "aws"), ("ControlPlane", "aws"), ("Worker", "aws"), ("Network", "calico"), ("Network", "cilium"),
+             ("OperatingSystemConfig", "gardenlinux"), ("OperatingSystemConfig", "ubuntu")]  # fmt: skip
     return [
         {"apiVersion": "core.gardener.cloud/v1beta1", "kind": "ControllerRegistration",
          "metadata": {"name": "e2e-landscape-extensions"},
-         "spec": {"resources": [{"kind": kind, "type": type_} for kind, type_ in kinds]}},
+         "spec": {"resources": [*({"kind": kind, "type": type_} for kind, type_ in kinds),
+                                {"kind": "Extension", "type": "shoot-oidc-service", "workerlessSupported": True}]}},
         {"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Project", "metadata": {"name": "team"},
          "spec": {"namespace": PROJECT_NAMESPACE}},
         {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "aws-credentials", "namespace": PROJECT_NAMESPACE},

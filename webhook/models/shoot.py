@@ -167,6 +167,8 @@ class WorkersSettings(Model):
 
 class ShootProvider(Model):
     type: Str = ""
+    infrastructure_config: object = None  # runtime.RawExtension; only its presence is read
+    control_plane_config: object = None  # runtime.RawExtension; only its presence is read
     workers: List[Worker] = Field(default_factory=list)
     workers_settings: WorkersSettings | None = None
 

@@ -61,6 +61,30 @@ def changed(raw: dict[str, Any], **spec: Any) -> dict[str, Any]:
             [("SH-SPEC-002", "spec.provider.type", INV), ("SH-ADM-PRV-001", "spec.provider.type", INV)],
             id="SH-SPEC-002-type-no-dns-label",
         ),
+        pytest.param(
+            shoot_dict(
+                **{
+                    **WORKERLESS,
+                    "provider": {
+                        "type": "local",
+                        "infrastructureConfig": {"kind": "X"},
+                        "controlPlaneConfig": {"kind": "Y"},
+                        "workersSettings": {"sshAccess": {"enabled": False}},
+                    },
+                }
+            ),
+            [
+                ("SH-SPEC-002", "spec.provider.infrastructureConfig", FOR),
+                ("SH-SPEC-002", "spec.provider.controlPlaneConfig", FOR),
+                ("SH-SPEC-002", "spec.provider.workersSettings", FOR),
+            ],
+            id="SH-SPEC-002-workerless-provider-settings",
+        ),
+        pytest.param(
+            shoot_dict(provider={"type": "local", "infrastructureConfig": {"kind": "X"}, "workers": [pool()]}),
+            [],
+            id="SH-SPEC-002-provider-settings-with-workers",
+        ),
         pytest.param(shoot_dict(purpose="production"), [], id="SH-SPEC-003-production"),
         pytest.param(
             shoot_dict(purpose="infrastructure"),

@@ -25,7 +25,15 @@ from webhook.domain.field import SPEC, FieldPath, Finding
 from webhook.domain.versions import Version
 from webhook.goport.gourl import go_quote
 from webhook.models.base import ObjectMeta
-from webhook.models.shoot import Extension, NamedResourceReference, Shoot, ShootSpec, SystemComponents, Toleration
+from webhook.models.shoot import (
+    Extension,
+    NamedResourceReference,
+    Shoot,
+    ShootProvider,
+    ShootSpec,
+    SystemComponents,
+    Toleration,
+)
 from webhook.validators.meta import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
@@ -90,8 +98,13 @@ def is_self_hosted(shoot: Shoot) -> bool:
 
 
 def validate_provider_type(shoot: Shoot) -> list[Finding]:
-    """validateProvider's check of spec.provider.type (SH-SPEC-002); the pools' checks follow it."""
-    return _validate_provider_type(shoot.spec.provider.type, SPEC.child("provider", "type"))
+    """validateProvider's checks before the pools' (SH-SPEC-002): spec.provider.type, and for a workerless Shoot no
+    infrastructureConfig, controlPlaneConfig or workersSettings."""
+    provider = shoot.spec.provider
+    return [
+        *_validate_provider_type(provider.type, SPEC.child("provider", "type")),
+        *_validate_workerless_provider(provider, SPEC.child("provider")),
+    ]
 
 
 def validate_dns_extensions_resources(shoot: Shoot, ctx: SpecContext) -> list[Finding]:
@@ -180,6 +193,20 @@ def _validate_provider_type(provider_type: str, path: FieldPath) -> list[Finding
     if not provider_type:
         return [SH_SPEC_002.required(path, "must specify a provider type")]
     return [SH_SPEC_002.invalid(path, provider_type, m) for m in dns1123_label_errors(provider_type)]
+
+
+@SH_SPEC_002.check
+def _validate_workerless_provider(provider: ShootProvider, path: FieldPath) -> list[Finding]:
+    """A workerless Shoot sets none of the providers' worker and infrastructure settings; path: spec.provider.
+    Source: gardener/gardener pkg/api/core/validation/shoot.go validateProvider (workerlessErrorMsg)."""
+    if provider.workers:
+        return []
+    present = (
+        ("infrastructureConfig", provider.infrastructure_config is not None),
+        ("controlPlaneConfig", provider.control_plane_config is not None),
+        ("workersSettings", provider.workers_settings is not None),
+    )
+    return [SH_SPEC_002.forbidden(path.child(name), WORKERLESS) for name, set_ in present if set_]
 
 
 @SH_SPEC_002.check
