@@ -366,8 +366,9 @@ class InitiatedRotation(Model):
 
 
 class CredentialsRotation(InitiatedRotation):
-    """One credential's rotation times (CARotation, ETCDEncryptionKeyRotation, …: the fields the warnings read)."""
+    """One credential's rotation: its phase (the operations' contexts read it) and times (the warnings read them)."""
 
+    phase: Str = ""
     last_initiation_finished_time: Time = None
     last_completion_triggered_time: Time = None
 
@@ -384,9 +385,25 @@ class ShootCredentials(Model):
     rotation: ShootCredentialsRotation | None = None
 
 
+class LastOperation(Model):
+    type: Str = ""
+    state: Str = ""
+
+
+class PendingWorkerUpdates(Model):
+    auto_in_place_update: List[str] = Field(default_factory=list)
+    manual_in_place_update: List[str] = Field(default_factory=list)
+
+
+class InPlaceUpdatesStatus(Model):
+    pending_worker_updates: PendingWorkerUpdates | None = None
+
+
 class ShootStatus(Model):
     is_hibernated: bool = Field(False, alias="hibernated")  # Go's IsHibernated, `json:"hibernated"`
     credentials: ShootCredentials | None = None
+    last_operation: LastOperation | None = None
+    in_place_updates: InPlaceUpdatesStatus | None = None
 
 
 class Shoot(KubernetesObject):

@@ -8,6 +8,7 @@ types per architecture (one unusable, one unavailable in a zone); volume types w
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 from tests.builders import (
@@ -199,3 +200,18 @@ __all__ = [
     "verdict_create",
     "verdict_update",
 ]  # fmt: skip
+
+
+RECONCILED: Final = {"lastOperation": {"type": "Reconcile", "state": "Succeeded"}}
+
+
+def verdict_on_reconciled(raw: dict[str, Any], status: dict[str, Any] | None = None, **kwargs: Any) -> Verdict:
+    """The verdict on `raw` as an UPDATE of the stored Shoot `raw` without its annotations, whose status is `status`
+    (by default one Gardener created and reconciled): operations run on existing Shoots, and their contexts read the
+    stored status (a new Shoot has none, so it may start no rotation)."""
+    stored = copy.deepcopy(raw)
+    stored["metadata"]["annotations"] = {}
+    stored["status"] = RECONCILED if status is None else status
+    new = copy.deepcopy(raw)
+    new["status"] = stored["status"]
+    return verdict_update(new, stored, **kwargs)

@@ -6,6 +6,7 @@ advice has its own tests). Gardener's wording is the contract: the texts are ass
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 from pathlib import Path
@@ -23,8 +24,10 @@ from tests.validators.shoot.cases import (
     pool,
     shoot_dict,
     verdict_create,
+    verdict_on_reconciled,
     verdict_update,
 )
+from tests.validators.shoot.cases import RECONCILED as RECONCILED_STATUS
 from webhook.admission.rendering import MAX_WARNING_CHARS
 from webhook.cli import main
 from webhook.domain.field import Verdict
@@ -99,16 +102,6 @@ def one(rule: str) -> Triples:
             shoot_dict(kubernetes=kubernetes("1.32.9", kubeControllerManager={"nodeMonitorGracePeriod": "40s"})),
             [],
             id="SH-GW-004-other-fields",
-        ),
-        pytest.param(
-            with_meta(shoot_dict(), annotations={"gardener.cloud/operation": "rotate-etcd-encryption-key-start"}),
-            one("SH-GW-005"),
-            id="SH-GW-005-start",
-        ),
-        pytest.param(
-            with_meta(shoot_dict(), annotations={"gardener.cloud/operation": "rotate-etcd-encryption-key"}),
-            [],
-            id="SH-GW-005-full-rotation",
         ),
         pytest.param(
             shoot_dict(kubernetes=kubernetes("1.32.9", clusterAutoscaler={"maxEmptyBulkDelete": 10})),
@@ -275,7 +268,8 @@ def test_every_text_fits_the_api_servers_limit_and_keeps_gardeners_opening_words
         ),
         annotations={"gardener.cloud/operation": "rotate-etcd-encryption-key-complete"},
     )
-    texts = gw_texts(verdict_create(raw))
+    prepared = {"credentials": {"rotation": {"etcdEncryptionKey": {"phase": "Prepared"}}}}
+    texts = gw_texts(verdict_on_reconciled(raw, {**RECONCILED_STATUS, **prepared}))
     assert [t[:40] for t in texts] == [
         "you are setting the spec.kubernetes.kube",
         "you are setting the operation annotation",
@@ -294,6 +288,23 @@ def test_every_text_fits_the_api_servers_limit_and_keeps_gardeners_opening_words
 
 
 # -------------------------------------------------------------------------------------- UPDATE-only warnings
+
+
+@pytest.mark.parametrize(
+    ("operation", "expected"),
+    [
+        pytest.param("rotate-etcd-encryption-key-start", one("SH-GW-005"), id="SH-GW-005-start"),
+        pytest.param("rotate-etcd-encryption-key", [], id="SH-GW-005-full-rotation"),
+    ],
+)
+def test_sh_gw_005_on_a_reconciled_shoot(operation: str, expected: Triples) -> None:
+    """A rotation starts on a Shoot Gardener created and reconciled (a new Shoot has no status: it may not start one)."""
+    old = shoot_dict()
+    old["status"] = {"lastOperation": {"type": "Reconcile", "state": "Succeeded"}}
+    new = with_meta(copy.deepcopy(old), annotations={"gardener.cloud/operation": operation})
+    verdict = verdict_update(new, old)
+    assert verdict.errors == ()
+    assert gw(verdict) == expected
 
 
 def test_sh_gw_009_switched_to_ipvs_on_update() -> None:

@@ -17,7 +17,9 @@ from tests.validators.shoot.cases import (
     details,
     pool,
     shoot_dict,
+    triples,
     verdict_create,
+    verdict_on_reconciled,
 )
 
 MNT = "spec.maintenance"
@@ -193,11 +195,11 @@ def with_operation(raw: dict[str, Any], operation: str) -> dict[str, Any]:
     ],
 )
 def test_hibernation_and_operations(raw: dict[str, Any], expected: Triples) -> None:
-    assert create(raw) == expected
+    assert triples(verdict_on_reconciled(raw)) == expected
 
 
 def test_hibernation_wording() -> None:
-    verdict = verdict_create(
+    verdict = verdict_on_reconciled(
         with_operation(
             hibernated({"start": "0 20 * *", "location": "Mars/Olympus_Mons"}, enabled=True),
             "rotate-etcd-encryption-key",

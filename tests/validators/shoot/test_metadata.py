@@ -8,13 +8,25 @@ source (the field.Error constructors and apimachinery's validation messages).
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
-from tests.validators.shoot.cases import FOR, INV, REQ, UNS, Triples, create, shoot_dict, update, verdict_create
+from tests.validators.shoot.cases import (
+    FOR,
+    INV,
+    REQ,
+    UNS,
+    Triples,
+    create,
+    shoot_dict,
+    triples,
+    update,
+    verdict_create,
+    verdict_update,
+)
 from webhook.admission.rendering import render_line
-from webhook.domain.field import ErrorType
+from webhook.domain.field import ErrorType, Verdict
 
 TOO_LONG = ErrorType.TOO_LONG
 NAME = "metadata.name"
@@ -308,18 +320,45 @@ OP = "metadata.annotations[gardener.cloud/operation]"
 MOP = "metadata.annotations[maintenance.gardener.cloud/operation]"
 
 
-def operations(op: str | None = None, maintenance: str | None = None, **spec: Any) -> dict[str, Any]:
+RECONCILED: Final = {"lastOperation": {"type": "Reconcile", "state": "Succeeded"}}
+
+
+def operations(
+    op: str | None = None, maintenance: str | None = None, status: dict[str, Any] | None = None, **spec: Any
+) -> dict[str, Any]:
+    """A Shoot with these operation annotations, as stored with `status` (by default a Shoot Gardener created and
+    reconciled, so that a rotation may start): the stored status is what validateShootOperationContext reads. The
+    stored Shoot itself has no operation annotation (a user adds it now)."""
     raw = shoot_dict(**spec)
     annotations = {"gardener.cloud/operation": op, "maintenance.gardener.cloud/operation": maintenance}
     raw["metadata"]["annotations"] = {k: v for k, v in annotations.items() if v is not None}
+    raw["status"] = RECONCILED if status is None else status
     return raw
+
+
+def annotated(raw: dict[str, Any]) -> Verdict:
+    """The verdict on adding `raw`'s operation annotations to the stored Shoot (`raw` without them)."""
+    stored = copy.deepcopy(raw)
+    stored["metadata"]["annotations"] = {}
+    return verdict_update(raw, stored)
+
+
+def rotating(**phases: str) -> dict[str, Any]:
+    """A reconciled Shoot's status with these credential rotation phases (certificateAuthorities=…)."""
+    return {**RECONCILED, "credentials": {"rotation": {k: {"phase": v} for k, v in phases.items()}}}
 
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
         pytest.param(operations("reconcile"), [], id="SH-META-003-reconcile"),
-        pytest.param(operations("rotate-rollout-workers=pool-a"), [], id="SH-META-003-worker-prefix"),
+        pytest.param(
+            operations(
+                "rotate-rollout-workers=pool-a", status=rotating(certificateAuthorities="WaitingForWorkersRollout")
+            ),
+            [],
+            id="SH-META-003-worker-prefix",
+        ),
         pytest.param(operations("rotate-ca-start;rotate-ssh-keypair"), [], id="SH-META-003-parallel"),
         pytest.param(operations("foo"), [("SH-META-003", OP, UNS)], id="SH-META-003-unknown"),
         pytest.param(operations(maintenance="foo"), [("SH-META-003", MOP, UNS)], id="SH-META-003-unknown-maintenance"),
@@ -345,7 +384,8 @@ def operations(op: str | None = None, maintenance: str | None = None, **spec: An
         pytest.param(operations("rotate-etcd-encryption-key-start"), [], id="SH-META-003-before-1.34"),
         pytest.param(
             operations(maintenance="rotate-etcd-encryption-key-complete", version="1.34.1"),
-            [("SH-META-003", OP, FOR)],
+            # The version's refusal is at the operation annotation, the context's at the maintenance one.
+            [("SH-META-003", OP, FOR), ("SH-META-003", MOP, FOR)],
             id="SH-META-003-from-1.34-maintenance-at-gardeners-path",
         ),
         pytest.param(
@@ -356,7 +396,76 @@ def operations(op: str | None = None, maintenance: str | None = None, **spec: An
     ],
 )
 def test_operations(raw: dict[str, Any], expected: Triples) -> None:
-    assert only("SH-META", create(raw)) == expected
+    assert only("SH-META", triples(annotated(raw))) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "lines"),
+    [
+        pytest.param(operations("rotate-ca-start", status={}), [
+            (f"{OP}: Forbidden: cannot start CA rotation if shoot was not yet created successfully or is not ready "
+            "for reconciliation")], id="start-before-the-shoot-was-created"),
+        pytest.param(operations("rotate-ca-start", status={"lastOperation": {"type": "Create", "state": "Failed"}}),
+                     [(f"{OP}: Forbidden: cannot start CA rotation if shoot was not yet created successfully or is not "
+                      "ready for reconciliation")], id="start-after-a-failed-create"),
+        pytest.param(operations("rotate-ca-start", status={"lastOperation": {"type": "Restore", "state": "Succeeded"}}),
+                     [], id="start-after-a-restore"),
+        pytest.param(operations("rotate-ca-start", status=rotating(certificateAuthorities="Preparing")), [
+            (f"{OP}: Forbidden: cannot start CA rotation if .status.credentials.rotation.certificateAuthorities.phase "
+            "is not 'Completed'")], id="start-while-rotating"),
+        pytest.param(operations("rotate-ca-start", status=rotating(certificateAuthorities="Completed")), [],
+                     id="start-after-a-completed-rotation"),
+        pytest.param(operations("rotate-credentials-complete", status=rotating(certificateAuthorities="Prepared",
+                                                                               serviceAccountKey="Preparing")),
+                     [(f"{OP}: Forbidden: cannot complete rotation of all credentials if "
+                      ".status.credentials.rotation.serviceAccountKey.phase is not 'Prepared'"),
+                      (f"{OP}: Forbidden: cannot complete rotation of all credentials if "
+                      ".status.credentials.rotation.etcdEncryptionKey.phase is not 'Prepared'")],
+                     id="complete-before-prepared"),
+        pytest.param(operations("rotate-credentials-complete", version="1.34.1",
+                                status=rotating(certificateAuthorities="Prepared", serviceAccountKey="Prepared")),
+                     [], id="complete-from-1.34-without-the-etcd-key"),
+        pytest.param(operations("rotate-ca-start", status={**RECONCILED, "inPlaceUpdates": {
+            "pendingWorkerUpdates": {"manualInPlaceUpdate": ["pool-a"]}}}),
+                     [(f"{OP}: Forbidden: cannot start CA rotation if "
+                      "status.inPlaceUpdates.pendingWorkerUpdates.manualInPlaceUpdate is not empty")],
+                     id="start-with-pending-in-place-updates"),
+        pytest.param(operations("rotate-rollout-workers=pool-a,pool-x"), [
+            (f"{OP}: Forbidden: either .status.credentials.rotation.certificateAuthorities.phase or "
+            ".status.credentials.rotation.serviceAccountKey.phase must be in 'WaitingForWorkersRollout' in order to "
+            "trigger workers rollout"),
+            f'{OP}: Invalid value: "pool-x": worker pool name pool-x does not exist in .spec.provider.workers[]'],
+                     id="rotate-rollout-of-an-unknown-pool"),
+        pytest.param(operations("rollout-workers=pool-a,pool-a"), [
+            f'{OP}: Duplicate value: "pool name pool-a was specified multiple times"'], id="rollout-a-pool-twice"),
+        pytest.param(operations("rollout-workers=*"), [], id="rollout-every-pool"),
+        pytest.param(operations("rollout-workers=*,pool-a"), [
+            f"{OP}: Forbidden: if '*' is provided, no other pool names are allowed",
+            f'{OP}: Invalid value: "*": worker pool name * does not exist in .spec.provider.workers[]'],
+                     id="rollout-star-and-more"),
+        pytest.param(operations(maintenance="rotate-ca-start", status={}), [
+            (f"{MOP}: Forbidden: cannot start CA rotation if shoot was not yet created successfully or is not ready "
+            "for reconciliation")], id="maintenance-start-before-the-shoot-was-created"),
+        pytest.param(operations("rotate-credentials-start", status={"hibernated": True, **RECONCILED}), [
+            (f"{OP}: Forbidden: operation 'rotate-credentials-start' is not permitted when shoot is hibernated or is "
+            "waking up")], id="hibernated-per-status"),
+    ],
+)  # fmt: skip
+def test_operation_contexts(raw: dict[str, Any], lines: list[str]) -> None:
+    """validateShootOperationContext: the Shoot's status decides whether an operation may run (Gardener's wording;
+    the cases the differential against gardener-apiserver found allowed)."""
+    assert [render_line(f) for f in annotated(raw).errors if f.rule.id == "SH-META-003"] == lines
+
+
+def test_a_created_shoot_has_no_status_to_start_a_rotation_from() -> None:
+    """gardener-apiserver clears the status of a new Shoot before it validates it: whatever the manifest says."""
+    raw = operations("rotate-ca-start")
+    assert [render_line(f) for f in verdict_create(raw).errors if f.rule.id == "SH-META-003"] == [
+        (
+            f"{OP}: Forbidden: cannot start CA rotation if shoot was not yet created successfully or is not ready for "
+            "reconciliation"
+        )
+    ]
 
 
 @pytest.mark.parametrize(
@@ -376,7 +485,9 @@ def test_operations(raw: dict[str, Any], expected: Triples) -> None:
     ],
 )  # fmt: skip
 def test_operation_conflicts(maintenance: str, op: str, detail: str) -> None:
-    lines = [render_line(f) for f in verdict_create(operations(op, maintenance)).errors]
+    status = rotating(certificateAuthorities="Prepared", serviceAccountKey="Prepared", etcdEncryptionKey="Prepared")
+    raw = operations(op, maintenance, status=status if "complete" in op else None)
+    lines = [render_line(f) for f in annotated(raw).errors]
     assert lines == [f"{OP}: Forbidden: {detail}"]
 
 
@@ -418,4 +529,4 @@ def test_operation_conflicts(maintenance: str, op: str, detail: str) -> None:
 )
 def test_operation_messages(raw: dict[str, Any], line: str) -> None:
     """The line gardener-apiserver prints for the same input (Go: validateShootOperation's field.Error)."""
-    assert [render_line(f) for f in verdict_create(raw).errors if f.rule.id == "SH-META-003"] == [line]
+    assert [render_line(f) for f in annotated(raw).errors if f.rule.id == "SH-META-003"] == [line]

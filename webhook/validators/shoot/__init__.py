@@ -121,7 +121,10 @@ def _judge(
     findings: list[Finding] = [*found.findings, *spec.resolution]
     findings.extend(metadata.validate_metadata(shoot.metadata, namespace, METADATA, create=old is None))
     findings.extend(spec.create_only)
-    findings.extend(metadata.validate_operations(resolved.shoot, resolved.version, METADATA.child("annotations")))
+    stored = old.status if old is not None else None
+    findings.extend(
+        metadata.validate_operations(resolved.shoot, resolved.version, METADATA.child("annotations"), stored=stored)
+    )
     findings.extend(spec.static)
     # Gardener gives its warnings only when its mutator and static validation passed.
     passed = not any(f.rule.mode is Mode.DENY for f in findings[len(found.findings) :])

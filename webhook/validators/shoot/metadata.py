@@ -5,9 +5,13 @@ annotations), then Gardener's "no two consecutive hyphens" on the name. SH-META-
 together with its project's name at most 21 characters (16 for a generateName, which gets 5 random characters).
 SH-META-003: the operations in the `gardener.cloud/operation` and `maintenance.gardener.cloud/operation`
 annotations (`;`-separated): known, run in parallel only where allowed, not in both, not together with an
-incompatible one, none that Kubernetes >= 1.34 or a Shoot with `spec.hibernation.enabled` refuses. The checks that
-read the Shoot's status (hibernated per status, an encryption change rolling out, each operation's context: the
-last operation, the credential rotation phases) are not made.
+incompatible one, none that Kubernetes >= 1.34 or a Shoot with `spec.hibernation.enabled` refuses, and each
+operation's context (validateShootOperationContext) as the Shoot's status in the request tells it: a rotation starts
+only once the Shoot was created (its last operation), and only from the phase the credential's rotation is in; no
+rotation with pending in-place worker updates; a workers rollout names existing pools. The status is the stored one
+(gardener-apiserver copies it into the new object before validating), and a CREATE has none, so it starts no
+rotation.
+One check that reads the status is not made: an encryption change rolling out.
 Name and namespace never change after CREATE (ValidateObjectMetaUpdate), so they are judged on CREATE only;
 labels and annotations on every operation.
 The project is found by gardener-apiserver among the Projects (the one whose spec.namespace is the Shoot's); the
@@ -26,7 +30,7 @@ from typing import Final
 from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
-from webhook.models.shoot import Shoot
+from webhook.models.shoot import Shoot, ShootStatus
 from webhook.validators.meta import name_is_dns_label, validate_annotations, validate_labels, validate_object_name
 from webhook.validators.shoot.effective import satisfies
 
@@ -173,14 +177,25 @@ def split_operations(value: str) -> list[str]:
     return [part.strip() for part in value.split(";")] if value else []
 
 
-def validate_operations(shoot: Shoot, version: str | None, path: FieldPath) -> list[Finding]:
+def validate_operations(
+    shoot: Shoot, version: str | None, path: FieldPath, *, stored: ShootStatus | None
+) -> list[Finding]:
     """SH-META-003 on the operation annotations; version: the control plane's resolved Kubernetes version (None while
-    unknown: the >= 1.34 check is skipped); path: metadata.annotations. Never raises."""
+    unknown: the >= 1.34 check is skipped); path: metadata.annotations; stored: the stored Shoot's status on UPDATE,
+    None on CREATE. The status the checks read is the one gardener-apiserver gives the new object before it
+    validates: none on CREATE, the stored one on UPDATE (strategy.go PrepareForCreate, PrepareForUpdate), whatever
+    status the request's object carries. Never raises."""
     annotations = shoot.metadata.annotations
-    return _validate_operations(
-        split_operations(annotations.get(OPERATION, "")), split_operations(annotations.get(MAINTENANCE_OPERATION, "")),
-        shoot, version, path,
-    )  # fmt: skip
+    ops = split_operations(annotations.get(OPERATION, ""))
+    maintenance = split_operations(annotations.get(MAINTENANCE_OPERATION, ""))
+    if not ops and not maintenance:
+        return []
+    status = stored if stored is not None else _NO_STATUS
+    judged = shoot if shoot.status == status else shoot.model_copy(update={"status": status})
+    return _validate_operations(ops, maintenance, judged, version, path)
+
+
+_NO_STATUS: Final = ShootStatus()
 
 
 def _is_worker_operation(op: str) -> bool:
@@ -221,7 +236,10 @@ def _validate_operations(
     if set(ops) & set(maintenance):
         detail = f"annotations {op_path} and {maintenance_path} must not have any equal operations"
         findings.append(SH_META_003.forbidden(path, detail))
-    hibernated = shoot.spec.hibernation is not None and shoot.spec.hibernation.enabled is True
+    # helper.IsShootInHibernation: hibernation enabled in the spec, or the status says the Shoot is hibernated.
+    hibernated = (
+        shoot.spec.hibernation is not None and shoot.spec.hibernation.enabled is True
+    ) or shoot.status.is_hibernated
     from_134 = version is not None and not satisfies(version, _LESS_134)
     for own, own_path, suffix in (
         (ops, op_path, "operations"),
@@ -251,4 +269,156 @@ def _validate_operations(
         if clash:
             detail = f"operation '{op}' is not permitted when maintenance operation is '{', '.join(clash)}'"
             findings.append(SH_META_003.forbidden(op_path, detail))
+    for op in ops:
+        findings.extend(_validate_context(op, shoot, version, op_path))
+    if shoot.metadata.deletion_timestamp is None:  # a Shoot in deletion runs no maintenance
+        for op in maintenance:
+            findings.extend(_validate_context(op, shoot, version, maintenance_path))
+    return findings
+
+
+# Each rotation start: (what the message calls it, the credentials whose phase must be Completed, in Gardener's
+# order; whether pending in-place worker updates forbid it).
+_STARTS: Final = {
+    _ROTATE_CREDENTIALS_START: ("rotation of all credentials", ("certificateAuthorities", "serviceAccountKey", "etcdEncryptionKey"), True),
+    _ROTATE_CREDENTIALS_START_NO_ROLLOUT: ("rotation of all credentials", ("certificateAuthorities", "serviceAccountKey", "etcdEncryptionKey"), True),
+    _ROTATE_CA_START: ("CA rotation", ("certificateAuthorities",), True),
+    _ROTATE_CA_START_NO_ROLLOUT: ("CA rotation", ("certificateAuthorities",), True),
+    _ROTATE_SA_KEY_START: ("service account key rotation", ("serviceAccountKey",), True),
+    _ROTATE_SA_KEY_START_NO_ROLLOUT: ("service account key rotation", ("serviceAccountKey",), True),
+    _ROTATE_ETCD_KEY: ("ETCD encryption key rotation", ("etcdEncryptionKey",), False),
+    _ROTATE_ETCD_KEY_START: ("ETCD encryption key rotation", ("etcdEncryptionKey",), False),
+}  # fmt: skip
+# Each completion: (what the message calls it, the credentials whose phase must be Prepared).
+_COMPLETES: Final = {
+    _ROTATE_CREDENTIALS_COMPLETE: ("rotation of all credentials", ("certificateAuthorities", "serviceAccountKey", "etcdEncryptionKey")),
+    "rotate-ca-complete": ("CA rotation", ("certificateAuthorities",)),
+    "rotate-serviceaccount-key-complete": ("service account key rotation", ("serviceAccountKey",)),
+    _ROTATE_ETCD_KEY_COMPLETE: ("ETCD encryption key rotation", ("etcdEncryptionKey",)),
+}  # fmt: skip
+_ROTATION_FIELDS: Final = {
+    "certificateAuthorities": "certificate_authorities",
+    "serviceAccountKey": "service_account_key",
+    "etcdEncryptionKey": "etcd_encryption_key",
+}
+
+
+def _phase(shoot: Shoot, credential: str) -> str:
+    """status.credentials.rotation.<credential>.phase ("" when absent: helper.GetShoot…RotationPhase)."""
+    credentials = shoot.status.credentials
+    rotation = credentials.rotation if credentials is not None else None
+    entry = getattr(rotation, _ROTATION_FIELDS[credential]) if rotation is not None else None
+    return str(getattr(entry, "phase", "") or "")
+
+
+def _ready_for_rotation_start(shoot: Shoot) -> bool:
+    """Gardener's isShootReadyForRotationStart: created or restored successfully, or reconciled since."""
+    last = shoot.status.last_operation
+    if last is None:
+        return False
+    if last.type in ("Create", "Restore") and last.state == "Succeeded":
+        return True
+    return last.type == "Reconcile"
+
+
+def _validate_context(op: str, shoot: Shoot, version: str | None, path: FieldPath) -> list[Finding]:
+    """validateShootOperationContext for one operation; path: the annotation's key. Source: gardener/gardener
+    pkg/api/core/validation/shoot.go validateShootOperationContext, isShootReadyForRotationStart,
+    validatePendingWorkerUpdates, validateOperationRolloutWorkers."""
+    findings: list[Finding] = []
+    if op in _STARTS:
+        what, credentials, pending_forbids = _STARTS[op]
+        if not _ready_for_rotation_start(shoot):
+            detail = f"cannot start {what} if shoot was not yet created successfully or is not ready for reconciliation"
+            findings.append(SH_META_003.forbidden(path, detail))
+        for credential in credentials:
+            if (phase := _phase(shoot, credential)) and phase != "Completed":
+                detail = f"cannot start {what} if .status.credentials.rotation.{credential}.phase is not 'Completed'"
+                findings.append(SH_META_003.forbidden(path, detail))
+        if pending_forbids:
+            findings.extend(_pending_worker_updates(shoot, what, path))
+    elif op in _COMPLETES:
+        what, credentials = _COMPLETES[op]
+        less_134 = version is not None and satisfies(version, _LESS_134)
+        for credential in credentials:
+            if op == _ROTATE_CREDENTIALS_COMPLETE and credential == "etcdEncryptionKey" and not less_134:
+                continue  # from 1.34 on, etcd's key rotates in one step
+            if _phase(shoot, credential) != "Prepared":
+                detail = f"cannot complete {what} if .status.credentials.rotation.{credential}.phase is not 'Prepared'"
+                findings.append(SH_META_003.forbidden(path, detail))
+    if op.startswith(_WORKER_PREFIXES[0]):
+        findings.extend(_validate_rotate_rollout(op, shoot, path))
+    elif op.startswith(_WORKER_PREFIXES[1]):
+        findings.extend(_validate_rollout(op, shoot, path))
+    return findings
+
+
+def _pending_worker_updates(shoot: Shoot, what: str, path: FieldPath) -> list[Finding]:
+    updates = shoot.status.in_place_updates
+    pending = updates.pending_worker_updates if updates is not None else None
+    if pending is None:
+        return []
+    found = []
+    for name, pools in (("autoInPlaceUpdate", pending.auto_in_place_update),
+                        ("manualInPlaceUpdate", pending.manual_in_place_update)):  # fmt: skip
+        if pools:
+            detail = f"cannot start {what} if status.inPlaceUpdates.pendingWorkerUpdates.{name} is not empty"
+            found.append(SH_META_003.forbidden(path, detail))
+    return found
+
+
+def _pool_names(op: str, prefix: str) -> list[str]:
+    """The pools an operation names, as Gardener splits them (strings.TrimPrefix of `prefix=`, then `,`)."""
+    return op.removeprefix(prefix + "=").split(",")
+
+
+def _validate_rotate_rollout(op: str, shoot: Shoot, path: FieldPath) -> list[Finding]:
+    """rotate-rollout-workers=<pools>: a CA or service account key rotation waits for it; the pools exist."""
+    findings: list[Finding] = []
+    if "WaitingForWorkersRollout" not in (_phase(shoot, "certificateAuthorities"), _phase(shoot, "serviceAccountKey")):
+        detail = (
+            "either .status.credentials.rotation.certificateAuthorities.phase or .status.credentials.rotation."
+            "serviceAccountKey.phase must be in 'WaitingForWorkersRollout' in order to trigger workers rollout"
+        )
+        findings.append(SH_META_003.forbidden(path, detail))
+    names = _pool_names(op, _WORKER_PREFIXES[0])
+    if "" in names:
+        detail = f"must provide at least one pool name via {_WORKER_PREFIXES[0]}=<poolName1>[,<poolName2>,...]"
+        findings.append(SH_META_003.required(path, detail))
+    findings.extend(_validate_pool_names(names, shoot, path, in_place_refused=False))
+    return findings
+
+
+def _validate_rollout(op: str, shoot: Shoot, path: FieldPath) -> list[Finding]:
+    """rollout-workers=<pools>|*: the pools exist, none rolls in place; `*` stands alone for every pool."""
+    findings: list[Finding] = []
+    names = _pool_names(op, _WORKER_PREFIXES[1])
+    if "" in names:
+        detail = (
+            f"must provide either '*' or at least one pool name via {_WORKER_PREFIXES[1]}=<poolName1>[,<poolName2>,...]"
+        )
+        findings.append(SH_META_003.required(path, detail))
+    if names == ["*"]:
+        names = [w.name for w in shoot.spec.provider.workers]
+    if "*" in names:
+        findings.append(SH_META_003.forbidden(path, "if '*' is provided, no other pool names are allowed"))
+    findings.extend(_validate_pool_names(names, shoot, path, in_place_refused=True))
+    return findings
+
+
+def _validate_pool_names(names: list[str], shoot: Shoot, path: FieldPath, *, in_place_refused: bool) -> list[Finding]:
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    pools = {w.name: w for w in shoot.spec.provider.workers}
+    for name in names:
+        if name in seen:
+            # Gardener's field.Duplicate(path, "pool name … multiple times"): the sentence is the value.
+            findings.append(SH_META_003.duplicate(path, f"pool name {name} was specified multiple times"))
+        seen.add(name)
+        if name not in pools:
+            detail = f"worker pool name {name} does not exist in .spec.provider.workers[]"
+            findings.append(SH_META_003.invalid(path, name, detail))
+        elif in_place_refused and pools[name].update_strategy in ("AutoInPlaceUpdate", "ManualInPlaceUpdate"):
+            detail = f"worker pool {name} is using in-place update strategy; manual worker pool rollout is not supported for such pools"
+            findings.append(SH_META_003.invalid(path, name, detail))
     return findings
