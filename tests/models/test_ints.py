@@ -45,3 +45,13 @@ def test_an_int64_field_holds_more_than_int32() -> None:
     raw["spec"]["kubernetes"]["kubelet"] = {"podPidsLimit": 2**63}
     findings = decode(Shoot, raw)
     assert isinstance(findings, list) and str(findings[0].path) == "spec.kubernetes.kubelet.podPidsLimit"
+
+
+def test_an_operatingsystemconfig_file_mode_is_the_crds_int32() -> None:
+    """kube-apiserver refuses `permissions: 2147483648` by the CRD's int32 format, before any webhook."""
+    from tests.validators.osc_cases import osc_dict
+    from webhook.models.extensions import OperatingSystemConfig
+
+    raw = osc_dict(files=[{"path": "/etc/x", "permissions": 2**31, "content": {"inline": {"data": "x"}}}])
+    findings = decode(OperatingSystemConfig, raw)
+    assert isinstance(findings, list) and str(findings[0].path) == "spec.files[0].permissions"

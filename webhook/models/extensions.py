@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field, ModelWrapValidatorHandler, PrivateAttr, model_validator
 
-from webhook.models.base import KubernetesObject, List, Model, Str
+from webhook.models.base import Int32, KubernetesObject, List, Model, Str
 
 
 class DropIn(Model):
@@ -52,8 +52,9 @@ class FileContent(Model):
 
 class File(Model):
     path: str | None = None
-    # The CRD says int32, Gardener's Go type uint32; YAML 1.1 reads `0644` as 420.
-    permissions: int | None = None
+    # The CRD says int32 (kube-apiserver refuses a larger number), Gardener's Go type uint32; YAML 1.1 reads `0644`
+    # as 420.
+    permissions: Int32 | None = None
     content: FileContent | None = None
     host_name: str | None = None
 
