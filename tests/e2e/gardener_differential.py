@@ -67,7 +67,7 @@ TYPES: Final = {
     "Invalid type": "FieldValueTypeInvalid",
 }
 _FIELD_ERROR: Final = re.compile(
-    r"(?:^|[\[\s,*])((?:spec|metadata)(?:[.\[][\w\-./\[\]\"'=:]*)?): (" + "|".join(map(re.escape, TYPES)) + r")"
+    r"(?:^|[\[\s,*])((?:spec|metadata|status)(?:[.\[][\w\-./\[\]\"'=:]*)?): (" + "|".join(map(re.escape, TYPES)) + r")"
 )
 
 
@@ -715,13 +715,17 @@ def _unparsable_version(obj: dict[str, Any]) -> bool:
     return isinstance(version, str) and bool(version) and find_version(version) is None
 
 
-def stage(rule: str) -> str:
-    """Where Gardener judges what this rule checks: "mutator" (the ShootMutator admission plugin, which runs before
-    validation), "validation" (the strategy's validation, 422) or "admission" (a validating admission plugin, 403,
-    once validation passed). From the rule's source file: plugin/pkg/shoot/mutator, other plugin/pkg/ files (or
-    rules that need the cluster), anything else."""
+def stage(path: str, rule: str) -> str:
+    """Where Gardener judges what this finding checks: "mutator" (the ShootMutator admission plugin, which runs
+    before validation), "validation" (the strategy's validation, 422) or "admission" (a validating admission plugin,
+    403, once validation passed). From the rule's source file: plugin/pkg/shoot/mutator, other plugin/pkg/ files (or
+    rules that need the cluster), anything else; the labels gardener-apiserver's ExtensionLabels plugin derives are
+    validated with the object (validation), and a finding on a NamespacedCloudProfile's merged profile
+    (status.cloudProfileSpec) is its validator plugin's (admission)."""
+    if path.startswith("status.cloudProfileSpec"):
+        return "admission"
     found = ALL_RULES.get(rule)
-    if found is None:
+    if found is None or "plugin/pkg/global/extensionlabels" in found.source:
         return "validation"
     if "plugin/pkg/shoot/mutator" in found.source:
         return "mutator"
@@ -761,8 +765,8 @@ class Result:
         request), else validation's and the validating plugins' together (validation passed for Gardener, so the
         product's validation findings count against it)."""
         if self.gardener_status == 422:
-            return _pairs([t for t in self.product if stage(t[2]) == "validation"])
-        mutator = _pairs([t for t in self.product if stage(t[2]) == "mutator"])
+            return _pairs([t for t in self.product if stage(t[0], t[2]) == "validation"])
+        mutator = _pairs([t for t in self.product if stage(t[0], t[2]) == "mutator"])
         if self.gardener_status == 403 and mutator:
             return mutator
         return _pairs(self.product)

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Final
 
 from webhook.domain.versions import InvalidVersion, Version, parse_version
+from webhook.goport.goregexp import compile_go
 
 # --------------------------------------------------------------------------------------------- constraints
 
@@ -23,9 +24,9 @@ _CV: Final = (
 )
 _CV_NOGROUPS: Final = re.sub(r"\((?!\?)", "(?:", _CV)
 _OPS: Final = r"=|!=|>|<|>=|=>|<=|=<|~|~>|\^|"
-_ONE: Final = re.compile(rf"^\s*({_OPS})\s*({_CV})\s*$")
+_ONE: Final = compile_go(rf"^\s*({_OPS})\s*({_CV})\s*$")
 _FIND: Final = re.compile(rf"({_OPS})\s*({_CV_NOGROUPS})")
-_VALID_GROUP: Final = re.compile(
+_VALID_GROUP: Final = compile_go(
     rf"^(?:\s*(?:{_OPS})\s*(?:{_CV_NOGROUPS})\s*)(?:(?:\s+|,\s*)(?:{_OPS})\s*(?:{_CV_NOGROUPS})\s*)*$"
 )
 _RANGE: Final = re.compile(rf"\s*({_CV_NOGROUPS})\s+-\s+({_CV_NOGROUPS})\s*")

@@ -6,16 +6,17 @@ amount.go (AsCanonicalBytes, AsCanonicalBase1024Bytes), suffix.go.
 
 from __future__ import annotations
 
-import re
 from decimal import ROUND_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Final
 
+from webhook.goport.goregexp import compile_go
+
 QUANTITY_FORMAT: Final = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
-_QUANTITY: Final = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(.*)$")
+_QUANTITY: Final = compile_go(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(.*)$")
 _BINARY: Final = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL: Final = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_EXPONENT: Final = re.compile(r"^[eE]([+-]?[0-9]+)$")
+_EXPONENT: Final = compile_go(r"^[eE]([+-]?[0-9]+)$")
 _BINARY_SUFFIXES: Final = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 _DECIMAL_SUFFIXES: Final = {exponent: suffix for suffix, exponent in _DECIMAL.items()}
 _NANO: Final = Decimal("1e-9")

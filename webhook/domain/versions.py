@@ -18,6 +18,8 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Final, Protocol
 
+from webhook.goport.goregexp import compile_go
+
 _UINT64_MAX: Final = 2**64 - 1
 
 # Masterminds' loose grammar (coerce mode): numbers may carry leading zeros, minor and patch are optional.
@@ -29,7 +31,7 @@ _LOOSE_VERSION: Final = re.compile(
 _ALNUM_HYPHEN: Final = re.compile(r"[0-9A-Za-z\-]+")
 
 # Kubernetes versions in a CloudProfile: exactly three numeric parts (gardener utils.go k8sVersionCPRegex).
-KUBERNETES_VERSION_FORMAT: Final = re.compile(r"^([0-9]+\.){2}[0-9]+$")
+KUBERNETES_VERSION_FORMAT: Final = compile_go(r"^([0-9]+\.){2}[0-9]+$")
 
 
 class InvalidVersion(ValueError):

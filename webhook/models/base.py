@@ -7,7 +7,6 @@ Only the fields a rule reads are modelled; everything else passes through untouc
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Annotated, Any, Final, TypeVar
@@ -16,11 +15,12 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from webhook.goport.goregexp import compile_go
 from webhook.goport.gotime import InvalidTime, parse_duration
 
 T = TypeVar("T")
 
-_RFC3339: Final = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
+_RFC3339: Final = compile_go(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
 
 
 def _null_to_empty_list(value: Any) -> Any:

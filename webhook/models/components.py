@@ -14,11 +14,11 @@ Only the fields a rule reads are modelled; everything else passes through (`extr
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 import yaml
 
+from webhook.goport.goregexp import compile_go
 from webhook.models.base import KubernetesObject, List, Model, ObjectMeta, Str, StrMap
 
 GARDEN_NAMESPACE: Final = "garden"
@@ -33,7 +33,7 @@ GARDENER_INFO_NAME: Final = "gardener-info"
 GARDENER_INFO_APISERVER_KEY: Final = "gardenerAPIServer"
 
 # An image reference's last path segment: name, then an optional :tag, then an optional @digest.
-_LAST_SEGMENT: Final = re.compile(r"^[^:@]*(?::(?P<tag>[^@]*))?(?:@.*)?$")
+_LAST_SEGMENT: Final = compile_go(r"^[^:@]*(?::(?P<tag>[^@]*))?(?:@.*)?$")
 
 
 def image_tag(reference: str) -> str:

@@ -8,7 +8,6 @@ pkg/apis/meta/v1/validation/validation.go.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Final
@@ -16,17 +15,18 @@ from typing import Final
 from cryptography import x509
 
 from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.goport.goregexp import compile_go
 from webhook.models.base import ObjectMeta
 from webhook.models.shared import LabelSelector
 
 _DNS1123_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN: Final = _DNS1123_LABEL + r"(\." + _DNS1123_LABEL + ")*"
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(f"^{_DNS1123_SUBDOMAIN}$")
-_DNS1123_LABEL_RE: Final = re.compile(f"^{_DNS1123_LABEL}$")
+_DNS1123_SUBDOMAIN_RE: Final = compile_go(f"^{_DNS1123_SUBDOMAIN}$")
+_DNS1123_LABEL_RE: Final = compile_go(f"^{_DNS1123_LABEL}$")
 _QUALIFIED_NAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_RE: Final = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
+_QUALIFIED_NAME_RE: Final = compile_go(f"^{_QUALIFIED_NAME_FMT}$")
 _LABEL_VALUE_FMT: Final = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
-_LABEL_VALUE_RE: Final = re.compile(f"^{_LABEL_VALUE_FMT}$")
+_LABEL_VALUE_RE: Final = compile_go(f"^{_LABEL_VALUE_FMT}$")
 
 # apimachinery ValidateNameFunc: (name, is a generateName prefix) -> messages.
 NameFn = Callable[[str, bool], list[str]]

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from webhook.domain.field import FieldPath, Finding, Mode, Rule, render_value
+from webhook.goport.goregexp import compile_go
 from webhook.goport.gourl import url_parts
 from webhook.models.extensions import ContainerdConfig, CRIConfig, PluginConfig, RegistryConfig
 from webhook.validators.meta import dns1123_subdomain_errors
@@ -39,9 +40,9 @@ CGROUP_DRIVERS: Final = ("cgroupfs", "systemd")
 REGISTRY_CAPABILITIES: Final = ("pull", "push", "resolve")
 PLUGIN_OPS: Final = ("add", "remove")
 _URL_FORM: Final = "; desired format: https://host[:port]"
-_DIGITS: Final = re.compile(r"^[0-9]+$")
+_DIGITS: Final = compile_go(r"^[0-9]+$")
 _SCHEME: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_PORT: Final = re.compile(r"^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$")
+_PORT: Final = compile_go(r"^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$")
 
 
 @OSC_CRI_001.check

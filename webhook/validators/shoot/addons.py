@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import re
 from typing import Final
 
 from webhook.domain.field import FieldPath, Finding, Rule
+from webhook.goport.goregexp import compile_go
 from webhook.models.shoot import NginxIngress, ShootAddons
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
@@ -39,7 +39,7 @@ MAX_SECRET_SIZE_BYTES: Final = 1024 * 1024  # corev1.MaxSecretSize
 
 _CIDR_SYNTAX: Final = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
 _CONFIG_MAP_KEY_FMT: Final = "[-._a-zA-Z0-9]+"
-_CONFIG_MAP_KEY_RE: Final = re.compile(f"^{_CONFIG_MAP_KEY_FMT}$")
+_CONFIG_MAP_KEY_RE: Final = compile_go(f"^{_CONFIG_MAP_KEY_FMT}$")
 _CONFIG_MAP_KEY_MESSAGE: Final = (
     "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  "
     f"or 'key-name', regex used for validation is '{_CONFIG_MAP_KEY_FMT}')"

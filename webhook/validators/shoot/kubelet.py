@@ -24,6 +24,7 @@ from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.quantity import InvalidQuantity, parse_quantity
 from webhook.domain.versions import find_version
+from webhook.goport.goregexp import compile_go
 from webhook.goport.gotime import HOUR, SECOND, InvalidTime, format_duration, parse_duration
 from webhook.models.shoot_kubernetes import (
     KubeletConfig,
@@ -79,7 +80,7 @@ IMAGE_PULL_CREDENTIALS_VERIFICATION_POLICIES: Final = (
     "NeverVerifyPreloadedImages",
 )  # sorted
 _LESS_135: Final = parse_constraint("< 1.35-0")
-_PERCENT: Final = re.compile(r"^[0-9]+%$")
+_PERCENT: Final = compile_go(r"^[0-9]+%$")
 _MIN_STREAMING_IDLE: Final = 30 * SECOND
 _MAX_STREAMING_IDLE: Final = 4 * HOUR
 
@@ -428,14 +429,14 @@ _DOMAIN_COMPONENT: Final = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])
 _HOST: Final = rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*|\[(?:[a-fA-F0-9:]+)\])"
 _DOMAIN_AND_PORT: Final = rf"{_HOST}(?::[0-9]+)?"
 _REMOTE_NAME: Final = rf"{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*"
-_REFERENCE: Final = re.compile(
+_REFERENCE: Final = compile_go(
     rf"^((?:{_DOMAIN_AND_PORT}/)?{_REMOTE_NAME})(?::([\w][\w.-]{{0,127}}))?"
     r"(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9A-Fa-f]{32,}))?$",
     re.ASCII,
 )
-_ANCHORED_NAME: Final = re.compile(rf"^(?:({_DOMAIN_AND_PORT})/)?({_REMOTE_NAME})$", re.ASCII)
+_ANCHORED_NAME: Final = compile_go(rf"^(?:({_DOMAIN_AND_PORT})/)?({_REMOTE_NAME})$", re.ASCII)
 _DIGEST_LENGTHS: Final = {"sha256": 64, "sha384": 96, "sha512": 128}
-_LOWER_HEX: Final = re.compile(r"^[a-f0-9]+$")
+_LOWER_HEX: Final = compile_go(r"^[a-f0-9]+$")
 
 
 def _reference_error(text: str) -> str:

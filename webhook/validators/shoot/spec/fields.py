@@ -16,13 +16,13 @@ SyncDNSProviderCredentials.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from webhook.domain.field import SPEC, FieldPath, Finding
 from webhook.domain.versions import Version
+from webhook.goport.goregexp import compile_go
 from webhook.goport.gourl import go_quote
 from webhook.models.base import ObjectMeta
 from webhook.models.shoot import (
@@ -72,7 +72,7 @@ RESOURCE_KINDS: Final = (
     "security.gardener.cloud/v1alpha1, Kind=WorkloadIdentity",
 )
 _IMMUTABLE: Final = "field is immutable"
-_EMAIL: Final = re.compile(r"^[^@]+@(?:[a-zA-Z-0-9]+\.)+[a-zA-Z]{2,}$")
+_EMAIL: Final = compile_go(r"^[^@]+@(?:[a-zA-Z-0-9]+\.)+[a-zA-Z]{2,}$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,13 +9,13 @@ ValidateSystemComponentWorkers, validateSelfHostedShootControlPlane; utils.go Va
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import partial
 from typing import Final
 
 from webhook.caching.rules import judged_once
 from webhook.domain.field import FieldPath, Finding
+from webhook.goport.goregexp import compile_go
 from webhook.models.shoot import ControlPlane, IntOrString, Worker, WorkerControlPlane
 from webhook.validators.meta import (
     dns1123_label_errors,
@@ -37,7 +37,7 @@ from webhook.validators.shoot.workers import (
 )
 from webhook.validators.shoot.workers import worker as worker_checks
 
-_WHOLE_NUMBER: Final = re.compile(r"^[+-]?[0-9]+$")
+_WHOLE_NUMBER: Final = compile_go(r"^[+-]?[0-9]+$")
 
 
 def validate_workers(eff: Effective, ctx: StaticContext) -> list[Finding]:

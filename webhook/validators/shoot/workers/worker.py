@@ -13,7 +13,6 @@ Source: gardener pkg/api/core/validation/shoot.go ValidateWorker and the functio
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Final
@@ -21,6 +20,7 @@ from typing import Final
 from webhook.caching.rules import judged_once
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES
+from webhook.goport.goregexp import compile_go
 from webhook.models.shared import CRI
 from webhook.models.shoot import (
     ClusterAutoscalerOptions,
@@ -82,19 +82,19 @@ TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")  # Kubern
 _VOLUME_SIZE_FORMAT: Final = r"^(\d)+Gi$"
 
 
-_VOLUME_SIZE: Final = re.compile(_VOLUME_SIZE_FORMAT)
+_VOLUME_SIZE: Final = compile_go(_VOLUME_SIZE_FORMAT)
 
 
-_PERCENT: Final = re.compile(r"^[0-9]+%$")
+_PERCENT: Final = compile_go(r"^[0-9]+%$")
 
 
-_WHOLE_NUMBER: Final = re.compile(r"^[+-]?[0-9]+$")
+_WHOLE_NUMBER: Final = compile_go(r"^[+-]?[0-9]+$")
 
 
 _SYSCTL_KEY_FORMAT: Final = r"^(?:(?:[a-zA-Z0-9-][a-zA-Z0-9_/-]*|\*)\.)*[a-zA-Z0-9_/-]*[a-zA-Z0-9]$"
 
 
-_SYSCTL_KEY: Final = re.compile(_SYSCTL_KEY_FORMAT)
+_SYSCTL_KEY: Final = compile_go(_SYSCTL_KEY_FORMAT)
 
 
 _MAX_SYSCTL_KEY_BYTES: Final = 4096 - len("/proc/sys/")
