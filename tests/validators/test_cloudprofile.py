@@ -100,7 +100,12 @@ def test_metadata(metadata: dict[str, Any], expected: list[Any]) -> None:
     ("spec", "expected"),
     [
         pytest.param({"type": "aws"}, [], id="CP-TYPE-001-set"),
-        pytest.param({"type": ""}, [("CP-TYPE-001", "spec.type", REQ)], id="CP-TYPE-001-empty"),
+        pytest.param(
+            {"type": ""},
+            # gardener-apiserver labels the profile provider.extensions.gardener.cloud/<type>: no name part
+            [("CP-META-001", "metadata.labels", INV), ("CP-TYPE-001", "spec.type", REQ)],
+            id="CP-TYPE-001-empty",
+        ),
         pytest.param({"caBundle": "not a certificate"}, [("CP-CA-001", "spec.caBundle", INV)], id="CP-CA-001-garbage"),
         pytest.param(
             {
@@ -971,3 +976,12 @@ def test_cp_warn_006_names_the_supported_range_and_its_source() -> None:
 def test_expiry_warning_days_is_configurable() -> None:
     raw = cloud_profile_dict(kubernetes=versions("1.34.0", {"version": "1.33.1", "expirationDate": SOON}))
     assert warnings_of(raw, Settings(expiry_warning_days=5)) == []
+
+
+def test_a_type_that_makes_no_label_key_is_refused_at_the_labels() -> None:
+    """gardener-apiserver labels a CloudProfile `provider.extensions.gardener.cloud/<type>`: type "-1" is no label."""
+    raw = cloud_profile_dict()
+    raw["spec"]["type"] = "-1"
+    assert ("CP-META-001", "metadata.labels", INV) in create(raw)
+    raw["spec"]["type"] = "local"
+    assert [t for t in create(raw) if t[1] == "metadata.labels"] == []

@@ -243,6 +243,7 @@ class DNS(Model):
 
 class Extension(Model):
     type: Str = ""
+    disabled: bool | None = None
 
 
 class NamedResourceReference(Model):

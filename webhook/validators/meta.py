@@ -8,7 +8,7 @@ pkg/apis/meta/v1/validation/validation.go.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Final
 
@@ -147,6 +147,28 @@ def validate_labels(rule: Rule, labels: Mapping[str, str], path: FieldPath) -> l
         findings.extend(rule.invalid(path, key, m) for m in qualified_name_errors(key))
         findings.extend(rule.invalid(path, value, m) for m in label_value_errors(value))
     return findings
+
+
+# The label key prefixes of gardener-apiserver's ExtensionLabels admission plugin (v1beta1constants LabelExtension*).
+PROVIDER_LABEL: Final = "provider.extensions.gardener.cloud/"
+EXTENSION_LABEL: Final = "extensions.extensions.gardener.cloud/"
+DNS_RECORD_LABEL: Final = "dnsrecord.extensions.gardener.cloud/"
+NETWORKING_LABEL: Final = "networking.extensions.gardener.cloud/"
+OPERATING_SYSTEM_LABEL: Final = "operatingsystemconfig.extensions.gardener.cloud/"
+CONTAINER_RUNTIME_LABEL: Final = "containerruntime.extensions.gardener.cloud/"
+EXPOSURE_LABEL: Final = "selfhostedshootexposure.extensions.gardener.cloud/"
+
+
+def validate_extension_labels(rule: Rule, types: Iterable[tuple[str, str]], path: FieldPath) -> list[Finding]:
+    """The labels gardener-apiserver's ExtensionLabels plugin sets before the object is validated, one
+    `<prefix><type>: "true"` per (prefix, type) the object names, judged as ValidateLabels judges every label;
+    path: metadata.labels. An empty or malformed type makes a key that is no qualified name: gardener-apiserver then
+    refuses the object for its labels, besides whatever the type's own field says. Each key is judged once.
+    Source: gardener/gardener plugin/pkg/global/extensionlabels/admission.go Admit; k8s.io/apimachinery
+    ValidateLabels.
+    """
+    keys = dict.fromkeys(prefix + type_ for prefix, type_ in types)
+    return validate_labels(rule, dict.fromkeys(keys, "true"), path)
 
 
 TOTAL_ANNOTATION_SIZE_LIMIT_BYTES: Final = 256 * 1024

@@ -530,3 +530,23 @@ def test_operation_conflicts(maintenance: str, op: str, detail: str) -> None:
 def test_operation_messages(raw: dict[str, Any], line: str) -> None:
     """The line gardener-apiserver prints for the same input (Go: validateShootOperation's field.Error)."""
     assert [render_line(f) for f in annotated(raw).errors if f.rule.id == "SH-META-003"] == [line]
+
+
+@pytest.mark.parametrize(
+    ("spec", "keys"),
+    [
+        pytest.param({}, [], id="every-type-makes-a-valid-label"),
+        pytest.param({"networking": {"type": ""}}, ["networking.extensions.gardener.cloud/"], id="empty-networking"),
+        pytest.param({"extensions": [{"type": "a b"}]}, ["extensions.extensions.gardener.cloud/a b"], id="extension"),
+        pytest.param({"extensions": [{"type": "a b", "disabled": True}]}, [], id="disabled-extension"),
+        pytest.param({"dns": {"providers": [{"type": "-x-"}, {"type": "unmanaged"}]}},
+                     ["dnsrecord.extensions.gardener.cloud/-x-"], id="dns-provider"),
+    ],
+)  # fmt: skip
+def test_the_labels_gardener_derives_from_types(spec: dict[str, Any], keys: list[str]) -> None:
+    """gardener-apiserver's ExtensionLabels plugin labels the Shoot with each type it names; a type that makes no
+    label key is refused at metadata.labels (besides its own field), as the differential against it showed."""
+    raw = shoot_dict(**spec)
+    found = [f for f in verdict_create(raw).errors if str(f.path) == "metadata.labels"]
+    assert sorted({f.value for f in found}) == keys
+    assert all(f.rule.id == "SH-META-001" for f in found)

@@ -38,7 +38,10 @@ def networked(**networking: Any) -> dict[str, Any]:
         pytest.param(shoot_dict(networking={}), [("SH-NET-001", f"{NET}.type", REQ)], id="SH-NET-001-type-missing"),
         pytest.param(shoot_dict(networking=None), [("SH-NET-001", f"{NET}.type", REQ)], id="SH-NET-001-null-is-empty"),
         pytest.param(
-            networked(type="calico/v3"), [("SH-NET-001", f"{NET}.type", INV)], id="SH-NET-001-type-no-label-name"
+            networked(type="calico/v3"),
+            # gardener-apiserver's ExtensionLabels label networking.extensions.gardener.cloud/calico/v3 is no label
+            [("SH-META-001", "metadata.labels", INV), ("SH-NET-001", f"{NET}.type", INV)],
+            id="SH-NET-001-type-no-label-name",
         ),
         pytest.param(
             shoot_dict(**WORKERLESS, networking={"type": "calico", "nodes": "10.0.0.0/16", "pods": "100.96.0.0/11"}),

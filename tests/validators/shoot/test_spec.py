@@ -53,7 +53,11 @@ def changed(raw: dict[str, Any], **spec: Any) -> dict[str, Any]:
         ),
         pytest.param(
             shoot_dict(provider={"type": "", "workers": [pool()]}),
-            [("SH-SPEC-002", "spec.provider.type", REQ), ("SH-ADM-PRV-001", "spec.provider.type", INV)],
+            [
+                ("SH-META-001", "metadata.labels", INV),
+                ("SH-SPEC-002", "spec.provider.type", REQ),
+                ("SH-ADM-PRV-001", "spec.provider.type", INV),
+            ],
             id="SH-SPEC-002-type-missing",
         ),
         pytest.param(
@@ -216,6 +220,7 @@ def changed(raw: dict[str, Any], **spec: Any) -> dict[str, Any]:
         pytest.param(
             shoot_dict(extensions=[{"type": ""}, {"type": "Registry_Cache"}, {"type": "x"}, {"type": "x"}]),
             [
+                ("SH-META-001", "metadata.labels", INV),  # the extension's label has no name part
                 ("SH-SPEC-009", "spec.extensions[0].type", REQ),
                 ("SH-SPEC-009", "spec.extensions[1].type", INV),
                 ("SH-SPEC-009", "spec.extensions[3].type", DUP),

@@ -309,6 +309,7 @@ def test_version_gated_fields(raw: dict[str, Any], expected: Triples) -> None:
                 cri={"name": "containerd", "containerRuntimes": [{"type": ""}, {"type": "gvisor"}, {"type": "gvisor"}]},
             ),
             [
+                ("SH-META-001", "metadata.labels", INV),  # the runtime's label has no name part
                 ("SH-WRK-001", f"{W0}.cri.containerruntimes[0].type", REQ),
                 ("SH-WRK-001", f"{W0}.cri.containerruntimes[2].type", DUP),
             ],
@@ -345,7 +346,8 @@ def test_workers(worker: dict[str, Any], expected: Triples) -> None:
 
 
 def test_sh_wrk_001_keeps_gardeners_lower_case_path() -> None:
-    (line,) = details(verdict_create(shoot_dict(pool(cri={"name": "containerd", "containerRuntimes": [{"type": ""}]}))))
+    verdict = verdict_create(shoot_dict(pool(cri={"name": "containerd", "containerRuntimes": [{"type": ""}]})))
+    (line,) = [d for d in details(verdict) if not d.startswith("metadata.labels")]
     assert line == f"{W0}.cri.containerruntimes[0].type: must specify a container runtime type"
 
 
@@ -372,7 +374,11 @@ def test_sh_wrk_001_a_repeated_runtime_shows_the_runtime() -> None:
         ),
         pytest.param(
             {"type": "m5.large", "image": {"version": "1.0.0"}},
-            [("SH-VER-002", "spec.cloudProfile.name", REQ), ("SH-WRK-003", f"{W0}.machine.image.name", REQ)],
+            [
+                ("SH-META-001", "metadata.labels", INV),
+                ("SH-VER-002", "spec.cloudProfile.name", REQ),
+                ("SH-WRK-003", f"{W0}.machine.image.name", REQ),
+            ],
             id="SH-WRK-003-no-name-without-profile",
         ),
     ],

@@ -31,6 +31,8 @@ from webhook.validators.cloudprofile.kubernetes import validate_kubernetes_setti
 from webhook.validators.cloudprofile.machine_images import validate_cloud_profile_machine_images
 from webhook.validators.cloudprofile.machine_types import validate_cloud_profile_machine_types, validate_volume_types
 from webhook.validators.meta import (
+    PROVIDER_LABEL,
+    validate_extension_labels,
     validate_label_selector,
     validate_labels,
     validate_object_meta,
@@ -39,7 +41,10 @@ from webhook.validators.meta import (
 
 _CP: Final = "gardener/gardener pkg/api/core/validation/cloudprofile.go"
 
-CP_META_001 = Rule("CP-META-001", f"{_CP} ValidateCloudProfile (ValidateObjectMeta)")
+CP_META_001 = Rule(
+    "CP-META-001",
+    f"{_CP} ValidateCloudProfile (ValidateObjectMeta, with the label plugin/pkg/global/extensionlabels sets)",
+)
 CP_TYPE_001 = Rule("CP-TYPE-001", f"{_CP} ValidateCloudProfileSpec")
 CP_SEL_001 = Rule("CP-SEL-001", f"{_CP} ValidateCloudProfileSpec (ValidateLabelSelector)")
 CP_REG_001 = Rule("CP-REG-001", f"{_CP} validateCloudProfileRegions")
@@ -61,6 +66,7 @@ def validate_profile(profile: CloudProfile, ctx: ProfileContext) -> list[Finding
     """All static rules of section A on one (defaulted) CloudProfile (gardener ValidateCloudProfile)."""
     return [
         *validate_object_meta(CP_META_001, profile.metadata, METADATA, namespaced=False),
+        *validate_extension_labels(CP_META_001, [(PROVIDER_LABEL, profile.spec.type)], METADATA.child("labels")),
         *validate_spec(profile.spec, ctx, SPEC),
     ]
 

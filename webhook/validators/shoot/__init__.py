@@ -120,6 +120,7 @@ def _judge(
     resolved = replace(spec.new, shoot=spec.new.shoot.model_copy(update=own))
     findings: list[Finding] = [*found.findings, *spec.resolution]
     findings.extend(metadata.validate_metadata(shoot.metadata, namespace, METADATA, create=old is None))
+    findings.extend(metadata.validate_extension_labels(shoot, METADATA.child("labels")))
     findings.extend(spec.create_only)
     stored = old.status if old is not None else None
     findings.extend(

@@ -31,14 +31,28 @@ from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.models.base import ObjectMeta
 from webhook.models.shoot import Shoot, ShootStatus
-from webhook.validators.meta import name_is_dns_label, validate_annotations, validate_labels, validate_object_name
+from webhook.validators.meta import (
+    CONTAINER_RUNTIME_LABEL,
+    DNS_RECORD_LABEL,
+    EXPOSURE_LABEL,
+    EXTENSION_LABEL,
+    NETWORKING_LABEL,
+    OPERATING_SYSTEM_LABEL,
+    PROVIDER_LABEL,
+    name_is_dns_label,
+    validate_annotations,
+    validate_labels,
+    validate_object_name,
+)
+from webhook.validators.meta import validate_extension_labels as meta_extension_labels
 from webhook.validators.shoot.effective import satisfies
 
 _SHOOT: Final = "gardener/gardener pkg/api/core/validation/shoot.go"
 
 SH_META_001 = Rule(
     "SH-META-001",
-    f"{_SHOOT} ValidateShootWithOpts (ValidateObjectMeta with NameIsDNSLabel, validateNameConsecutiveHyphens)",
+    f"{_SHOOT} ValidateShootWithOpts (ValidateObjectMeta with NameIsDNSLabel, validateNameConsecutiveHyphens; with "
+    "the labels plugin/pkg/global/extensionlabels sets)",
 )
 SH_META_002 = Rule("SH-META-002", "gardener/gardener plugin/pkg/shoot/validator/admission.go validateProjectMembership")
 
@@ -81,6 +95,28 @@ def _validate_object_meta(meta: ObjectMeta, path: FieldPath, *, create: bool) ->
             SH_META_001.invalid(path.child("name"), meta.name, "name may not contain two consecutive hyphens")
         )
     return findings
+
+
+def validate_extension_labels(shoot: Shoot, path: FieldPath) -> list[Finding]:
+    """SH-META-001 on the labels gardener-apiserver's ExtensionLabels plugin derives from the Shoot's types before it
+    validates the Shoot (`meta.validate_extension_labels`): provider, networking, each pool's container runtimes,
+    machine image and exposure extension, managed DNS providers, enabled extensions; path: metadata.labels."""
+    spec = shoot.spec
+    types: list[tuple[str, str]] = [(EXTENSION_LABEL, e.type) for e in spec.extensions if e.disabled is not True]
+    for pool in spec.provider.workers:
+        if pool.cri is not None:
+            types.extend((CONTAINER_RUNTIME_LABEL, runtime.type) for runtime in pool.cri.container_runtimes)
+        if pool.machine.image is not None:
+            types.append((OPERATING_SYSTEM_LABEL, pool.machine.image.name))
+        exposure = pool.control_plane.exposure if pool.control_plane is not None else None
+        if exposure is not None and exposure.extension is not None and exposure.extension.type is not None:
+            types.append((EXPOSURE_LABEL, exposure.extension.type))
+    if spec.dns is not None:
+        types.extend((DNS_RECORD_LABEL, p.type) for p in spec.dns.providers if p.type not in (None, "unmanaged"))
+    types.append((PROVIDER_LABEL, spec.provider.type))
+    if spec.networking is not None and spec.networking.type is not None:
+        types.append((NETWORKING_LABEL, spec.networking.type))
+    return meta_extension_labels(SH_META_001, types, path)
 
 
 def project_of_namespace(namespace: str) -> str | None:
