@@ -683,11 +683,6 @@ DEVIATIONS: Final = (
               gardener=r"^(spec\.kubernetes\.kubeAPIServer\.admissionPlugins InternalError|spec\.kubernetes\.version "
               r"FieldValueInvalid|spec\.provider\.workers\[\d+\]\.kubernetes\.version FieldValueInvalid)$",
               when=lambda r: not r.product_allowed and _unparsable_version(r.case.obj)),
-    Deviation("a label derived from a type", "gardener-apiserver's ExtensionLabels plugin labels a Shoot or profile "
-              "with each extension type it names (provider.extensions.gardener.cloud/<type>); an empty or malformed "
-              "type gives a label ObjectMeta validation refuses besides the type itself; the product reports the type",
-              "§5 Where a finding sits", gardener=r"^metadata\.labels FieldValueInvalid$",
-              when=lambda r: not r.product_allowed and ".extensions.gardener.cloud/" in str(r.answer.get("message"))),
     Deviation("an unknown region reported once", "a region the profile does not offer is reported at spec.region; "
               "Gardener also tells each pool's zone that the region has no zones", "§5 Where a finding sits",
               gardener=r"^spec\.provider\.workers\[\d+\]\.zones\[\d+\] FieldValueInvalid$",

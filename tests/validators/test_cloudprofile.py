@@ -315,6 +315,8 @@ def test_cp_k8s_005_latest_lifecycle_ends_expired() -> None:
         )
     )
     assert create(raw, LIFECYCLE_ON) == [("CP-K8S-005", "spec.kubernetes.versions[].lifecycle", INV)]
+    # With the gate off the lifecycle is refused and, as gardener-apiserver v1.150.0 does, still judged.
+    assert ("CP-K8S-005", "spec.kubernetes.versions[].lifecycle", INV) in create(raw)
     ok = cloud_profile_dict(kubernetes=versions({"version": "1.31.0", "lifecycle": [{"classification": "supported"}]}))
     assert create(ok, LIFECYCLE_ON) == []
 

@@ -171,7 +171,8 @@ def validate_kubernetes_settings(
                     f"expiration date of latest kubernetes version ('{entry.version}') must not be set",
                 )
             )
-        if ctx.lifecycle_gate and entry.lifecycle and entry.lifecycle[-1].classification == Classification.EXPIRED:
+        # Whatever the VersionClassificationLifecycle gate says: Gardener judges the lifecycle it refuses too.
+        if entry.lifecycle and entry.lifecycle[-1].classification == Classification.EXPIRED:
             findings.append(
                 CP_K8S_005.invalid(
                     path.child("versions[]", "lifecycle"),
