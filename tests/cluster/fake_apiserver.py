@@ -22,6 +22,13 @@ in `writes`; `schemas` (plural -> errors of a body) makes a write with errors a 
 would; `fail_writes` answers the next writes with an error status, `conflict` the next PUTs with 409. One object of
 any kind it knows (Shoots, OperatingSystemConfigs, Gardenlets, ManagedSeeds, …) can be read with GET (`gets`).
 With `bearer_tokens` set, only requests with one of those `Authorization: Bearer` tokens get in (401 otherwise).
+
+What it is for: what a real API server cannot be made to do on demand, in a unit test's time: watches that hang or
+break mid-event, 410 storms and compactions, lost events, list gates, 429s, 5xx and refused writes. What a real
+server does with a request (defaulting, strategies, validation, admission, managedFields, the last-applied
+annotation, typed lists without their items' apiVersion and kind) is met in the e2e tier (tests/e2e, docs/e2e.md),
+against the pinned kube-apiserver and gardener-apiserver; where that tier showed this fake to differ (list items),
+it now answers as they do.
 """
 
 from __future__ import annotations
