@@ -11,7 +11,9 @@ import pytest
 
 from tests.e2e.gardener_differential import DEVIATIONS
 
-DESIGN: Final = (Path(__file__).resolve().parents[1] / "docs" / "design.md").read_text()
+DOCS: Final = Path(__file__).resolve().parents[1] / "docs"
+DESIGN: Final = (DOCS / "design.md").read_text()
+E2E: Final = (DOCS / "e2e.md").read_text()
 
 
 def _section(number: str) -> str:
@@ -20,7 +22,19 @@ def _section(number: str) -> str:
     return match[0]
 
 
-@pytest.mark.parametrize("deviation", DEVIATIONS, ids=[d.name for d in DEVIATIONS])
+DELIBERATE: Final = [d for d in DEVIATIONS if not d.defect]
+DEFECTS: Final = [d for d in DEVIATIONS if d.defect]
+
+
+@pytest.mark.parametrize("deviation", DEFECTS, ids=[d.name for d in DEFECTS])
+def test_each_known_defect_is_listed_in_the_e2e_document(deviation: object) -> None:
+    """A difference that is no decision is a defect to fix, listed in docs/e2e.md "Known defects"."""
+    known = E2E.split("### Known defects", 1)
+    assert len(known) == 2, "docs/e2e.md has no section Known defects"
+    assert f"**{getattr(deviation, 'name')}**" in known[1]
+
+
+@pytest.mark.parametrize("deviation", DELIBERATE, ids=[d.name for d in DELIBERATE])
 def test_each_deviation_names_a_section_of_the_design(deviation: object) -> None:
     section = getattr(deviation, "section")
     match = re.fullmatch(r"§(\d+)(?: (.+))?", section)

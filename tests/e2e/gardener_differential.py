@@ -191,6 +191,32 @@ def cp_architectures(rng: random.Random, obj: dict[str, Any]) -> None:
             _pick(rng, types)["architecture"] = values[0] if values else ""
 
 
+def cp_capabilities(rng: random.Random, obj: dict[str, Any]) -> None:
+    """spec.machineCapabilities (the CloudProfileCapabilities gate is on by default) and what uses them."""
+    spec = obj["spec"]
+    choice = rng.randrange(4)
+    if choice == 0 or not spec.get("machineCapabilities"):
+        spec["machineCapabilities"] = _pick(rng, [
+            [{"name": "architecture", "values": ["amd64", "arm64"]}],
+            [{"name": "architecture", "values": ["amd64"]}, {"name": "gpu", "values": ["none", "nvidia"]}],
+            [{"name": "gpu", "values": ["none"]}], [{"name": "architecture", "values": []}],
+            [{"name": "architecture", "values": ["amd64", "amd64"]}],
+            [{"name": "Bad Name", "values": ["x"]}, {"name": "architecture", "values": ["amd64"]}],
+        ])  # fmt: skip
+    if choice in (1, 3):
+        versions = _image_versions(obj, rng)
+        if versions:
+            _pick(rng, versions)["capabilityFlavors"] = _pick(rng, [
+                [{"architecture": ["amd64"]}], [{"architecture": ["s390x"]}], [{"gpu": ["nvidia"]}], [{}],
+            ])  # fmt: skip
+    if choice in (2, 3):
+        types = spec.get("machineTypes") or []
+        if types:
+            _pick(rng, types)["capabilities"] = _pick(rng, [
+                {"architecture": ["amd64"]}, {"architecture": ["amd64", "arm64"]}, {"gpu": ["x"]}, {"architecture": []},
+            ])  # fmt: skip
+
+
 def cp_machine_types(rng: random.Random, obj: dict[str, Any]) -> None:
     types = obj["spec"].setdefault("machineTypes", [])
     if not types:
@@ -411,7 +437,8 @@ FAMILIES: Final[dict[str, dict[str, Mutation]]] = {
     "CloudProfile": {
         "kubernetes-versions": cp_kubernetes_versions, "classifications": cp_classifications, "dates": cp_dates,
         "lifecycle": cp_lifecycle, "update-strategies": cp_update_strategies, "images": cp_images, "cri": cp_cri,
-        "architectures": cp_architectures, "machine-types": cp_machine_types, "regions": cp_regions,
+        "architectures": cp_architectures, "capabilities": cp_capabilities, "machine-types": cp_machine_types,
+        "regions": cp_regions,
         "names-labels": names_labels, "integers": cp_integers, "generic": generic,
     },
     "NamespacedCloudProfile": {
@@ -699,9 +726,25 @@ DEVIATIONS: Final = (
               "or range) is denied for that alone (OBJ-DECODE-001); the API server's schema validation reports every "
               "other error of the object besides", "§3 Response contract", gardener=r".",
               when=lambda r: any(rule == "OBJ-DECODE-001" for _, _, rule in r.product)),
+    Deviation("capability migration on UPDATE", "on the UPDATE that first defines spec.machineCapabilities with more "
+              "than one architecture, gardener-apiserver derives each image version's capabilityFlavors and each "
+              "machine type's capabilities from the legacy architecture fields before it validates "
+              "(SyncArchitectureCapabilityFields in the strategy's PrepareForUpdate); the product judges the request "
+              "as sent, so it refuses flavors Gardener fills in, and misses what Gardener then finds in them",
+              "docs/e2e.md Known defects", rules=("CP-CAP-006", "CP-CAP-007"),
+              gardener=r"^spec\.(machineImages\[\d+\]\.versions\[\d+\]\.(architectures|capabilityFlavors)|"
+              r"machineTypes\[\d+\]\.(architecture|capabilities))",
+              when=lambda r: r.case.operation == "UPDATE" and _migrates_capabilities(r.case), defect=True),
     Deviation("cluster state unknown", "a finding that needs the cluster state is refused while the view does not "
               "know it (cluster.failClosed)", "§2", rules=("CLUSTER-",)),
 )  # fmt: skip
+
+
+def _migrates_capabilities(case: Case) -> bool:
+    """Whether an UPDATE defines spec.machineCapabilities the stored CloudProfile did not have."""
+    new = (case.obj.get("spec") or {}).get("machineCapabilities")
+    old = ((case.base or {}).get("spec") or {}).get("machineCapabilities")
+    return case.kind == "CloudProfile" and bool(new) and not old
 
 
 def _unparsable_version(obj: dict[str, Any]) -> bool:

@@ -382,3 +382,11 @@ def test_namespaced_override_expiry_is_used() -> None:
     view = StaticView.from_objects([PROFILE, ncp])
     warnings = create_warnings(shoot_dict(**NCP_REF), view=view)
     assert warnings == []  # FUTURE is beyond the warning window; the version is still active
+
+
+def test_an_empty_architecture_is_not_the_mutators_to_fill() -> None:
+    """Gardener's mutator sets a pool's architecture only when it is absent; "" stays and is unsupported."""
+    verdict = verdict_create(shoot_dict(pool(machine={"type": "m5.large", "architecture": ""})))
+    assert ("SH-WRK-002", "spec.provider.workers[0].machine.architecture") in [
+        (f.rule.id, str(f.path)) for f in verdict.errors
+    ]

@@ -185,9 +185,10 @@ def _resolve_pool(
             update["kubernetes"] = worker.kubernetes.model_copy(update={"version": version})
     named = profile.machine_types(worker.machine.type)
     machine_type = named[0] if named else None
-    architecture = worker.machine.architecture or _architecture_of(
-        machine_type, capabilities_of(spec.machine_capabilities)
-    )
+    # Only an absent architecture is the mutator's to set (a nil pointer in Go): "" stays, and is refused.
+    architecture = worker.machine.architecture
+    if architecture is None:
+        architecture = _architecture_of(machine_type, capabilities_of(spec.machine_capabilities))
     machine_update: dict[str, object] = {"architecture": architecture}
     if not deleting:
         image, image_findings = _resolve_image(worker, stored, profile, architecture, machine_type, now, path)
