@@ -80,13 +80,20 @@ def test_example_is_allowed_on_update_and_invalid_variant_denied(tmp_path: Path)
     )
 
 
-def test_create_judges_every_version_by_the_clock() -> None:
-    example = real_path(EXAMPLE)
-    code, out = run("review", example, "--now", "2026-11-21T00:00:00Z")
+def test_create_judges_every_version_by_the_clock(tmp_path: Path) -> None:
+    # Gardener's example names its type `<some-provider-name>`, which gardener-apiserver v1.150.0 refuses as a label
+    # (provider.extensions.gardener.cloud/<type>); with a real type only the clock decides.
+    example = tmp_path / "cloudprofile.yaml"
+    example.write_text(real_path(EXAMPLE).read_text().replace("type: <some-provider-name>", "type: local", 1))
+    code, out = run("review", str(example), "--now", "2026-11-21T00:00:00Z")
     assert code == 1
     assert 'new version "1.32.13" must not have an expiration date in the past (2025-11-30)' in out
-    code, _ = run("review", example, "--now", "2022-01-01T00:00:00Z")
-    assert code == 0
+    code, out = run("review", str(example), "--now", "2022-01-01T00:00:00Z")
+    assert code == 0, out
+    code, out = run("review", real_path(EXAMPLE), "--now", "2022-01-01T00:00:00Z")
+    assert (
+        code == 1 and 'metadata.labels: Invalid value: "provider.extensions.gardener.cloud/<some-provider-name>"' in out
+    )
 
 
 def test_json_output_is_one_review_per_document(tmp_path: Path) -> None:
@@ -148,10 +155,11 @@ def test_config_modes_and_bad_config(tmp_path: Path, capsys: pytest.CaptureFixtu
     raw = cloud_profile_dict(type="")
     path = write(tmp_path, "cp.yaml", raw)
     assert run("review", path)[0] == 1
-    warn = write(tmp_path, "warn.yaml", {"rules": {"CP-TYPE-001": "warn"}})
+    # An empty type also makes an empty label key (provider.extensions.gardener.cloud/): CP-META-001 says so.
+    warn = write(tmp_path, "warn.yaml", {"rules": {"CP-TYPE-001": "warn", "CP-META-001": "warn"}})
     code, out = run("review", path, "--config", warn)
     assert code == 0 and "Warning: spec.type: Required value: must provide a provider type" in out
-    off = write(tmp_path, "off.yaml", {"rules": {"CP-TYPE-001": "off"}})
+    off = write(tmp_path, "off.yaml", {"rules": {"CP-TYPE-001": "off", "CP-META-001": "off"}})
     assert run("review", path, "--config", off) == (0, "ALLOWED CloudProfile/local\n")
     for bad in (
         {"rules": {"CP-NOPE-1": "deny"}},

@@ -241,9 +241,9 @@ NO_REGIONS: Final = StaticView.from_objects([{**PROFILE, "spec": {**PROFILE["spe
             id="no-downgrade-advised-in-a-denied-downgrade",
         ),
         pytest.param(
-            osc_dict(criConfig={"name": "docker"}), osc_dict(criConfig={"name": "containerd"}), EMPTY_VIEW,
-            'The OperatingSystemConfig "pool-a-original" is invalid: spec.criConfig.name: Invalid value: "docker": '
-            'Value is immutable (was "containerd")\n',
+            osc_dict(criConfig={"name": "containerd"}), osc_dict(criConfig={"name": "docker"}), EMPTY_VIEW,
+            'The OperatingSystemConfig "pool-a-original" is invalid: spec.criConfig.name: Invalid value: "containerd": '
+            'Value is immutable (was "docker")\n',
             id="osc-immutable-once-with-both-values",
         ),
         pytest.param(
