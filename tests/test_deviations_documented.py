@@ -26,12 +26,12 @@ DELIBERATE: Final = [d for d in DEVIATIONS if not d.defect]
 DEFECTS: Final = [d for d in DEVIATIONS if d.defect]
 
 
-@pytest.mark.parametrize("deviation", DEFECTS, ids=[d.name for d in DEFECTS])
-def test_each_known_defect_is_listed_in_the_e2e_document(deviation: object) -> None:
-    """A difference that is no decision is a defect to fix, listed in docs/e2e.md "Known defects"."""
+def test_each_known_defect_is_listed_in_the_e2e_document() -> None:
+    """A difference that is no decision is a defect to fix, listed in docs/e2e.md "Known defects" while it lasts."""
     known = E2E.split("### Known defects", 1)
     assert len(known) == 2, "docs/e2e.md has no section Known defects"
-    assert f"**{getattr(deviation, 'name')}**" in known[1]
+    for deviation in DEFECTS:
+        assert f"**{deviation.name}**" in known[1], deviation.name
 
 
 @pytest.mark.parametrize("deviation", DELIBERATE, ids=[d.name for d in DELIBERATE])

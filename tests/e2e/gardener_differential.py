@@ -726,25 +726,9 @@ DEVIATIONS: Final = (
               "or range) is denied for that alone (OBJ-DECODE-001); the API server's schema validation reports every "
               "other error of the object besides", "§3 Response contract", gardener=r".",
               when=lambda r: any(rule == "OBJ-DECODE-001" for _, _, rule in r.product)),
-    Deviation("capability migration on UPDATE", "on the UPDATE that first defines spec.machineCapabilities with more "
-              "than one architecture, gardener-apiserver derives each image version's capabilityFlavors and each "
-              "machine type's capabilities from the legacy architecture fields before it validates "
-              "(SyncArchitectureCapabilityFields in the strategy's PrepareForUpdate); the product judges the request "
-              "as sent, so it refuses flavors Gardener fills in, and misses what Gardener then finds in them",
-              "docs/e2e.md Known defects", rules=("CP-CAP-006", "CP-CAP-007"),
-              gardener=r"^spec\.(machineImages\[\d+\]\.versions\[\d+\]\.(architectures|capabilityFlavors)|"
-              r"machineTypes\[\d+\]\.(architecture|capabilities))",
-              when=lambda r: r.case.operation == "UPDATE" and _migrates_capabilities(r.case), defect=True),
     Deviation("cluster state unknown", "a finding that needs the cluster state is refused while the view does not "
               "know it (cluster.failClosed)", "§2", rules=("CLUSTER-",)),
 )  # fmt: skip
-
-
-def _migrates_capabilities(case: Case) -> bool:
-    """Whether an UPDATE defines spec.machineCapabilities the stored CloudProfile did not have."""
-    new = (case.obj.get("spec") or {}).get("machineCapabilities")
-    old = ((case.base or {}).get("spec") or {}).get("machineCapabilities")
-    return case.kind == "CloudProfile" and bool(new) and not old
 
 
 def _unparsable_version(obj: dict[str, Any]) -> bool:

@@ -987,3 +987,18 @@ def test_a_type_that_makes_no_label_key_is_refused_at_the_labels() -> None:
     assert ("CP-META-001", "metadata.labels", INV) in create(raw)
     raw["spec"]["type"] = "local"
     assert [t for t in create(raw) if t[1] == "metadata.labels"] == []
+
+
+def test_the_update_that_first_defines_capabilities_is_judged_with_the_flavors_gardener_derives() -> None:
+    """gardener-apiserver's PrepareForUpdate (SyncArchitectureCapabilityFields) gives each image version a flavor per
+    legacy architecture and each machine type its architecture's capability before validating; the product judged
+    the request as sent and refused the missing flavors (found by the differential against gardener-apiserver)."""
+    old = cloud_profile_dict()
+    new = cloud_profile_dict()
+    new["spec"]["machineCapabilities"] = [{"name": "architecture", "values": ["amd64", "arm64"]}]
+    for machine_image in new["spec"]["machineImages"]:
+        for version in machine_image["versions"]:
+            version["architectures"] = ["amd64"]
+    assert [t for t in update(new, old) if t[0].startswith("CP-CAP")] == []
+    # Created so, the flavors are missing: gardener-apiserver syncs on UPDATE only.
+    assert any(t[0] == "CP-CAP-006" for t in create(new))

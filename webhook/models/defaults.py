@@ -24,6 +24,7 @@ from webhook.models.shoot_kubernetes import KubeControllerManagerConfig, Kubelet
 DEFAULT_UPDATE_STRATEGY: Final = "major"
 DEFAULT_CRI: Final = (CRI(name="containerd"),)
 DEFAULT_ARCHITECTURE: Final = "amd64"
+ARCHITECTURE_CAPABILITY: Final = "architecture"  # v1beta1constants.ArchitectureName
 DEFAULT_WORKER_CRI: Final = CRI(name="containerd")
 DEFAULT_WORKER_UPDATE_STRATEGY: Final = "AutoRollingUpdate"
 # (maxSurge, maxUnavailable) per update strategy; ManualInPlaceUpdate pools get none (types_shoot.go Default*).
@@ -118,6 +119,39 @@ def default_cloud_profile(profile: CloudProfile, remember: Remember | None = Non
         volume_types=(volumes, spec.volume_types),
     )
     return profile.model_copy(update={"spec": spec.model_copy(update=update)}) if update else profile
+
+
+def sync_capability_migration(new: CloudProfile, old: CloudProfile) -> CloudProfile:
+    """`new` as gardener-apiserver validates an UPDATE that first defines spec.machineCapabilities with more than one
+    architecture: each image version without capabilityFlavors gets one flavor per legacy architecture (amd64 when
+    none is set), each machine type without capabilities the architecture of its legacy field (amd64 when unset).
+    Any other UPDATE is returned as it is. The legacy fields' sync back from capabilities is not made.
+    Source: gardener/gardener pkg/utils/gardener/cloudprofile.go SyncArchitectureCapabilityFields
+    (syncMachineImageArchitectureCapabilities, syncMachineTypeArchitectureCapabilities), called by the CloudProfile
+    strategy's PrepareForUpdate."""
+    spec = new.spec
+    if not spec.machine_capabilities or old.spec.machine_capabilities:
+        return new
+    architectures = [v for d in spec.machine_capabilities if d.name == ARCHITECTURE_CAPABILITY for v in d.values]
+    if len(architectures) <= 1:
+        return new
+    images = [
+        image.model_copy(update={"versions": [_with_flavors(v) for v in image.versions]})
+        for image in spec.machine_images
+    ]
+    types = [
+        t if t.capabilities else t.model_copy(update={"capabilities": {ARCHITECTURE_CAPABILITY: [
+            t.architecture if t.architecture is not None else DEFAULT_ARCHITECTURE]}})
+        for t in spec.machine_types
+    ]  # fmt: skip
+    return new.model_copy(update={"spec": spec.model_copy(update={"machine_images": images, "machine_types": types})})
+
+
+def _with_flavors(version: MachineImageVersion) -> MachineImageVersion:
+    if version.capability_flavors:
+        return version
+    flavors = [{ARCHITECTURE_CAPABILITY: [a]} for a in version.architectures or [DEFAULT_ARCHITECTURE]]
+    return version.model_copy(update={"capability_flavors": flavors})
 
 
 def default_namespaced_cloud_profile(

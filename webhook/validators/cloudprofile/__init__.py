@@ -29,7 +29,7 @@ from webhook.admission.kinds import CreateRequest, DeleteRequest, KindValidator,
 from webhook.cluster.view import ClusterView
 from webhook.domain.field import ROOT, SPEC, Verdict
 from webhook.models.cloudprofile import CloudProfile
-from webhook.models.defaults import default_cloud_profile
+from webhook.models.defaults import default_cloud_profile, sync_capability_migration
 from webhook.settings import Settings
 from webhook.validators.cloudprofile import (
     advice,
@@ -73,8 +73,11 @@ def validate_create(request: CreateRequest[CloudProfile], view: ClusterView, set
 
 def validate_update(request: UpdateRequest[CloudProfile], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a changed CloudProfile: static rules on the new object, then the update-only rules, then whether
-    what the update removes is still in use (REF-CP-*: the only view reader)."""
-    new, old = request.object, request.old_object
+    what the update removes is still in use (REF-CP-*: the only view reader). The new object is judged as
+    gardener-apiserver validates it: with the capabilities an UPDATE that first defines them derives from the legacy
+    architecture fields (`sync_capability_migration`)."""
+    old = request.old_object
+    new = sync_capability_migration(request.object, old)
     ctx = profile_context(request, settings)
     return Verdict.of(
         [
