@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,20 +26,24 @@ def _stored(env: Environment, kind: str, name: str, namespace: str | None = None
 
 
 @pytest.fixture(scope="module")
-def cluster_objects(e2e_env: Environment) -> list[dict[str, Any]]:
+def cluster_objects(e2e_env: Environment) -> Iterator[list[dict[str, Any]]]:
     """The landscape the cases meet: extensions registered, the Project, profile aws and NamespacedCloudProfile
-    aws-team as stored."""
+    aws-team as stored. The NamespacedCloudProfile and the fixtures' profile are removed afterwards: the session's
+    other tests meet a landscape where no NamespacedCloudProfile holds a version of aws (gardener-apiserver would
+    refuse removing it for that itself)."""
     env = e2e_env
     env.kubectl("create", "namespace", landscape.PROJECT_NAMESPACE, check=False)
     env.kubectl("create", "namespace", differential.OSC_NAMESPACE, check=False)
     docs = [*landscape.project_objects(), landscape.objects("cloudprofile.yaml")[0], differential.fixture_profile()]
     env.kubectl("apply", "-f", "-", input=yaml.safe_dump_all(docs))
     env.kubectl("apply", "-f", "-", input=yaml.safe_dump(landscape.objects("namespacedcloudprofile.yaml")[0]))
-    return [
+    yield [
         _stored(env, "cloudprofile", "aws"),
         _stored(env, "namespacedcloudprofile", "aws-team", landscape.PROJECT_NAMESPACE),
         _stored(env, "cloudprofile", differential.FIXTURE_PROFILE),
     ]
+    env.kubectl("delete", "namespacedcloudprofile", "aws-team", "-n", landscape.PROJECT_NAMESPACE, "--wait=true")
+    env.kubectl("delete", "cloudprofile", differential.FIXTURE_PROFILE, "--wait=true")
 
 
 def test_the_product_agrees_with_gardener_on_generated_requests(
