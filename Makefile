@@ -35,7 +35,8 @@ test: lint
 
 # The e2e tier (docs/e2e.md): the webhook against the real etcd, kube-apiserver, kubectl and gardener-apiserver of
 # tools/e2e/components.toml, built with this machine's Go from the module proxy into ~/.cache/gardener-webhook/e2e
-# (GARDENER_WEBHOOK_E2E_CACHE). The first build takes about 15 minutes and 6 GiB; later ones only check --version.
+# (GARDENER_WEBHOOK_E2E_CACHE). The first build takes about 20 minutes and 6 GiB; later ones only check --version.
+# `-s`: the differential prints its agreement table.
 e2e-tools:
 	$(PYTHON) tools/e2e/components.py build
 
@@ -45,7 +46,7 @@ e2e-env: e2e-tools $(STAMP)
 
 e2e: $(STAMP)
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory e2e-tools && $(VENV)/bin/python -m pytest tests/e2e $(ARGS); \
+	$(MAKE) --no-print-directory e2e-tools && $(VENV)/bin/python -m pytest -s tests/e2e $(ARGS); \
 	status=$$?; echo "make e2e: $$(( $$(date +%s) - start )) s (exit $$status)"; exit $$status
 
 # Style, types and import contracts (a few seconds; `make test` runs it first). ruff and mypy read pyproject.toml.
