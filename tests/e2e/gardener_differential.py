@@ -47,9 +47,8 @@ from webhook.validators import ALL_RULES
 ROOT: Final = landscape.ROOT
 BREAK_GLASS: Final = "gardener-webhook:break-glass"
 PROFILE: Final = "aws"
-FIXTURE_PROFILE: Final = (
-    "aws-fixtures"  # tests/fixtures/landscape/cloudprofile-aws.yaml, which the fixtures' Shoots use
-)
+# tests/fixtures/landscape/cloudprofile-aws.yaml, named so: the fixtures' Shoots use it.
+FIXTURE_PROFILE: Final = "aws-fixtures"
 FIXTURES: Final = ROOT / "tests" / "fixtures" / "landscape"
 NAMESPACE: Final = landscape.PROJECT_NAMESPACE
 OSC_NAMESPACE: Final = "shoot--team--diff"

@@ -159,6 +159,13 @@ def _main_module(work: Path, name: str, requires: dict[str, str], replaces: dict
     (work / "go.mod").write_text("\n".join(lines) + "\n")
 
 
+def _build_commands(names: list[str], parent: str, flags: str, out: Path, cwd: Path, env: dict[str, str]) -> None:
+    """`go build` each `parent/<name>` main package into `out/<name>` with the ldflags `flags`."""
+    for name in names:
+        command = ["go", "build", "-trimpath", "-ldflags", flags, "-o", str(out / name), f"{parent}/{name}"]
+        _run(command, cwd=cwd, env=env, step=f"build {name}")
+
+
 def build_etcd(pin: dict[str, Any], out: Path, work: Path, env: dict[str, str]) -> None:
     """Build etcd's server binary into `out` (a folder)."""
     _main_module(work, "e2e.local/etcd", {pin["module"]: pin["version"]}, {})
@@ -185,13 +192,7 @@ def build_kubernetes(pin: dict[str, Any], out: Path, work: Path, env: dict[str, 
     _main_module(work, "e2e.local/kubernetes", {pin["module"]: pin["version"]}, {m: f"{m} {lib}" for m in staging})
     commit = (info.get("Origin") or {}).get("Hash", "")
     flags = _ldflags("k8s.io/component-base", pin["version"], commit)
-    for name in pin["binaries"]:
-        _run(
-            ["go", "build", "-trimpath", "-ldflags", flags, "-o", str(out / name), f"{pin['module']}/cmd/{name}"],
-            cwd=work,
-            env=env,
-            step=f"build {name}",
-        )
+    _build_commands(pin["binaries"], f"{pin['module']}/cmd", flags, out, work, env)
 
 
 def build_gardener(pin: dict[str, Any], out: Path, work: Path, env: dict[str, str], crds: Path) -> None:
@@ -206,13 +207,7 @@ def build_gardener(pin: dict[str, Any], out: Path, work: Path, env: dict[str, st
     for path in tree.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     flags = _ldflags("k8s.io/component-base", pin["version"], pin["commit"], program="Gardener")
-    for name in pin["binaries"]:
-        _run(
-            ["go", "build", "-trimpath", "-ldflags", flags, "-o", str(out / name), f"./cmd/{name}"],
-            cwd=tree,
-            env=env,
-            step=f"build {name}",
-        )
+    _build_commands(pin["binaries"], "./cmd", flags, out, tree, env)
     crds.mkdir(parents=True, exist_ok=True)
     found = sorted((tree / "example" / "seed-crds").glob("10-crd-extensions.gardener.cloud_*.yaml"))
     if not found:
