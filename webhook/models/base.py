@@ -92,8 +92,6 @@ def _dump_rfc3339(value: datetime | None) -> str | None:
     return None if value is None else format_rfc3339(value)
 
 
-# A JSON dump writes the RFC 3339 text the API server stores. Without the serializer pydantic's JSON dump of the
-# validated datetime warns (PydanticSerializationUnexpectedValue) once per field, as audit --kubeconfig showed.
 def _fits(bits: int) -> AfterValidator:
     """Go's JSON decoding refuses a number its intN field cannot hold (the API server answers 400)."""
     low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
@@ -109,6 +107,8 @@ def _fits(bits: int) -> AfterValidator:
 # Go's int32 and int64 fields: a JSON number outside their range is refused as Go's encoding/json refuses it.
 Int32 = Annotated[int, _fits(32)]
 Int64 = Annotated[int, _fits(64)]
+# A JSON dump writes the RFC 3339 text the API server stores. Without the serializer pydantic's JSON dump of the
+# validated datetime warns (PydanticSerializationUnexpectedValue) once per field, as audit --kubeconfig showed.
 Time = Annotated[
     datetime | None,
     PlainValidator(parse_rfc3339),
