@@ -120,7 +120,7 @@ def _judge(
     resolved = replace(spec.new, shoot=spec.new.shoot.model_copy(update=own))
     findings: list[Finding] = [*found.findings, *spec.resolution]
     findings.extend(metadata.validate_metadata(shoot.metadata, namespace, METADATA, create=old is None))
-    findings.extend(metadata.validate_extension_labels(shoot, METADATA.child("labels")))
+    findings.extend(spec.labels)
     findings.extend(spec.create_only)
     stored = old.status if old is not None else None
     findings.extend(
@@ -141,12 +141,14 @@ class _SpecJudgement:
     """The findings of the rules that read a Shoot as `_as_judged` shows it, in the order `_judge` gives them.
 
     new: the resolved Shoot (`Effective`, its metadata as `_as_judged` shows it). resolution: the mutator's
-    (SH-WARN-005/006, SHM-*); create_only: CREATE's own; static: ValidateShoot's spec rules and, on UPDATE,
-    ValidateShootUpdate's; admission: the rules against the profile (ShootValidator) and the version warnings.
+    (SH-WARN-005/006, SHM-*); labels: SH-META-001 on the labels gardener-apiserver derives from the spec's types;
+    create_only: CREATE's own; static: ValidateShoot's spec rules and, on UPDATE, ValidateShootUpdate's; admission:
+    the rules against the profile (ShootValidator) and the version warnings.
     """
 
     new: Effective
     resolution: tuple[Finding, ...]
+    labels: tuple[Finding, ...]
     create_only: tuple[Finding, ...]
     static: tuple[Finding, ...]
     admission: tuple[Finding, ...]
@@ -199,7 +201,8 @@ def _judge_spec(
         )
         days = settings.expiry_warning_days
         admission.extend(advice.warn_versions(new, before, found.profile, operation, now, days, caches))
-    return _SpecJudgement(new, tuple(resolution), tuple(create_only), tuple(statics), tuple(admission))
+    labels = metadata.validate_extension_labels(shoot, METADATA.child("labels"))
+    return _SpecJudgement(new, tuple(resolution), tuple(labels), tuple(create_only), tuple(statics), tuple(admission))
 
 
 # What the spec rules read of a Shoot's metadata besides its spec: these fields, the annotations below (hibernation's
