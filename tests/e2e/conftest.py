@@ -110,7 +110,7 @@ def webhook(e2e_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> I
     url = process.url.replace("127.0.0.1", "localhost")
     try:
         wait_for(f"{process.health_url}/readyz", (200, "ok"))
-        garden = next(o for o in rendered(env, MANIFESTS / "components" / "garden" / "webhooks"))
+        garden = rendered(env, MANIFESTS / "components" / "garden" / "webhooks")[0]
         seed = yaml.safe_load((MANIFESTS / "components" / "seed" / "validatingwebhookconfiguration.yaml").read_text())
         ca_bundle = serving_ca.cert_pem.bytes()
         for config in (registered(garden, url, ca_bundle, "gardener-webhook"),

@@ -19,6 +19,7 @@ waits; Ctrl-C (or SIGTERM) stops every server and removes the folder.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import ctypes
 import json
@@ -32,7 +33,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Self
 
@@ -371,8 +372,6 @@ class Environment:
         self._register_gardener_apis(port, gardener_ca.cert_pem.bytes())
 
     def _register_gardener_apis(self, port: int, ca_bundle: bytes) -> None:
-        import base64
-
         objects: list[dict[str, Any]] = [
             {
                 "apiVersion": "v1",
@@ -476,22 +475,12 @@ def _get(url: str, context: ssl.SSLContext | None) -> tuple[int, str]:
         return int(exc.code), exc.read().decode(errors="replace")
 
 
-@contextlib.contextmanager
-def running() -> Iterator[Environment]:
-    """A started Environment, stopped on exit."""
-    env = Environment()
-    try:
-        yield env.start()
-    finally:
-        env.stop()
-
-
 def main() -> int:
     """`make e2e-env`: start the environment, print where it is, wait for Ctrl-C or SIGTERM."""
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     started = time.monotonic()
     try:
-        with running() as env:
+        with Environment() as env:
             version = env.kubectl("version", "-o", "json").stdout
             server = json.loads(version).get("serverVersion", {}).get("gitVersion", "?")
             print(

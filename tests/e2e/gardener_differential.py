@@ -18,12 +18,14 @@ tests/e2e/test_differential.py.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import http.client
 import json
 import random
 import re
 import ssl
+import sys
 import time
 import urllib.parse
 from collections import Counter, defaultdict
@@ -35,6 +37,7 @@ from typing import Any, Final
 
 import yaml
 
+from tests.differential import mutate
 from tests.e2e import landscape
 from tests.strategies import NASTY_VERSIONS
 from webhook.admission.wire import make_review
@@ -266,8 +269,6 @@ def cp_integers(rng: random.Random, obj: dict[str, Any]) -> None:
 
 def generic(rng: random.Random, obj: dict[str, Any]) -> None:
     """One to three value changes anywhere in spec and metadata (the byte differential's mutation)."""
-    from tests.differential import mutate
-
     mutated = mutate(rng, obj)
     # Where the object is stored is the API server's concern (404 for a namespace that does not exist, 409 for a
     # name taken), not a rule's: name and namespace stay as the case set them.
@@ -965,8 +966,6 @@ def elapsed(started: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the differential against a running environment (the folder `make e2e-env` printed)."""
-    import argparse
-
     parser = argparse.ArgumentParser(
         prog="python -m tests.e2e.gardener_differential", description=__doc__.splitlines()[0]
     )
@@ -995,6 +994,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main())

@@ -186,9 +186,6 @@ def test_review_against_the_cluster_judges_what_kubectl_apply_would_change(
 def test_audit_of_a_clean_landscape_prints_nothing_on_stderr(
     e2e_env: Environment, applied_landscape: dict[str, dict[str, Any]], tmp_path: Path
 ) -> None:
-    import subprocess
-    import sys
-
     result = subprocess.run(
         [sys.executable, "-m", "webhook", "audit", "--kubeconfig", str(e2e_env.kubeconfig), "--sync-timeout", "60"],
         capture_output=True, text=True, timeout=300, check=False, cwd=landscape.ROOT,
