@@ -24,7 +24,9 @@ KUBECTL: Final = shutil.which("kubectl")
 NO_KUBECTL: Final = "SKIPPED: kubectl is not installed, so the kustomize overlays cannot be rendered and checked"
 SERVICE_DNS: Final = "gardener-webhook.gardener-webhook.svc"
 STATIC_CERTS: Final = Path("components/static/certs")
-SEED_CERTS: Final = Path("overlays/virtual-garden/seeds/certs")
+EXTENSION_CERTS: Final = Path("overlays/virtual-garden/extension/certs")
+SEED_CERTS: Final = EXTENSION_CERTS / "seed"
+ADMISSION_CERTS: Final = EXTENSION_CERTS / "admission"
 CA_BUNDLE_PATCH: Final = Path("overlays/virtual-garden/virtual/ca-bundle.yaml")
 GENERATED: Final = ("certs", CA_BUNDLE_PATCH.name)  # what a checkout may hold from an earlier run: never copied
 
@@ -41,7 +43,8 @@ def prepared_tree(parent: Path) -> Path:
     patch = ["--webhook-config-patch", str(tree / CA_BUNDLE_PATCH), "--cluster", "virtual-garden"]
     assert main([*certs, *patch], out=io.StringIO()) == 0
     trustme.CA().cert_pem.write_to_path(str(tree / STATIC_CERTS / "client-ca.crt"))  # the operator's file
-    shutil.copytree(tree / STATIC_CERTS, tree / SEED_CERTS, ignore=shutil.ignore_patterns("ca.key"))
+    for certs in (SEED_CERTS, ADMISSION_CERTS):
+        shutil.copytree(tree / STATIC_CERTS, tree / certs, ignore=shutil.ignore_patterns("ca.key"))
     return tree
 
 

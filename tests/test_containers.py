@@ -45,7 +45,7 @@ from tests.cluster.fake_apiserver import (
 )
 from tests.manifest_tree import KUBECTL, NO_KUBECTL, SEED_CERTS, SERVICE_DNS, STATIC_CERTS, kustomize, prepared_tree
 from tests.pods import Image, Material, Sandbox, pod_template, poll, resolve, unavailable
-from tests.seed_chart import CHART, TEMPLATE, VALUES, render_chart
+from tests.charts import SEED, TEMPLATE, VALUES, render_chart
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 OVERLAYS: Final = sorted(
@@ -92,11 +92,11 @@ def rendered(tmp_path_factory: pytest.TempPathFactory, certificates: Certificate
         certificates.client_ca.cert_pem.write_to_path(str(tree / certs / "client-ca.crt"))
     objects = {overlay: kustomize(KUBECTL, tree / "overlays" / overlay) for overlay in OVERLAYS}
     static = tree / STATIC_CERTS
-    values = yaml.safe_load((CHART / VALUES).read_text(encoding="utf-8"))
+    values = yaml.safe_load((SEED.path / VALUES).read_text(encoding="utf-8"))
     values["tls"] = {"crt": (static / "tls.crt").read_text(), "key": (static / "tls.key").read_text(),
                      "ca": (static / "ca.crt").read_text()}  # fmt: skip
     values["clientCA"] = certificates.client_ca.cert_pem.bytes().decode()
-    objects[SEED_CHART] = render_chart((CHART / TEMPLATE).read_text(encoding="utf-8"), values)
+    objects[SEED_CHART] = render_chart((SEED.path / TEMPLATE).read_text(encoding="utf-8"), values)
     return objects
 
 

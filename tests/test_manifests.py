@@ -65,7 +65,7 @@ WORKLOADS = [overlay for overlay, cluster in CLUSTERS.items() if cluster != "vir
 LIVE_VIEW: Final = ("garden", "runtime")  # the clusters whose Pods keep a live view (and so talk to an API server)
 RUNTIME, VIRTUAL = "virtual-garden/runtime", "virtual-garden/virtual"
 VIRTUAL_GARDEN_URL: Final = f"https://{SERVICE_DNS}/validate"
-VIRTUAL_GARDEN_KUBECONFIG: Final = Path("/var/run/secrets/gardener-webhook/virtual-garden/kubeconfig")
+VIRTUAL_GARDEN_KUBECONFIG: Final = Path("/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig/kubeconfig")
 CERT_MANAGER = "cert-manager.io/v1"
 CLIENT_CN: Final = "gardener-webhook-client"  # the name the API servers' client certificate carries
 CLIENT_CA_SECRET: Final = "gardener-webhook-client-ca"
@@ -755,7 +755,7 @@ def test_deployment_is_hardened_and_probed(rendered: dict[str, list[Object]], ov
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
     for probe in (container["readinessProbe"], container["livenessProbe"]):
         assert 1 < probe["timeoutSeconds"] < probe["periodSeconds"]  # explicit, never the kubelet's 1 s default
-    kubeconfig = {"name": "virtual-garden-kubeconfig", "mountPath": VIRTUAL_GARDEN_KUBECONFIG.parent, "readOnly": True}
+    kubeconfig = {"name": "garden-kubeconfig", "mountPath": VIRTUAL_GARDEN_KUBECONFIG.parent, "readOnly": True}
     assert container["volumeMounts"] == [
         {"name": "tls", "mountPath": "/etc/gardener-webhook/tls", "readOnly": True},
         {"name": "client-ca", "mountPath": "/etc/gardener-webhook/client-ca", "readOnly": True},

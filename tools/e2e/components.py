@@ -1,4 +1,4 @@
-"""Build the e2e tier's real components (etcd, kube-apiserver, kubectl, gardener-apiserver) from their Go modules.
+"""Build the e2e tier's real components (etcd, kube-apiserver, kubectl, gardener-apiserver, helm) from Go modules.
 
 `python3 tools/e2e/components.py build` (what `make e2e-tools` runs) builds every binary that tools/e2e/components.toml
 pins and the cache lacks, with this machine's Go and its module proxy, then runs each binary's `--version` and
@@ -10,11 +10,16 @@ The cache (`$GARDENER_WEBHOOK_E2E_CACHE`, else `$XDG_CACHE_HOME/gardener-webhook
 `~/.cache/gardener-webhook/e2e`) holds:
 - `bin/<component>-<version>/<binary>` and `bin/<component>-<version>/<binary>.version` (what --version printed);
 - `share/gardener-<version>/crds/*.yaml`: the extensions.gardener.cloud CRDs from Gardener's own module;
+- `share/gardener-<version>/runtime-crds/*.yaml`: the CRDs gardener-operator installs into a runtime cluster that
+  the charts use (VerticalPodAutoscaler, ServiceMonitor, PrometheusRule), from the templates it deploys them with,
+  and its own Extension CRD;
 - `go/mod`, `go/build`: Go's module and build caches for these builds, so the folder is the whole footprint.
 Two builds at once wait for each other (an exclusive flock on `<cache>/.lock`).
 
 How each is built (no script of the components' own; the module sources come from the proxy):
 - etcd: a throwaway main module that requires `go.etcd.io/etcd/server/v3` and builds its main package.
+- helm: a throwaway main module that requires `helm.sh/helm/v4` and builds `cmd/helm`, with the version flag of
+  Helm's Makefile.
 - kube-apiserver, kubectl: a throwaway main module that requires `k8s.io/kubernetes` and replaces each staging
   module (`k8s.io/api => ./staging/src/k8s.io/api` in Kubernetes' go.mod) with the published `v0.<minor>.<patch>`.
 - gardener-apiserver: Gardener's module laid out as a main module (its go.mod replaces `pkg/apis` with ./pkg/apis,
@@ -61,7 +66,7 @@ class Binary:
 
 
 def load_pins(path: Path = PINS) -> dict[str, dict[str, Any]]:
-    """The tables of components.toml, keyed by component name (gardener, kubernetes, etcd)."""
+    """The tables of components.toml, keyed by component name (gardener, kubernetes, etcd, helm)."""
     with path.open("rb") as f:
         return tomllib.load(f)
 
@@ -79,6 +84,7 @@ def binaries(pins: dict[str, dict[str, Any]]) -> list[Binary]:
     k8s = pins["kubernetes"]["version"]
     gardener = pins["gardener"]["version"]
     etcd = pins["etcd"]["version"].removeprefix("v")
+    helm = pins["helm"]["version"]
     return [
         Binary(
             "etcd", "etcd", pins["etcd"]["version"], ("--version",), re.compile(rf"etcd Version: {re.escape(etcd)}\b")
@@ -88,6 +94,7 @@ def binaries(pins: dict[str, dict[str, Any]]) -> list[Binary]:
             "kubernetes", "kubectl", k8s, ("version", "--client"), re.compile(rf"Client Version: {re.escape(k8s)}\b")
         ),
         Binary("gardener", "gardener-apiserver", gardener, ("--version",), re.compile(rf"\b{re.escape(gardener)}\b")),
+        Binary("helm", "helm", helm, ("version",), re.compile(rf'Version:"{re.escape(helm)}"')),
     ]
 
 
@@ -99,6 +106,21 @@ def binary_path(root: Path, binary: Binary) -> Path:
 def crd_dir(root: Path, pins: dict[str, dict[str, Any]]) -> Path:
     """The folder of Gardener's extensions.gardener.cloud CRD manifests at the pinned version."""
     return root / "share" / f"gardener-{pins['gardener']['version']}" / "crds"
+
+
+def runtime_crd_dir(root: Path, pins: dict[str, dict[str, Any]]) -> Path:
+    """The folder of the runtime cluster's CRDs at the pinned Gardener version (RUNTIME_CRDS, file name = key)."""
+    return root / "share" / f"gardener-{pins['gardener']['version']}" / "runtime-crds"
+
+
+# The CRDs of a runtime cluster that the charts' objects need, as gardener-operator installs them (the templates its
+# vpa and prometheus-operator components deploy) plus its own Extension CRD: file name -> path in Gardener's module.
+RUNTIME_CRDS = {
+    "verticalpodautoscalers.yaml": "pkg/component/autoscaling/vpa/templates/crd-autoscaling.k8s.io_verticalpodautoscalers.yaml",
+    "servicemonitors.yaml": "pkg/component/observability/monitoring/prometheusoperator/templates/crd-monitoring.coreos.com_servicemonitors.yaml",
+    "prometheusrules.yaml": "pkg/component/observability/monitoring/prometheusoperator/templates/crd-monitoring.coreos.com_prometheusrules.yaml",
+    "extensions.operator.gardener.cloud.yaml": "example/operator/10-crd-operator.gardener.cloud_extensions.yaml",
+}
 
 
 def _go_env(root: Path) -> dict[str, str]:
@@ -180,6 +202,18 @@ def build_etcd(pin: dict[str, Any], out: Path, work: Path, env: dict[str, str]) 
     )
 
 
+def build_helm(pin: dict[str, Any], out: Path, work: Path, env: dict[str, str]) -> None:
+    """Build Helm's CLI into `out` (a folder)."""
+    _main_module(work, "e2e.local/helm", {pin["module"]: pin["version"]}, {})
+    info = _download(pin["module"], pin["version"], cwd=work, env=env)
+    commit = (info.get("Origin") or {}).get("Hash", "")
+    package = f"{pin['module']}/internal/version"
+    flags = (
+        f"-s -w -X {package}.version={pin['version']} -X {package}.gitCommit={commit} -X {package}.gitTreeState=clean"
+    )
+    _build_commands(pin["binaries"], f"{pin['module']}/cmd", flags, out, work, env)
+
+
 def build_kubernetes(pin: dict[str, Any], out: Path, work: Path, env: dict[str, str]) -> None:
     """Build kube-apiserver and kubectl of k8s.io/kubernetes into `out` (a folder)."""
     _main_module(work, "e2e.local/kubernetes", {pin["module"]: pin["version"]}, {})
@@ -195,8 +229,25 @@ def build_kubernetes(pin: dict[str, Any], out: Path, work: Path, env: dict[str, 
     _build_commands(pin["binaries"], f"{pin['module']}/cmd", flags, out, work, env)
 
 
-def build_gardener(pin: dict[str, Any], out: Path, work: Path, env: dict[str, str], crds: Path) -> None:
-    """Build gardener-apiserver into `out` and copy the extensions.gardener.cloud CRDs into `crds`."""
+def _copy_runtime_crds(tree: Path, into: Path) -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    for name, source in RUNTIME_CRDS.items():
+        if not (tree / source).is_file():
+            raise BuildError(f"Gardener's module has no {source}")
+        shutil.copy(tree / source, into / name)
+
+
+def share_gardener(pin: dict[str, Any], work: Path, env: dict[str, str], runtime_crds: Path) -> None:
+    """Copy RUNTIME_CRDS from Gardener's module (downloaded, not built) into `runtime_crds`."""
+    _main_module(work, "e2e.local/download", {}, {})
+    _copy_runtime_crds(Path(_download(pin["module"], pin["version"], cwd=work, env=env)["Dir"]), runtime_crds)
+
+
+def build_gardener(
+    pin: dict[str, Any], out: Path, work: Path, env: dict[str, str], crds: Path, runtime_crds: Path
+) -> None:
+    """Build gardener-apiserver into `out`; copy the extensions.gardener.cloud CRDs into `crds` and RUNTIME_CRDS
+    into `runtime_crds`."""
     _main_module(work, "e2e.local/download", {}, {})
     src = Path(_download(pin["module"], pin["version"], cwd=work, env=env)["Dir"])
     apis = Path(_download(pin["apis_module"], pin["version"], cwd=work, env=env)["Dir"])
@@ -208,6 +259,7 @@ def build_gardener(pin: dict[str, Any], out: Path, work: Path, env: dict[str, st
         path.chmod(0o755 if path.is_dir() else 0o644)
     flags = _ldflags("k8s.io/component-base", pin["version"], pin["commit"], program="Gardener")
     _build_commands(pin["binaries"], "./cmd", flags, out, tree, env)
+    _copy_runtime_crds(tree, runtime_crds)
     crds.mkdir(parents=True, exist_ok=True)
     found = sorted((tree / "example" / "seed-crds").glob("10-crd-extensions.gardener.cloud_*.yaml"))
     if not found:
@@ -252,6 +304,10 @@ def build(root: Path, pins: dict[str, dict[str, Any]]) -> dict[str, Path]:
         raise BuildError("go not found on PATH: the e2e tier builds its components with Go (see docs/e2e.md)")
     with _locked(root):
         env = _go_env(root)
+        runtime_crds = runtime_crd_dir(root, pins)
+        if "gardener" not in missing(root, pins) and not all((runtime_crds / n).is_file() for n in RUNTIME_CRDS):
+            with tempfile.TemporaryDirectory(prefix="share-gardener-", dir=root) as tmp:
+                share_gardener(pins["gardener"], Path(tmp), env, runtime_crds)
         for component in sorted(missing(root, pins)):
             pin = pins[component]
             out = root / "bin" / f"{component}-{pin['version']}"
@@ -265,8 +321,10 @@ def build(root: Path, pins: dict[str, dict[str, Any]]) -> dict[str, Path]:
                     build_etcd(pin, staged, work, env)
                 elif component == "kubernetes":
                     build_kubernetes(pin, staged, work, env)
+                elif component == "helm":
+                    build_helm(pin, staged, work, env)
                 else:
-                    build_gardener(pin, staged, work, env, crd_dir(root, pins))
+                    build_gardener(pin, staged, work, env, crd_dir(root, pins), runtime_crd_dir(root, pins))
                 out.parent.mkdir(parents=True, exist_ok=True)
                 if out.exists():
                     shutil.rmtree(out)
