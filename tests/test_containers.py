@@ -35,6 +35,7 @@ import yaml
 from aiohttp import web
 
 from tests.builders import review
+from tests.charts import SEED, TEMPLATE, VALUES, render_chart
 from tests.cluster.fake_apiserver import (
     FakeApiServer,
     cloud_profile_obj,
@@ -45,7 +46,6 @@ from tests.cluster.fake_apiserver import (
 )
 from tests.manifest_tree import KUBECTL, NO_KUBECTL, SEED_CERTS, SERVICE_DNS, STATIC_CERTS, kustomize, prepared_tree
 from tests.pods import Image, Material, Sandbox, pod_template, poll, resolve, unavailable
-from tests.charts import SEED, TEMPLATE, VALUES, render_chart
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 OVERLAYS: Final = sorted(
