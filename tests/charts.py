@@ -517,3 +517,41 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
+
+
+GENERIC_KUBECONFIG_PATH: Final = "/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig"
+
+
+def inject_generic_garden_kubeconfig(obj: Object, generic_kubeconfig_secret: str, access_secret: str) -> Object:
+    """`obj` (a Deployment or CronJob) as gardener-operator changes it before it applies the runtime chart's objects
+    (gardener/gardener pkg/utils/gardener/garden.go InjectGenericGardenKubeconfig): every container gets the volume
+    garden-kubeconfig, projected from the generic kubeconfig Secret's `kubeconfig` and the access Secret's `token`,
+    mounted read-only at GENERIC_KUBECONFIG_PATH, and GARDEN_KUBECONFIG naming the kubeconfig in it. An object whose
+    containers already set GARDEN_KUBECONFIG is returned unchanged, as there. Other kinds are returned unchanged."""
+    result = copy.deepcopy(obj)
+    if result["kind"] not in ("Deployment", "CronJob"):
+        return result
+    template = (
+        result["spec"]["jobTemplate"]["spec"]["template"] if result["kind"] == "CronJob" else result["spec"]["template"]
+    )
+    pod = template["spec"]
+    if any(e["name"] == "GARDEN_KUBECONFIG" for c in pod["containers"] for e in c.get("env", [])):
+        return result
+    pod.setdefault("volumes", []).append({
+        "name": GENERIC_KUBECONFIG_VOLUME,
+        "projected": {
+            "defaultMode": 0o644,
+            "sources": [
+                {"secret": {"name": generic_kubeconfig_secret, "items": [{"key": "kubeconfig", "path": "kubeconfig"}],
+                            "optional": False}},
+                {"secret": {"name": access_secret, "items": [{"key": "token", "path": "token"}], "optional": False}},
+            ],
+        },
+    })  # fmt: skip
+    for container in pod["containers"]:
+        mount = {"name": GENERIC_KUBECONFIG_VOLUME, "mountPath": GENERIC_KUBECONFIG_PATH, "readOnly": True}
+        container.setdefault("volumeMounts", []).append(mount)
+        container.setdefault("env", []).append(
+            {"name": "GARDEN_KUBECONFIG", "value": f"{GENERIC_KUBECONFIG_PATH}/kubeconfig"}
+        )
+    return result

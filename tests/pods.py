@@ -27,12 +27,15 @@ import base64
 import concurrent.futures
 import contextlib
 import ctypes
+import functools
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -190,6 +193,14 @@ def resolve(
 def _volume_files(
     volume: Mapping[str, Any], objects: list[dict[str, Any]], namespace: str, material: Material
 ) -> dict[str, bytes]:
+    if "projected" in volume:  # Secret sources only, each with its items (what gardener-operator injects)
+        files: dict[str, bytes] = {}
+        for source in volume["projected"]["sources"]:
+            if "secret" not in source:
+                raise ManifestError(f"volume {volume['name']}: only Secret sources of a projected volume are supported")
+            files |= _volume_files({"name": volume["name"], "secret": {**source["secret"],
+                                    "secretName": source["secret"]["name"]}}, objects, namespace, material)  # fmt: skip
+        return files
     if "secret" in volume:
         source, kind, name = volume["secret"], "Secret", volume["secret"]["secretName"]
         rendered = _object(objects, kind, namespace, name)
@@ -296,6 +307,7 @@ class Sandbox:
         self._release_fd: int | None = None
         self.pid = 0  # the program's pid as the host sees it
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._listeners: list[socket.socket] = []
 
     def __enter__(self) -> Self:
         return self
@@ -349,6 +361,22 @@ class Sandbox:
         assert self._executor is not None
         return self._executor.submit(fn)
 
+    def publish(self, host_port: int, port: int) -> None:
+        """Relay connections to 127.0.0.1:`host_port` of the host into the sandbox's 127.0.0.1:`port`, as a Service's
+        address leads to the Pod's (the sandbox has only a loopback interface). Ends with the sandbox."""
+        listener = socket.create_server(("127.0.0.1", host_port))
+        self._listeners.append(listener)
+        inside = functools.partial(self.in_netns, lambda: socket.create_connection(("127.0.0.1", port), timeout=10))
+        threading.Thread(target=_relay, args=(listener, lambda: inside().result()), daemon=True).start()
+
+    def route(self, port: int, host: str, host_port: int) -> None:
+        """Relay connections to the sandbox's 127.0.0.1:`port` out to `host`:`host_port` of the host (the Pod's way
+        to an API server)."""
+        listener = self.in_netns(lambda: socket.create_server(("127.0.0.1", port))).result()
+        self._listeners.append(listener)
+        outside = functools.partial(socket.create_connection, (host, host_port), timeout=10)
+        threading.Thread(target=_relay, args=(listener, outside), daemon=True).start()
+
     def returncode(self) -> int | None:
         assert self._process is not None
         return self._process.poll()
@@ -378,8 +406,36 @@ class Sandbox:
             self.signal(signal.SIGKILL)
             self._process.kill()
             self._process.wait(30)
+        for listener in self._listeners:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() of its relay thread
+            listener.close()
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+def _relay(listener: socket.socket, connect: Callable[[], socket.socket]) -> None:
+    """Accept on `listener` until it is closed; join each connection to a new `connect()` both ways."""
+    while True:
+        try:
+            client, _ = listener.accept()
+        except OSError:
+            return
+        try:
+            upstream = connect()
+        except OSError:
+            client.close()
+            continue
+        for a, b in ((client, upstream), (upstream, client)):
+            threading.Thread(target=_pump, args=(a, b), daemon=True).start()
 
 
 def _enter_netns(pid: int) -> None:

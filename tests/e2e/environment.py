@@ -61,6 +61,11 @@ GARDENER_GROUP_VERSIONS: Final = (
 WEBHOOK_CLIENT_CN: Final = "gardener-webhook-client"
 # Upper bounds, not expectations: each wait ends at its event. A cold start of the trio on a busy 2-core machine
 # took about 20 s.
+# The Service names the charts' webhooks call (charts/gardener-webhook-runtime's Service in namespace garden). The API
+# servers resolve them to 127.0.0.1, as cluster DNS resolves a Service name to its address: each runs in a mount
+# namespace of its own with an /etc/hosts that adds them (unshare(1) and mount(8), as root; Go reads /etc/hosts
+# first). Where that cannot be done, `cluster_dns` is False and the tests that need it skip.
+CLUSTER_DNS: Final = ("gardener-webhook.garden.svc",)
 START_SECONDS: Final = 180.0
 STOP_SECONDS: Final = 30.0
 
@@ -144,6 +149,7 @@ class Environment:
         self.kubeconfig = self.workdir / "admin.kubeconfig"
         self.gardener_ca_file = self.workdir / "pki" / "gardener-apiserver-ca.crt"
         self.admin_cert = (self.workdir / "pki" / "admin.crt", self.workdir / "pki" / "admin.key")
+        self.cluster_dns = False
 
     # ------------------------------------------------------------------ files
 
@@ -246,6 +252,18 @@ class Environment:
             raise
         return self
 
+    def _with_cluster_dns(self, argv: list[str]) -> list[str]:
+        """argv run with CLUSTER_DNS in its /etc/hosts (the same PID: `exec`), or argv itself where that fails."""
+        hosts = self.workdir / "hosts"
+        if not hosts.exists():
+            base = Path("/etc/hosts").read_text(encoding="utf-8") if Path("/etc/hosts").is_file() else ""
+            hosts.write_text(base.rstrip("\n") + "\n" + "".join(f"127.0.0.1 {name}\n" for name in CLUSTER_DNS))
+        wrapper = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+                   'mount --bind "$0" /etc/hosts && exec "$@"', str(hosts)]  # fmt: skip
+        probe = subprocess.run([*wrapper, "getent", "hosts", CLUSTER_DNS[0]], capture_output=True, check=False)
+        self.cluster_dns = probe.returncode == 0
+        return [*wrapper, *argv] if self.cluster_dns else argv
+
     def _start_etcd(self) -> None:
         client, peer = free_port(), free_port()
         self.etcd_url = f"http://127.0.0.1:{client}"
@@ -291,34 +309,36 @@ class Environment:
         )
         server = Server(
             "kube-apiserver",
-            [
-                str(self.binaries["kube-apiserver"]),
-                "--bind-address=127.0.0.1",
-                "--advertise-address=127.0.0.1",
-                f"--secure-port={port}",
-                f"--etcd-servers={self.etcd_url}",
-                f"--tls-cert-file={serving[0]}",
-                f"--tls-private-key-file={serving[1]}",
-                f"--client-ca-file={self.ca_file}",
-                f"--service-account-issuer={self.kube_url}",
-                f"--service-account-key-file={sa_public}",
-                f"--service-account-signing-key-file={sa_private}",
-                "--service-cluster-ip-range=10.0.0.0/24",
-                # The `kubernetes` Service's endpoints may not be loopback addresses; nothing here needs them.
-                "--endpoint-reconciler-type=none",
-                "--authorization-mode=RBAC",
-                "--allow-privileged=true",
-                f"--admission-control-config-file={self._admission_config()}",
-                # aggregation (gardener/gardener test/envtest/aggregator.go)
-                f"--requestheader-client-ca-file={proxy_ca}",
-                "--requestheader-allowed-names=front-proxy",
-                "--requestheader-extra-headers-prefix=X-Remote-Extra-",
-                "--requestheader-group-headers=X-Remote-Group",
-                "--requestheader-username-headers=X-Remote-User",
-                f"--proxy-client-cert-file={proxy_client[0]}",
-                f"--proxy-client-key-file={proxy_client[1]}",
-                f"--cert-dir={self.workdir / 'kube-apiserver-certs'}",
-            ],
+            self._with_cluster_dns(
+                [
+                    str(self.binaries["kube-apiserver"]),
+                    "--bind-address=127.0.0.1",
+                    "--advertise-address=127.0.0.1",
+                    f"--secure-port={port}",
+                    f"--etcd-servers={self.etcd_url}",
+                    f"--tls-cert-file={serving[0]}",
+                    f"--tls-private-key-file={serving[1]}",
+                    f"--client-ca-file={self.ca_file}",
+                    f"--service-account-issuer={self.kube_url}",
+                    f"--service-account-key-file={sa_public}",
+                    f"--service-account-signing-key-file={sa_private}",
+                    "--service-cluster-ip-range=10.0.0.0/24",
+                    # The `kubernetes` Service's endpoints may not be loopback addresses; nothing here needs them.
+                    "--endpoint-reconciler-type=none",
+                    "--authorization-mode=RBAC",
+                    "--allow-privileged=true",
+                    f"--admission-control-config-file={self._admission_config()}",
+                    # aggregation (gardener/gardener test/envtest/aggregator.go)
+                    f"--requestheader-client-ca-file={proxy_ca}",
+                    "--requestheader-allowed-names=front-proxy",
+                    "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+                    "--requestheader-group-headers=X-Remote-Group",
+                    "--requestheader-username-headers=X-Remote-User",
+                    f"--proxy-client-cert-file={proxy_client[0]}",
+                    f"--proxy-client-key-file={proxy_client[1]}",
+                    f"--cert-dir={self.workdir / 'kube-apiserver-certs'}",
+                ]
+            ),
             self.workdir / "kube-apiserver.log",
         )
         self.servers["kube-apiserver"] = server
@@ -348,20 +368,22 @@ class Environment:
         self.write_kubeconfig(kubeconfig, self.kube_url, cert=self._admin_cert)
         server = Server(
             "gardener-apiserver",
-            [
-                str(self.binaries["gardener-apiserver"]),
-                "--bind-address=127.0.0.1",
-                f"--secure-port={port}",
-                f"--etcd-servers={self.etcd_url}",
-                f"--tls-cert-file={serving[0]}",
-                f"--tls-private-key-file={serving[1]}",
-                "--cluster-identity=e2e",
-                "--authorization-always-allow-paths=/healthz,/readyz,/livez",
-                f"--authentication-kubeconfig={kubeconfig}",
-                f"--authorization-kubeconfig={kubeconfig}",
-                f"--kubeconfig={kubeconfig}",
-                f"--admission-control-config-file={self.workdir / 'admission-config.yaml'}",
-            ],
+            self._with_cluster_dns(
+                [
+                    str(self.binaries["gardener-apiserver"]),
+                    "--bind-address=127.0.0.1",
+                    f"--secure-port={port}",
+                    f"--etcd-servers={self.etcd_url}",
+                    f"--tls-cert-file={serving[0]}",
+                    f"--tls-private-key-file={serving[1]}",
+                    "--cluster-identity=e2e",
+                    "--authorization-always-allow-paths=/healthz,/readyz,/livez",
+                    f"--authentication-kubeconfig={kubeconfig}",
+                    f"--authorization-kubeconfig={kubeconfig}",
+                    f"--kubeconfig={kubeconfig}",
+                    f"--admission-control-config-file={self.workdir / 'admission-config.yaml'}",
+                ]
+            ),
             self.workdir / "gardener-apiserver.log",
         )
         self.servers["gardener-apiserver"] = server
