@@ -4,7 +4,7 @@ VENV   := .venv
 STAMP  := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
 ARGS   ?=
 
-.PHONY: run test lint lock clean bench fuzz soak e2e e2e-tools e2e-env
+.PHONY: run test lint lock clean bench fuzz soak e2e e2e-tools e2e-env image
 
 # Two targets started together in a fresh clone (`make run` and `make test`) both find the stamp missing and would
 # both create .venv ("[Errno 17] File exists"). The build holds an exclusive lock on .venv.lock (flock(1), util-linux;
@@ -49,10 +49,17 @@ e2e: $(STAMP)
 	$(MAKE) --no-print-directory e2e-tools && $(VENV)/bin/python -m pytest -s tests/e2e $(ARGS); \
 	status=$$?; echo "make e2e: $$(( $$(date +%s) - start )) s (exit $$status)"; exit $$status
 
+# The container image (tools/image/build.py): buildah builds the Dockerfile on a base made from Debian's packages
+# with mmdebstrap (no registry is reachable to pull python:3.11-slim), as localhost/gardener-webhook:<version>; it
+# prints the build time, the size and what the image holds that a running webhook does not need. tests/test_containers.py
+# runs every manifest's containers from this image when it is current.
+image:
+	$(PYTHON) tools/image/build.py $(ARGS)
+
 # Style, types and import contracts (a few seconds; `make test` runs it first). ruff and mypy read pyproject.toml.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check webhook tests bench tools/e2e manifests/monitoring
-	$(VENV)/bin/ruff format --check webhook tests bench tools/e2e manifests/monitoring
+	$(VENV)/bin/ruff check webhook tests bench tools/e2e tools/image manifests/monitoring
+	$(VENV)/bin/ruff format --check webhook tests bench tools/e2e tools/image manifests/monitoring
 	$(VENV)/bin/mypy --strict webhook
 	$(VENV)/bin/lint-imports
 

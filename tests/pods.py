@@ -61,6 +61,14 @@ class Image:
     env: dict[str, str]
     user: str
     workdir: str
+    rootfs: Path | None = None  # the built image's filesystem; None: the host's, with the venv where the image has it
+
+    @classmethod
+    def from_oci(cls, config: Mapping[str, Any], rootfs: Path) -> Image:
+        """A built image: its OCI config (`podman image inspect`'s Config) and its mounted root filesystem."""
+        env = dict(item.split("=", 1) for item in config.get("Env") or [])
+        return cls(tuple(config.get("Entrypoint") or ()), tuple(config.get("Cmd") or ()), env,
+                   config.get("User") or "0", config.get("WorkingDir") or "/", rootfs)  # fmt: skip
 
     @classmethod
     def from_dockerfile(cls, path: Path = ROOT / "Dockerfile") -> Image:
@@ -117,6 +125,7 @@ class ContainerRun:
     mounts: tuple[tuple[Path, str, bool], ...]
     grace_seconds: float
     ports: dict[str, int]
+    rootfs: Path | None = None
 
 
 class ManifestError(Exception):
@@ -187,6 +196,7 @@ def resolve(
         mounts=tuple(mounts),
         grace_seconds=float(pod.get("terminationGracePeriodSeconds", 30)),
         ports=ports,
+        rootfs=image.rootfs,
     )
 
 
@@ -295,6 +305,30 @@ def _system_binds() -> list[str]:
     return args
 
 
+def _image_binds(rootfs: Path) -> list[str]:
+    """Read-only binds of a built image's filesystem. /etc and /var entry by entry, and no /run, so that the mount
+    points of the Pod's volumes (/etc/gardener-webhook/…, /var/run/secrets/…) can be made on the root's tmpfs, as the
+    runtime makes them over the image's layers."""
+    args: list[str] = []
+    for entry in sorted(rootfs.iterdir()):
+        target = f"/{entry.name}"
+        if entry.name in ("proc", "dev", "sys", "run"):
+            continue
+        if entry.is_symlink():
+            args += ["--symlink", os.readlink(entry), target]
+        elif entry.name in ("etc", "var"):
+            for inner in sorted(entry.iterdir()):
+                if inner.name == "run":  # /var/run -> /run: made on the tmpfs with the volume mounts under it
+                    continue
+                if inner.is_symlink():
+                    args += ["--symlink", os.readlink(inner), f"{target}/{inner.name}"]
+                else:
+                    args += ["--ro-bind", str(inner), f"{target}/{inner.name}"]
+        else:
+            args += ["--ro-bind", str(entry), target]
+    return args
+
+
 class Sandbox:
     """A running container (see the module docstring). Use as a context manager: the program is stopped (SIGKILL)
     and the sandbox removed on exit. `start()` returns once the namespaces exist; `release()` starts the program,
@@ -321,7 +355,8 @@ class Sandbox:
         block_read, block_write = os.pipe()
         run = self.run
         args = [BWRAP, "--unshare-all", "--die-with-parent", "--as-pid-1", "--uid", str(run.uid), "--gid", str(run.gid)]
-        args += ["--tmpfs", "/", *_system_binds(), "--dev", "/dev", "--proc", "/proc"]
+        binds = _image_binds(run.rootfs) if run.rootfs is not None else _system_binds()
+        args += ["--tmpfs", "/", *binds, "--dev", "/dev", "--proc", "/proc"]
         for host, path, writable in run.mounts:
             args += ["--bind" if writable else "--ro-bind", str(host), path]
         if run.read_only_root:

@@ -35,7 +35,16 @@ import yaml
 from aiohttp import web
 
 from tests.builders import review
-from tests.charts import SEED, TEMPLATE, VALUES, render_chart
+from tests.charts import (
+    GENERIC_KUBECONFIG_PATH,
+    RUNTIME,
+    SEED,
+    TEMPLATE,
+    VALUES,
+    inject_generic_garden_kubeconfig,
+    merge_values,
+    render_chart,
+)
 from tests.cluster.fake_apiserver import (
     FakeApiServer,
     cloud_profile_obj,
@@ -44,6 +53,7 @@ from tests.cluster.fake_apiserver import (
     seed_obj,
     shoot_obj,
 )
+from tests.image import conformance_image
 from tests.manifest_tree import KUBECTL, NO_KUBECTL, SEED_CERTS, SERVICE_DNS, STATIC_CERTS, kustomize, prepared_tree
 from tests.pods import Image, Material, Sandbox, pod_template, poll, resolve, unavailable
 
@@ -52,6 +62,9 @@ OVERLAYS: Final = sorted(
     str(p.parent.relative_to(ROOT / "manifests" / "overlays")) for p in (ROOT / "manifests" / "overlays").glob("*/*/kustomization.yaml")
 )  # fmt: skip
 SEED_CHART: Final = "chart/gardener-webhook-seed"
+RUNTIME_CHART: Final = "chart/gardener-webhook-runtime"  # as gardener-operator applies it: kubeconfig injected
+GENERIC_KUBECONFIG_SECRET: Final = "generic-token-kubeconfig"
+ACCESS_SECRET: Final = "extension-admission-gardener-webhook"
 API_PORT: Final = 6443
 START_SECONDS: Final = 180.0  # upper bound for start-up to readiness on a loaded machine; ends at readiness
 CLIENT_CN: Final = "gardener-webhook-client"
@@ -97,6 +110,11 @@ def rendered(tmp_path_factory: pytest.TempPathFactory, certificates: Certificate
                      "ca": (static / "ca.crt").read_text()}  # fmt: skip
     values["clientCA"] = certificates.client_ca.cert_pem.bytes().decode()
     objects[SEED_CHART] = render_chart((SEED.path / TEMPLATE).read_text(encoding="utf-8"), values)
+    defaults = yaml.safe_load((RUNTIME.path / VALUES).read_text(encoding="utf-8"))
+    runtime_values = merge_values(defaults, {key: values[key] for key in ("tls", "clientCA")})
+    runtime = render_chart((RUNTIME.path / TEMPLATE).read_text(encoding="utf-8"), runtime_values, "garden")
+    objects[RUNTIME_CHART] = [inject_generic_garden_kubeconfig(o, GENERIC_KUBECONFIG_SECRET, ACCESS_SECRET)
+                              for o in runtime]  # fmt: skip
     return objects
 
 
@@ -112,6 +130,7 @@ def _cases() -> list[Case]:
         Case("seed/static", "Deployment", "gardener-webhook", "gardener-webhook"),
         Case("virtual-garden/runtime", "Deployment", "gardener-webhook", "gardener-webhook"),
         Case(SEED_CHART, "Deployment", "gardener-webhook", "gardener-webhook"),
+        Case(RUNTIME_CHART, "Deployment", "gardener-webhook", "gardener-webhook"),
     ]
 
 
@@ -152,6 +171,8 @@ def _material(certificates: Certificates) -> Material:
         "contexts": [{"name": "virtual-garden", "context": {"cluster": "virtual-garden", "user": "gardener-webhook"}}],
         "current-context": "virtual-garden",
     }  # fmt: skip
+    generic = {**kubeconfig, "users": [{"name": "gardener-webhook", "user": {
+        "tokenFile": f"{GENERIC_KUBECONFIG_PATH}/token"}}]}  # fmt: skip
     return Material(
         secrets={
             "gardener-webhook-tls": {
@@ -161,6 +182,9 @@ def _material(certificates: Certificates) -> Material:
             },
             "gardener-webhook-client-ca": {"ca.crt": certificates.client_ca.cert_pem.bytes()},
             VIRTUAL_GARDEN_KUBECONFIG: {"kubeconfig": yaml.safe_dump(kubeconfig).encode()},
+            # gardener-operator's generic token kubeconfig and the extension's access token (projected together)
+            GENERIC_KUBECONFIG_SECRET: {"kubeconfig": yaml.safe_dump(generic).encode()},
+            ACCESS_SECRET: {"token": b"virtual-garden-token"},
         },
         api_port=API_PORT,
         ca_crt=certificates.api_ca.cert_pem.bytes(),
@@ -273,7 +297,7 @@ async def _run_case(
     objects = rendered[case.overlay]
     (workload,) = [w for w in _workloads(objects) if (w["kind"], w["metadata"]["name"]) == (case.kind, case.name)]
     (container,) = [c for c in pod_template(workload)["spec"]["containers"] if c["name"] == case.container]
-    run = resolve(workload, container, objects, Image.from_dockerfile(), _material(certificates), scratch)
+    run = resolve(workload, container, objects, conformance_image()[0], _material(certificates), scratch)
     assert run.uid == 65532 and run.read_only_root
     runners: list[web.AppRunner] = []
     try:
@@ -329,6 +353,23 @@ def outcomes(
         return dict(zip(CASES, pool.map(one, CASES), strict=True))
 
 
+def test_the_containers_run_from_the_built_image() -> None:
+    """Which image the cases ran from; a skip says the sandbox imitated it. The built image's config is the
+    Dockerfile's runtime stage."""
+    image, which = conformance_image()
+    if image.rootfs is None:
+        pytest.skip(f"SKIPPED: {which}")
+    print(which)
+    dockerfile = Image.from_dockerfile()
+    assert (image.entrypoint, image.cmd, image.user, image.workdir) == (
+        dockerfile.entrypoint, dockerfile.cmd, dockerfile.user, dockerfile.workdir)  # fmt: skip
+    assert {k: v for k, v in image.env.items() if k != "PATH"} == {
+        k: v for k, v in dockerfile.env.items() if k != "PATH"
+    }
+    assert (image.rootfs / "opt/gardener-webhook/bin/gardener-webhook").is_file()
+    assert not list((image.rootfs / "opt/gardener-webhook/lib").glob("python3*/site-packages/pip"))
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_the_container_runs_as_its_manifest_runs_it(case: Case, outcomes: dict[Case, Exception | None]) -> None:
     error = outcomes[case]
@@ -354,7 +395,7 @@ async def test_the_audit_container_exits_3_when_the_cluster_cannot_be_read(
         **container,
         "args": [a if a != "--sync-timeout=120" else "--sync-timeout=2" for a in container["args"]],
     }
-    run = resolve(workload, container, objects, Image.from_dockerfile(), _material(certificates), tmp_path)
+    run = resolve(workload, container, objects, conformance_image()[0], _material(certificates), tmp_path)
     with Sandbox(run, tmp_path) as sandbox:
         sandbox.start()
         cluster = None

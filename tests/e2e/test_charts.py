@@ -47,8 +47,9 @@ from tests.charts import (
 )
 from tests.e2e import landscape as landscape_examples
 from tests.e2e.environment import Environment, free_port
+from tests.image import conformance_image
 from tests.manifest_tree import ADMISSION_CERTS, SEED_CERTS, prepared_tree
-from tests.pods import Image, Material, Sandbox, pod_template, poll, resolve, unavailable
+from tests.pods import Material, Sandbox, pod_template, poll, resolve, unavailable
 from tools.e2e import components as e2e_tools
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -242,7 +243,7 @@ def test_the_webhook_the_charts_installed_denies_a_bad_cloudprofile(landscape: L
     )  # fmt: skip
     scratch = landscape.scratch / "pod"
     scratch.mkdir()
-    run = resolve(deployment, container, runtime, Image.from_dockerfile(), material, scratch)
+    run = resolve(deployment, container, runtime, conformance_image()[0], material, scratch)
     assert run.uid == 65532 and run.read_only_root
     kube_port = int(env.kube_url.rsplit(":", 1)[1])
     try:
