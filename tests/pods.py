@@ -28,6 +28,7 @@ import concurrent.futures
 import contextlib
 import ctypes
 import functools
+import http.client
 import json
 import os
 import shutil
@@ -481,6 +482,19 @@ def _enter_netns(pid: int) -> None:
             raise OSError(ctypes.get_errno(), "setns into the sandbox's network namespace failed")
     finally:
         os.close(fd)
+
+
+def http_ready(port: int, path: str) -> bool | None:
+    """True once GET `path` on 127.0.0.1:`port` answers 200 (None before: not listening yet, or another status), as a
+    kubelet's httpGet probe. Call it from inside the sandbox's network namespace (`Sandbox.in_netns`)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path)
+        return True if connection.getresponse().status == 200 else None
+    except OSError:
+        return None
+    finally:
+        connection.close()
 
 
 def poll(check: Callable[[], T | None], *, until: float, interval: float = 0.2, alive: Sandbox | None = None) -> T:

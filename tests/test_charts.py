@@ -16,6 +16,7 @@ The e2e tier renders the same with the pinned helm and applies it to real API se
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 from pathlib import Path
 from typing import Any, Final
@@ -35,6 +36,7 @@ from tests.charts import (
     VALUES,
     VIRTUAL_SERVICE_ACCOUNT,
     Chart,
+    ChartError,
     comparable,
     generate,
     merge_values,
@@ -170,6 +172,53 @@ def test_both_admission_charts_read_the_service_port_from_the_same_value(tree: P
     assert [p["port"] for p in service["spec"]["ports"] if p["name"] == "https"] == [8443]
     urls = {w["clientConfig"]["url"] for o in application for w in o.get("webhooks", [])}
     assert urls == {"https://gardener-webhook.garden.svc:8443/validate"}
+
+
+def test_the_seed_chart_renders_the_seed_overlay(rendered: dict[str, list[Object]], tree: Path) -> None:
+    objects = _render(SEED, _certificates(tree / SEED_CERTS))
+    assert comparable(objects) == comparable(rendered[SEED.overlay])
+    (deployment,) = [o for o in objects if o["kind"] == "Deployment"]
+    checksum = deployment["spec"]["template"]["metadata"]["annotations"]["checksum/config"]
+    assert checksum == hashlib.sha256(_defaults(SEED)["config"].encode()).hexdigest()
+
+
+@pytest.mark.parametrize("chart", [RUNTIME, SEED], ids=lambda c: c.name)
+def test_a_configuration_change_rolls_the_pods(tree: Path, chart: Chart) -> None:
+    values = _certificates(tree / SEED_CERTS)
+    before = _render(chart, values)
+    after = _render(chart, {**values, "config": "rules: {OSC-CGR-002: deny}\n"})
+    (old,), (new,) = ([o for o in objects if o["kind"] == "Deployment"] for objects in (before, after))
+    assert old["spec"]["template"] != new["spec"]["template"]
+    (config_map,) = [o for o in after if o["kind"] == "ConfigMap"]
+    assert config_map["data"]["config.yaml"] == "rules: {OSC-CGR-002: deny}\n"
+
+
+@pytest.mark.parametrize("chart", ALL, ids=lambda c: c.name)
+@pytest.mark.parametrize("missing", ["tls.crt", "tls.key", "tls.ca", "clientCA"])
+def test_a_chart_refuses_to_render_without_a_certificate_it_uses(tree: Path, chart: Chart, missing: str) -> None:
+    values = _certificates(tree / SEED_CERTS)
+    *parents, last = missing.split(".")
+    holder = values
+    for key in parents:
+        holder = holder[key]
+    holder[last] = ""
+    if f".Values.{missing} " not in (chart.path / TEMPLATE).read_text(encoding="utf-8"):
+        assert chart is APPLICATION and missing != "tls.ca"  # its webhooks need only the CA
+        _render(chart, values)
+        return
+    with pytest.raises(ChartError, match=rf"\.Values\.{re.escape(missing)}:"):
+        _render(chart, values)
+
+
+def test_render_chart_refuses_what_it_does_not_implement() -> None:
+    """So that rendering the committed templates proves every construct in them is the one render_chart knows."""
+    for template in ("a: {{ .Values.x | upper }}\n", "a: {{ if .Values.x }}b{{ end }}\n", "a: {{ .Release.Name }}\n"):
+        with pytest.raises(ChartError):
+            render_chart(template, {"x": "y"})
+    assert render_chart('a: {{ required "x" .Values.x | b64enc | quote }}\n', {"x": "y"}) == [{"a": "eQ=="}]
+    assert render_chart("a: {{ .Values.x | toJson }}\nb: {{ .Release.Namespace }}\n", {"x": {"k": "<"}}, "garden") == [
+        {"a": {"k": "<"}, "b": "garden"}
+    ]
 
 
 # -------------------------------------------------------------------------------------------- the Extension

@@ -1,9 +1,11 @@
-"""Every container of every overlay (and of the seed chart) runs as its manifest runs it.
+"""Every container of every overlay and chart runs as its manifest runs it.
 
-For each Deployment and CronJob that `kubectl kustomize` renders from `manifests/overlays/*/*` and that the seed
-chart renders, each container is started in a sandbox (`tests/pods.py`): its command, args and env over the
-Dockerfile's runtime stage, as uid 65532 with a read-only root filesystem, with only the volumes it declares, made
-from the rendered objects or from test material (certificates, the virtual garden's kubeconfig with inline
+For each Deployment and CronJob that `kubectl kustomize` renders from `manifests/overlays/*/*` and that the seed and
+runtime charts render (the runtime chart with gardener-operator's generic kubeconfig injected), each container is started in a
+sandbox (`tests/pods.py`): its command, args and env over the image `make image` built, its own filesystem and config
+(tests/image.py; where no container engine exists, over the Dockerfile's runtime stage with the host's virtualenv,
+and test_the_containers_run_from_the_built_image skips saying so), as uid 65532 with a read-only root filesystem,
+with only the volumes it declares, made from the rendered objects or from test material (certificates, the virtual garden's kubeconfig with inline
 `certificate-authority-data` as `kubectl config view --raw --flatten` writes it, the ServiceAccount token). Where
 the container reads a cluster, a fake API server (TLS, 127.0.0.1:6443 of the sandbox's own network namespace) is
 the cluster, for the in-cluster configuration and the kubeconfig alike.
@@ -55,7 +57,7 @@ from tests.cluster.fake_apiserver import (
 )
 from tests.image import conformance_image
 from tests.manifest_tree import KUBECTL, NO_KUBECTL, SEED_CERTS, SERVICE_DNS, STATIC_CERTS, kustomize, prepared_tree
-from tests.pods import Image, Material, Sandbox, pod_template, poll, resolve, unavailable
+from tests.pods import Image, Material, Sandbox, http_ready, pod_template, poll, resolve, unavailable
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 OVERLAYS: Final = sorted(
@@ -246,18 +248,6 @@ def _listener(port: int) -> socket.socket:
     return sock
 
 
-def _ready(port: int, path: str) -> bool | None:
-    """True once GET path on the health port answers 200 (None before: not listening yet, or 503)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("GET", path)
-        return True if connection.getresponse().status == 200 else None
-    except OSError:
-        return None
-    finally:
-        connection.close()
-
-
 def _admission_review(port: int, trust: ssl.SSLContext) -> dict[str, Any]:
     """POST an AdmissionReview to /validate as the API server does (Service DNS name, client certificate)."""
     obj = yaml.safe_load((ROOT / "examples" / "landscape" / "cloudprofile.yaml").read_text(encoding="utf-8"))
@@ -316,7 +306,7 @@ async def _run_case(
             health = probe["port"] if isinstance(probe["port"], int) else run.ports[probe["port"]]
             until = time.monotonic() + START_SECONDS
             await asyncio.wrap_future(
-                sandbox.in_netns(lambda: poll(lambda: _ready(health, probe["path"]), until=until, alive=sandbox))
+                sandbox.in_netns(lambda: poll(lambda: http_ready(health, probe["path"]), until=until, alive=sandbox))
             )
             answer = await asyncio.wrap_future(
                 sandbox.in_netns(lambda: _admission_review(run.ports["https"], _client_context(rendered, certificates)))

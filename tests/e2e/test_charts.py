@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import http.client
 import io
 import json
 import signal
@@ -49,7 +48,7 @@ from tests.e2e import landscape as landscape_examples
 from tests.e2e.environment import Environment, free_port
 from tests.image import conformance_image
 from tests.manifest_tree import ADMISSION_CERTS, SEED_CERTS, prepared_tree
-from tests.pods import Material, Sandbox, pod_template, poll, resolve, unavailable
+from tests.pods import Material, Sandbox, http_ready, pod_template, poll, resolve, unavailable
 from tools.e2e import components as e2e_tools
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -253,7 +252,7 @@ def test_the_webhook_the_charts_installed_denies_a_bad_cloudprofile(landscape: L
             pod.release()
             probe = container["readinessProbe"]["httpGet"]
             until = time.monotonic() + START_SECONDS
-            pod.in_netns(lambda: poll(lambda: _ready(run.ports[probe["port"]], probe["path"]), until=until,
+            pod.in_netns(lambda: poll(lambda: http_ready(run.ports[probe["port"]], probe["path"]), until=until,
                                       alive=pod)).result()  # fmt: skip
             pod.publish(port, run.ports["https"])
             # Runtime cluster and virtual garden are one kube-apiserver here: the runtime chart's configuration (the
@@ -288,14 +287,3 @@ def test_the_webhook_the_charts_installed_denies_a_bad_cloudprofile(landscape: L
     finally:
         names = [o["metadata"]["name"] for o in runtime + application if o["kind"] == "ValidatingWebhookConfiguration"]
         env.kubectl("delete", "validatingwebhookconfiguration", *names, "--ignore-not-found", check=False)
-
-
-def _ready(port: int, path: str) -> bool | None:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request("GET", path)
-        return True if connection.getresponse().status == 200 else None
-    except OSError:
-        return None
-    finally:
-        connection.close()
