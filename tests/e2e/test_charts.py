@@ -137,7 +137,7 @@ def test_helm_lint_is_clean(landscape: Landscape, chart: Chart) -> None:
     values.write_text(yaml.safe_dump(landscape.operator_values(chart)), encoding="utf-8")
     out = landscape.helm_run("lint", "--strict", str(chart.path), "-f", str(values))
     assert "1 chart(s) linted, 0 chart(s) failed" in out
-    assert "[WARNING]" not in out and "[ERROR]" not in out, out
+    assert "[WARNING]" not in out and "[ERROR]" not in out and "[INFO]" not in out, out
 
 
 @pytest.mark.parametrize("chart", ALL, ids=lambda c: c.name)
