@@ -6,7 +6,7 @@ from that image's own filesystem and config (`podman image mount`, `podman image
 runtime (tests/pods.py): crun, podman's runtime, cannot start containers on every machine these tests run on (in a
 gVisor sandbox it fails on cgroups and on setrlimit), while the image's content is what is under test. Without an
 engine, the containers run from the host's Python and virtualenv over the Dockerfile's runtime stage (`Image.
-from_dockerfile`), and `image_in_use()` says so. Under CI (`CI=true`) an engine without a current image is an error:
+from_dockerfile`), and the line `conformance_image()` returns says so. Under CI (`CI=true`) an engine without a current image is an error:
 .ci/run builds it first.
 """
 
@@ -35,12 +35,7 @@ def conformance_image() -> tuple[Image, str]:
     name = build.image_name()
     image = build.inspect(name)
     base = build.inspect(build.BASE)
-    current = (
-        image is not None
-        and base is not None
-        and ((image.get("Labels") or {}).get(build.LABEL) == build.context_hash(str(base["Id"])))
-    )
-    if not current:
+    if base is None or not build.is_current(image, str(base["Id"])):
         reason = f"{name} is {'stale' if image is not None else 'not built'}: run `make image`"
         if os.environ.get("CI") == "true":
             raise RuntimeError(reason)

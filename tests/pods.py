@@ -402,8 +402,11 @@ class Sandbox:
         address leads to the Pod's (the sandbox has only a loopback interface). Ends with the sandbox."""
         listener = socket.create_server(("127.0.0.1", host_port))
         self._listeners.append(listener)
-        inside = functools.partial(self.in_netns, lambda: socket.create_connection(("127.0.0.1", port), timeout=10))
-        threading.Thread(target=_relay, args=(listener, lambda: inside().result()), daemon=True).start()
+
+        def inside() -> socket.socket:
+            return self.in_netns(lambda: socket.create_connection(("127.0.0.1", port), timeout=10)).result()
+
+        threading.Thread(target=_relay, args=(listener, inside), daemon=True).start()
 
     def route(self, port: int, host: str, host_port: int) -> None:
         """Relay connections to the sandbox's 127.0.0.1:`port` out to `host`:`host_port` of the host (the Pod's way
@@ -470,6 +473,7 @@ def _relay(listener: socket.socket, connect: Callable[[], socket.socket]) -> Non
         except OSError:
             client.close()
             continue
+        upstream.settimeout(None)  # the connect timeout only: a watch may stay silent for minutes
         for a, b in ((client, upstream), (upstream, client)):
             threading.Thread(target=_pump, args=(a, b), daemon=True).start()
 

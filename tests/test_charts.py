@@ -40,6 +40,7 @@ from tests.charts import (
     comparable,
     generate,
     merge_values,
+    operator_values,
     render_chart,
 )
 from tests.manifest_tree import ADMISSION_CERTS, KUBECTL, NO_KUBECTL, SEED_CERTS, kustomize, prepared_tree
@@ -342,15 +343,12 @@ def test_what_the_clusters_get_is_what_the_overlays_hold(rendered: dict[str, lis
     and the seed chart, each with the Extension's image and the certificates of its Secret."""
     deployment = _extension(rendered)["spec"]["deployment"]
     admission = _resolved(rendered, deployment["admission"]["values"])
-    operator_runtime = {"gardener": {"runtimeCluster": {"priorityClassName": "gardener-garden-system-400"},
-                                     "virtualCluster": {"enabled": True, "namespace": "extension-gardener-webhook"}}}  # fmt: skip
-    runtime = _render(RUNTIME, merge_values(admission, operator_runtime), namespace="garden")
+    runtime = _render(RUNTIME, merge_values(admission, operator_values(RUNTIME)), namespace="garden")
     (deployment_object,) = [o for o in runtime if o["kind"] == "Deployment"]
     assert deployment_object["spec"]["template"]["spec"]["containers"][0]["image"] == admission["image"]
     tls = {o["metadata"]["name"]: o for o in runtime if o["kind"] == "Secret"}["gardener-webhook-tls"]
     assert base64.b64decode(tls["data"]["tls.crt"]).decode() == admission["tls"]["crt"]
-    operator_virtual = {"gardener": {"virtualCluster": {"enabled": True, "serviceAccount": VIRTUAL_SERVICE_ACCOUNT}}}
-    application = _render(APPLICATION, merge_values(admission, operator_virtual))
+    application = _render(APPLICATION, merge_values(admission, operator_values(APPLICATION)))
     bundles = {w["clientConfig"]["caBundle"] for o in application for w in o.get("webhooks", [])}
     assert bundles == {base64.b64encode(admission["tls"]["ca"].encode()).decode()}
     seed_values = _resolved(rendered, deployment["extension"]["values"])

@@ -38,7 +38,9 @@ from aiohttp import web
 
 from tests.builders import review
 from tests.charts import (
+    ACCESS_SECRET,
     GENERIC_KUBECONFIG_PATH,
+    GENERIC_KUBECONFIG_SECRET,
     RUNTIME,
     SEED,
     TEMPLATE,
@@ -65,8 +67,6 @@ OVERLAYS: Final = sorted(
 )  # fmt: skip
 SEED_CHART: Final = "chart/gardener-webhook-seed"
 RUNTIME_CHART: Final = "chart/gardener-webhook-runtime"  # as gardener-operator applies it: kubeconfig injected
-GENERIC_KUBECONFIG_SECRET: Final = "generic-token-kubeconfig"
-ACCESS_SECRET: Final = "extension-admission-gardener-webhook"
 API_PORT: Final = 6443
 START_SECONDS: Final = 180.0  # upper bound for start-up to readiness on a loaded machine; ends at readiness
 CLIENT_CN: Final = "gardener-webhook-client"
@@ -115,8 +115,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory, certificates: Certificate
     defaults = yaml.safe_load((RUNTIME.path / VALUES).read_text(encoding="utf-8"))
     runtime_values = merge_values(defaults, {key: values[key] for key in ("tls", "clientCA")})
     runtime = render_chart((RUNTIME.path / TEMPLATE).read_text(encoding="utf-8"), runtime_values, "garden")
-    objects[RUNTIME_CHART] = [inject_generic_garden_kubeconfig(o, GENERIC_KUBECONFIG_SECRET, ACCESS_SECRET)
-                              for o in runtime]  # fmt: skip
+    objects[RUNTIME_CHART] = [inject_generic_garden_kubeconfig(o) for o in runtime]
     return objects
 
 

@@ -32,8 +32,10 @@ import trustme
 import yaml
 
 from tests.charts import (
+    ACCESS_SECRET,
     ALL,
     APPLICATION,
+    GENERIC_KUBECONFIG_SECRET,
     RUNTIME,
     TEMPLATE,
     VALUES,
@@ -42,6 +44,7 @@ from tests.charts import (
     comparable,
     inject_generic_garden_kubeconfig,
     merge_values,
+    operator_values,
     render_chart,
 )
 from tests.e2e import landscape as landscape_examples
@@ -54,8 +57,6 @@ from tools.e2e import components as e2e_tools
 ROOT: Final = Path(__file__).resolve().parents[2]
 GARDEN: Final = "garden"
 SERVICE: Final = "gardener-webhook.garden.svc"
-GENERIC_KUBECONFIG_SECRET: Final = "generic-token-kubeconfig"  # gardener-operator's, in namespace garden
-ACCESS_SECRET: Final = "extension-admission-gardener-webhook"  # admission.go resourceName(extension)
 START_SECONDS: Final = 180.0  # upper bound to readiness on a loaded machine; ends at readiness
 Object = dict[str, Any]
 
@@ -66,7 +67,7 @@ class Landscape:
     def __init__(self, env: Environment, scratch: Path) -> None:
         self.env = env
         self.scratch = scratch
-        self.helm = e2e_tools.binary_path(env.cache, _helm_binary(env))
+        self.helm = env.binaries["helm"]
         self.serving_ca = trustme.CA(organization_name="gardener-webhook e2e charts")
         cert = self.serving_ca.issue_cert(SERVICE, f"{SERVICE}.cluster.local")
         self.values: Object = {
@@ -79,15 +80,8 @@ class Landscape:
         }
 
     def operator_values(self, chart: Chart, **extra: Any) -> Object:
-        """The values gardener-operator renders `chart` with (admission.go), plus `extra`."""
-        if chart is RUNTIME:
-            gardener = {"runtimeCluster": {"priorityClassName": "gardener-garden-system-400"},
-                        "virtualCluster": {"enabled": True, "namespace": "extension-gardener-webhook"}}  # fmt: skip
-        elif chart is APPLICATION:
-            gardener = {"virtualCluster": {"enabled": True, "serviceAccount": VIRTUAL_SERVICE_ACCOUNT}}
-        else:
-            gardener = {}
-        return merge_values(self.values, {**extra, **({"gardener": gardener} if gardener else {})})
+        """The values gardener-operator renders `chart` with (the Extension's and its own), plus `extra`."""
+        return merge_values(self.values, {**extra, **operator_values(chart)})
 
     def helm_run(self, *args: str) -> str:
         proc = subprocess.run([str(self.helm), *args], capture_output=True, text=True, timeout=120, check=False)
@@ -100,11 +94,6 @@ class Landscape:
         values.write_text(yaml.safe_dump(self.operator_values(chart, **extra)), encoding="utf-8")
         out = self.helm_run("template", "gardener-webhook", str(chart.path), "-n", namespace, "-f", str(values))
         return [doc for doc in yaml.safe_load_all(out) if doc]
-
-
-def _helm_binary(env: Environment) -> e2e_tools.Binary:
-    (binary,) = [b for b in e2e_tools.binaries(env.pins) if b.name == "helm"]
-    return binary
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +114,7 @@ def _apply(env: Environment, objects: list[Object], *flags: str) -> str:
 
 
 def _injected(objects: list[Object]) -> list[Object]:
-    return [inject_generic_garden_kubeconfig(o, GENERIC_KUBECONFIG_SECRET, ACCESS_SECRET) for o in objects]
+    return [inject_generic_garden_kubeconfig(o) for o in objects]
 
 
 # ------------------------------------------------------------------------------------------ helm

@@ -229,25 +229,19 @@ def build_kubernetes(pin: dict[str, Any], out: Path, work: Path, env: dict[str, 
     _build_commands(pin["binaries"], f"{pin['module']}/cmd", flags, out, work, env)
 
 
-def _copy_runtime_crds(tree: Path, into: Path) -> None:
-    into.mkdir(parents=True, exist_ok=True)
+def share_gardener(pin: dict[str, Any], work: Path, env: dict[str, str], runtime_crds: Path) -> None:
+    """Copy RUNTIME_CRDS from Gardener's module (downloaded, or already in the module cache) into `runtime_crds`."""
+    _main_module(work, "e2e.local/download", {}, {})
+    tree = Path(_download(pin["module"], pin["version"], cwd=work, env=env)["Dir"])
+    runtime_crds.mkdir(parents=True, exist_ok=True)
     for name, source in RUNTIME_CRDS.items():
         if not (tree / source).is_file():
             raise BuildError(f"Gardener's module has no {source}")
-        shutil.copy(tree / source, into / name)
+        shutil.copy(tree / source, runtime_crds / name)
 
 
-def share_gardener(pin: dict[str, Any], work: Path, env: dict[str, str], runtime_crds: Path) -> None:
-    """Copy RUNTIME_CRDS from Gardener's module (downloaded, not built) into `runtime_crds`."""
-    _main_module(work, "e2e.local/download", {}, {})
-    _copy_runtime_crds(Path(_download(pin["module"], pin["version"], cwd=work, env=env)["Dir"]), runtime_crds)
-
-
-def build_gardener(
-    pin: dict[str, Any], out: Path, work: Path, env: dict[str, str], crds: Path, runtime_crds: Path
-) -> None:
-    """Build gardener-apiserver into `out`; copy the extensions.gardener.cloud CRDs into `crds` and RUNTIME_CRDS
-    into `runtime_crds`."""
+def build_gardener(pin: dict[str, Any], out: Path, work: Path, env: dict[str, str], crds: Path) -> None:
+    """Build gardener-apiserver into `out` and copy the extensions.gardener.cloud CRDs into `crds`."""
     _main_module(work, "e2e.local/download", {}, {})
     src = Path(_download(pin["module"], pin["version"], cwd=work, env=env)["Dir"])
     apis = Path(_download(pin["apis_module"], pin["version"], cwd=work, env=env)["Dir"])
@@ -259,7 +253,6 @@ def build_gardener(
         path.chmod(0o755 if path.is_dir() else 0o644)
     flags = _ldflags("k8s.io/component-base", pin["version"], pin["commit"], program="Gardener")
     _build_commands(pin["binaries"], "./cmd", flags, out, tree, env)
-    _copy_runtime_crds(tree, runtime_crds)
     crds.mkdir(parents=True, exist_ok=True)
     found = sorted((tree / "example" / "seed-crds").glob("10-crd-extensions.gardener.cloud_*.yaml"))
     if not found:
@@ -304,10 +297,6 @@ def build(root: Path, pins: dict[str, dict[str, Any]]) -> dict[str, Path]:
         raise BuildError("go not found on PATH: the e2e tier builds its components with Go (see docs/e2e.md)")
     with _locked(root):
         env = _go_env(root)
-        runtime_crds = runtime_crd_dir(root, pins)
-        if "gardener" not in missing(root, pins) and not all((runtime_crds / n).is_file() for n in RUNTIME_CRDS):
-            with tempfile.TemporaryDirectory(prefix="share-gardener-", dir=root) as tmp:
-                share_gardener(pins["gardener"], Path(tmp), env, runtime_crds)
         for component in sorted(missing(root, pins)):
             pin = pins[component]
             out = root / "bin" / f"{component}-{pin['version']}"
@@ -324,13 +313,17 @@ def build(root: Path, pins: dict[str, dict[str, Any]]) -> dict[str, Path]:
                 elif component == "helm":
                     build_helm(pin, staged, work, env)
                 else:
-                    build_gardener(pin, staged, work, env, crd_dir(root, pins), runtime_crd_dir(root, pins))
+                    build_gardener(pin, staged, work, env, crd_dir(root, pins))
                 out.parent.mkdir(parents=True, exist_ok=True)
                 if out.exists():
                     shutil.rmtree(out)
                 # Whole or not at all: an interrupted build leaves no half folder that would pass for built.
                 os.replace(staged, out)
             print(f"e2e-tools: {component} {pin['version']} built in {time.monotonic() - started:.0f} s", flush=True)
+        runtime_crds = runtime_crd_dir(root, pins)
+        if not all((runtime_crds / name).is_file() for name in RUNTIME_CRDS):
+            with tempfile.TemporaryDirectory(prefix="share-gardener-", dir=root) as tmp:
+                share_gardener(pins["gardener"], Path(tmp), env, runtime_crds)
         paths = {}
         for binary in binaries(pins):
             path = binary_path(root, binary)

@@ -126,6 +126,11 @@ def inspect(name: str) -> dict[str, Any] | None:
     return found[0] if found else None
 
 
+def is_current(image: dict[str, Any] | None, base_id: str) -> bool:
+    """Whether `image` (its `inspect`) was built from what the checkout holds now on the base `base_id`."""
+    return image is not None and (image.get("Labels") or {}).get(LABEL) == context_hash(base_id)
+
+
 def build_base(rebuild: bool) -> str:
     """Make BASE from Debian's packages unless it is there; return its image id."""
     existing = inspect(BASE)
@@ -152,7 +157,7 @@ def build(rebuild_base: bool = False) -> dict[str, Any]:
     base_id = build_base(rebuild_base)
     wanted = context_hash(base_id)
     existing = inspect(image_name())
-    if existing is not None and (existing.get("Labels") or {}).get(LABEL) == wanted and not rebuild_base:
+    if existing is not None and is_current(existing, base_id) and not rebuild_base:
         print(f"image: {image_name()} is current ({LABEL}={wanted[:12]})")
         return existing
     command = ["buildah", "bud", "--isolation=chroot", "--build-arg", f"PYTHON_IMAGE={BASE}",
