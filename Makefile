@@ -4,7 +4,7 @@ VENV   := .venv
 STAMP  := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
 ARGS   ?=
 
-.PHONY: run test lint lock clean bench fuzz soak e2e e2e-tools e2e-env image
+.PHONY: run test lint lock clean bench fuzz soak e2e e2e-tools e2e-env image docs docs-serve
 
 # Two targets started together in a fresh clone (`make run` and `make test`) both find the stamp missing and would
 # both create .venv ("[Errno 17] File exists"). The build holds an exclusive lock on .venv.lock (flock(1), util-linux;
@@ -21,7 +21,7 @@ $(STAMP): requirements-dev.lock pyproject.toml
 	rm -f $(VENV)/.installed-*; \
 	touch $@
 
-# Self-signed material goes to ./certs of the checkout (the README's curl examples read certs/ca.crt).
+# Self-signed material goes to ./certs of the checkout (the documentation's curl examples read certs/ca.crt).
 # `exec`: the server replaces the recipe's shell, so it is make's one child. GNU make passes a SIGTERM it receives on
 # to its children and exits only once they have, so `kill <pid of make run>` drains and stops the server, and make is
 # gone when the server is; Ctrl-C reaches both (one process group). Without the exec, the shell took the SIGTERM and
@@ -56,10 +56,19 @@ e2e: $(STAMP)
 image:
 	$(PYTHON) tools/image/build.py $(ARGS)
 
+# The documentation site (mkdocs.yml, docs/): built with --strict, so a broken link or anchor fails, into site/;
+# docs-serve serves it on http://127.0.0.1:8000 and rebuilds on every change. `make test` builds it too
+# (tests/test_site.py) and opens every page in headless Chromium where that is installed.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000
+
 # Style, types and import contracts (a few seconds; `make test` runs it first). ruff and mypy read pyproject.toml.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check webhook tests bench tools/e2e tools/image manifests/monitoring
-	$(VENV)/bin/ruff format --check webhook tests bench tools/e2e tools/image manifests/monitoring
+	$(VENV)/bin/ruff check webhook tests bench tools/e2e tools/image tools/docs manifests/monitoring
+	$(VENV)/bin/ruff format --check webhook tests bench tools/e2e tools/image tools/docs manifests/monitoring
 	$(VENV)/bin/mypy --strict webhook
 	$(VENV)/bin/lint-imports
 
@@ -74,7 +83,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/inuse.py
 	$(VENV)/bin/python bench/review.py
 
-# The README's Reliability figures: peak RSS under concurrent maximal reviews, stalled clients, shutdown time.
+# The figures of docs/operations/reliability.md: peak RSS under concurrent maximal reviews, stalled clients, shutdown time.
 soak: $(STAMP)
 	$(VENV)/bin/python bench/limits.py $(ARGS)
 
@@ -82,7 +91,7 @@ soak: $(STAMP)
 lock:
 	$(VENV)/bin/python -m pip install --quiet pip-tools
 	$(VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --all-build-deps -o requirements.lock pyproject.toml
-	$(VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --all-build-deps --extra test -o requirements-dev.lock pyproject.toml
+	$(VENV)/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --all-build-deps --extra test --extra docs -o requirements-dev.lock pyproject.toml
 
 clean:
 	rm -rf $(VENV) $(VENV).lock .pytest_cache .mypy_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""`make soak`: the figures of the README's "Reliability" section, measured against `gardener-webhook serve`.
+"""`make soak`: the figures of docs/operations/reliability.md, measured against `gardener-webhook serve`.
 
 Run: `.venv/bin/python bench/limits.py [--concurrent 50] [--mib 7.5]`. Not a test: it prints one line per figure.
 It starts `serve` on 127.0.0.1 with the production bounds (webhook/server/limits.py) and the manifests' shutdown

@@ -1,4 +1,5 @@
-"""Quick measurement: what bounding judge() by ?timeout= costs one worker (README "Running the server").
+"""Quick measurement: what bounding judge() by ?timeout= costs one worker (docs/getting-started.md "Running the
+server").
 
 Run: `.venv/bin/python bench/timeout_cost.py [bare|inline|thread|alarm]…` (needs `wrk`, e.g. `apt-get install
 wrk`; BIG=1 for the 35-version CloudProfile of bench/inuse.py, ROUNDS=N). Not a test: it prints requests/s.

@@ -1,6 +1,7 @@
 """The Helm charts of charts/: kustomize overlays turned into charts, generated, so the two ways cannot drift.
 
-gardener-operator installs what an `Extension` names from OCI Helm charts (README "Deploy with gardener-operator"):
+gardener-operator installs what an `Extension` names from OCI Helm charts (docs/operations/virtual-garden.md "Deploy
+with gardener-operator"):
 - charts/gardener-webhook-runtime, from `kubectl kustomize manifests/overlays/virtual-garden/runtime`: the Pods, the
   Service, the Deployments' webhook and the RBAC of the runtime cluster, rendered by gardener-operator into the
   runtime cluster's namespace `garden` (`.Release.Namespace`), with the generic token kubeconfig of the virtual
@@ -458,9 +459,10 @@ def _values(chart: Chart, found: Object, used: set[str]) -> str:
         "tls": "# The serving certificate for gardener-webhook.<namespace>.svc, its key and its CA (PEM, as\n"
         "# `gardener-webhook certs` writes them); the CA is every webhook's caBundle.\n"
         'tls:\n  crt: ""\n  key: ""\n  ca: ""\n',
-        "clientCA": '# The CA bundle of the client certificate the API servers present (PEM; README "Security").\n'
-        'clientCA: ""\n',
-        "config": '# The configuration file (serve --config; README "Configuration"), as in the overlay\'s config.yaml.\n'
+        "clientCA": "# The CA bundle of the client certificate the API servers present (PEM;\n"
+        '# docs/operations/certificates.md "Security").\nclientCA: ""\n',
+        "config": "# The configuration file (serve --config; docs/operations/configuration.md), as in the\n"
+        "# overlay's config.yaml.\n"
         f"config: |\n{_block(str(found.get('config', '')))}",
         "gardener": "# What gardener-operator sets (pkg/operator/controller/extension/extension/admission/admission.go);\n"
         "# the defaults are its values for an Extension named gardener-webhook.\n"

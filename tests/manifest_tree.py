@@ -3,7 +3,7 @@
 The static certificate flavour and the overlays of a virtual garden read files the repository does not hold
 (git-ignored): the serving certificate that `gardener-webhook certs` writes (with the caBundle patch of the virtual
 garden's webhooks), the client CA bundle the operator provides, and the seeds' certificates. `prepared_tree` makes
-them in a copy of the tree, as the README's steps do.
+them in a copy of the tree, as the deployment pages' steps do (docs/operations/).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ class KustomizeError(Exception):
 
 
 def prepared_tree(parent: Path) -> Path:
-    """A copy of manifests/ under `parent`, with the files the README has the operator make; returns its root."""
+    """A copy of manifests/ under `parent`, with the files the deployment pages have the operator make; returns its
+    root."""
     tree = parent / "manifests"
     shutil.copytree(ROOT / "manifests", tree, ignore=shutil.ignore_patterns(*GENERATED))
     certs = ["certs", "--dns", SERVICE_DNS, "--out", str(tree / STATIC_CERTS)]

@@ -14,14 +14,16 @@ Citations of documents the repository does not have fail (`FORBIDDEN`; case-inse
   name Gardener's tracker: `gardener issue #N`, `gardener issues N and M` (preceded by "gardener "), and
   `gardener/gardener#N` (which the pattern does not match at all).
 
-Citations of docs/ must resolve (`CITATION`):
+Citations of docs/ must resolve (`CITATION`), also of pages in its folders (`docs/guides/review.md`; a cited page in a
+folder that does not exist is taken to be another project's, as Gardener's `docs/concepts/operator.md`):
 - `docs/<name>.md`: the file exists;
 - `docs/<name>.md §X` (and `, §Y` right after it): a heading of that file starts with `X.` or `X ` (`## 5. …`,
   `### A.8 …`); `§2 step 4` cites section 2;
 - `docs/<name>.md "Heading"` (and `, "Other"` / `and "Other"` right after it): a heading of that file has exactly
   that text (Markdown emphasis and backticks removed);
-- `docs/<name>.md#anchor`, and relative links `(<name>.md#anchor)` inside docs/: GitHub's anchor of a heading
-  of that file (lower case, punctuation dropped, spaces to hyphens, `-1`, `-2` … for repeats).
+- `docs/<name>.md#anchor`, and relative links `(<name>.md#anchor)` in the top folder of docs/: GitHub's anchor of
+  a heading of that file (lower case, punctuation dropped, spaces to hyphens, `-1`, `-2` … for repeats). The links
+  of the site's pages are checked, anchors included, by its build with `--strict` (tests/test_site.py).
 
 Last, docs/rules.md lists every rule id with the mode, 422/403 and source the code gives it.
 """
@@ -53,13 +55,13 @@ FORBIDDEN: Final = {
     "issue number": re.compile(r"(?<!gardener )\bissues?\s*#?\s*\d+", re.IGNORECASE),
 }
 
-_FILE: Final = r"docs/(?P<file>[\w.-]+?\.md)"
+_FILE: Final = r"docs/(?P<file>(?:[\w-]+/)*[\w.-]+?\.md)"
 SECTION: Final = re.compile(
     _FILE + r"\s*§\s*(?P<first>[0-9A-Z](?:\.\d+)*)(?P<more>(?:\s*(?:,|and)\s*§\s*[0-9A-Z](?:\.\d+)*)*)"
 )
 QUOTED: Final = re.compile(_FILE + r'\s+"(?P<first>[^"\n]+)"(?P<more>(?:\s*(?:,|and)\s*"[^"\n]+")*)')
 ANCHOR: Final = re.compile(_FILE + r"#(?P<anchor>[\w-]+)")
-ANY_FILE: Final = re.compile(r"docs/(?P<file>[\w.-]+?\.md)\b")
+ANY_FILE: Final = re.compile(r"docs/(?P<file>(?:[\w-]+/)*[\w.-]+?\.md)\b")
 RELATIVE_LINK: Final = re.compile(r"\]\((?P<file>[\w.-]+\.md)(?:#(?P<anchor>[\w-]+))?\)")
 
 
@@ -103,6 +105,13 @@ def anchors(name: str) -> frozenset[str]:
     return frozenset(result)
 
 
+def _upstream(name: str) -> bool:
+    """Whether a cited docs/ path that this repository does not have is another project's: a page in a folder
+    (`docs/concepts/operator.md`, `docs/extensions/registration.md` are gardener/gardener's). This site's own pages
+    in folders are cited as they exist, and its build with --strict checks the links between them."""
+    return "/" in name
+
+
 def _sections(first: str, more: str) -> list[str]:
     return [first, *re.findall(r"§\s*([0-9A-Z](?:\.\d+)*)", more)]
 
@@ -114,7 +123,7 @@ def _quoted(first: str, more: str) -> list[str]:
 def broken_citations(text: str, *, relative_to_docs: bool = False) -> Iterator[str]:
     """Each citation of docs/ in `text` that does not resolve, described."""
     for m in ANY_FILE.finditer(text):
-        if not (DOCS / m["file"]).is_file():
+        if not (DOCS / m["file"]).is_file() and not _upstream(m["file"]):
             yield f"{m[0]}: no such file"
     for m in SECTION.finditer(text):
         if (DOCS / m["file"]).is_file():

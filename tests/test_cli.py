@@ -23,7 +23,7 @@ LOCAL_PARENT = "gardener__gardener__dev-setup_gardenconfig_components_cloudprofi
 DUPLICATE_KEY_TEMPLATE = (
     "gardener__gardener__dev-setup_gardenconfig_overlays_remote_cloudprofile_cloudprofiles.yaml.tmpl"
 )
-# In the repository: the README's broken CloudProfile (a duplicate version, an unsupported updateStrategy).
+# In the repository: the documentation's broken CloudProfile (a duplicate version, an unsupported updateStrategy).
 INVALID_EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "changes" / "cloudprofile-invalid.yaml"
 
 

@@ -1,4 +1,4 @@
-"""`gardener-webhook review` on OperatingSystemConfigs: the real manifests and the README's denial."""
+"""`gardener-webhook review` on OperatingSystemConfigs: the real manifests and the documentation's denial."""
 
 from __future__ import annotations
 
@@ -63,7 +63,8 @@ def test_real_gardenlinux_example_is_denied_on_create() -> None:
 
 
 def _readme_osc() -> dict[str, Any]:
-    """The README's example: a provision OSC with containerd settings, drifting cgroup drivers and seed spellings."""
+    """The documentation's example: a provision OSC with containerd settings, drifting cgroup drivers and seed
+    spellings."""
     raw = osc_dict(
         purpose="provision",
         cri={"name": "containerd"},
@@ -125,7 +126,7 @@ def test_yaml_octal_permissions_are_read_as_modes(tmp_path: Path) -> None:
     )
 
 
-# The README's example ("Seed cluster: OperatingSystemConfigs") and the output printed there.
+# The example of docs/guides/operatingsystemconfigs.md and the output printed there.
 README_POOL_A: Final = Path(__file__).resolve().parents[1] / "examples" / "seed" / "operatingsystemconfig.yaml"
 README_OUTPUT = [
     "DENIED OperatingSystemConfig/shoot--dev--crazy/pool-a-original",

@@ -1,7 +1,7 @@
 """`review` and `audit` answer what `kubectl apply` meets first: the API server's version lookup and strict decoding.
 
 An unserved apiVersion, an unknown field and a key given twice are refused before any webhook is asked; under
-`--field-validation=Warn` they are warnings, under `Ignore` nothing (README "Reviewing manifests offline").
+`--field-validation=Warn` they are warnings, under `Ignore` nothing (docs/guides/review.md).
 """
 
 from __future__ import annotations
@@ -238,8 +238,8 @@ def _manifest_files() -> list[Path]:
 
 @pytest.mark.parametrize("path", _manifest_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_strict_finding_in_the_repositorys_manifests(path: Path) -> None:
-    """Every manifest the suite and the README use decodes strictly, but the README's OSC with the seed's `spec.cri`
-    spelling, which no API server accepts under strict field validation."""
+    """Every manifest the suite and the documentation use decodes strictly, but the documentation's OSC with the
+    seed's `spec.cri` spelling, which no API server accepts under strict field validation."""
     _, out = run("review", "--skip-non-objects", path, "--now", NOW, "--output", "json")
     found = [
         (item["request"].get("name"), error["message"])

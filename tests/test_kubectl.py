@@ -263,7 +263,7 @@ def test_message_class(raw: dict[str, Any], old: dict[str, Any] | None, view: St
     assert kubectl_stderr(("shoot.yaml", review_bytes(raw, old), view)) == expected
 
 
-# ------------------------------------------------------------------------------------------------- README
+# ------------------------------------------------------------------------------------ the documentation
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 
@@ -277,15 +277,16 @@ def _replaced(*argv: str) -> str:
     return check_err([add_source_to_err("replacing", argv[-1], denial)])
 
 
-def test_the_readme_shows_what_kubectl_prints() -> None:
-    """README "The answer" shows kubectl's output for the two broken CloudProfile edits of its examples."""
+def test_the_documentation_shows_what_kubectl_prints() -> None:
+    """docs/concepts/request-flow.md "The answer" shows kubectl's output for the two broken CloudProfile edits of the
+    examples."""
     with contextlib.chdir(ROOT):
         removed = _replaced(
             "review", "--operation", "UPDATE", "--old", "examples/landscape/cloudprofile.yaml", "--context",
             "examples/landscape/", "examples/changes/cloudprofile-removed.yaml",
         )  # fmt: skip
         invalid = _replaced("review", "examples/changes/cloudprofile-invalid.yaml")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "concepts" / "request-flow.md").read_text(encoding="utf-8")
     for printed in (removed, invalid):
         block = "  ```\n" + "".join(f"  {line}\n" for line in printed.splitlines()) + "  ```\n"
         assert block in readme, printed

@@ -88,7 +88,8 @@ def one(objects: list[Object], kind: str, name: str | None = None) -> Object:
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of manifests/ with the certificates made by `gardener-webhook certs` (and the caBundle patch of the
-    virtual garden's webhooks), as README "Deploy to a cluster" and "Deploy with a virtual garden" make them."""
+    virtual garden's webhooks), as docs/operations/deploy.md and docs/operations/virtual-garden.md "Deploy with a
+    virtual garden, by hand" make them."""
     return prepared_tree(tmp_path_factory.mktemp("manifests"))
 
 
@@ -714,8 +715,9 @@ def test_mtls_is_on_with_the_client_ca_each_flavour_provides(
 def test_the_client_certificate_can_be_applied_before_anything_else(
     rendered: dict[str, list[Object]], cluster: str
 ) -> None:
-    """`kubectl apply -k … -l app.kubernetes.io/component=client-certificate` (README "Security") makes the client
-    certificate, and nothing that would turn mTLS or a webhook on before the API servers can present it."""
+    """`kubectl apply -k … -l app.kubernetes.io/component=client-certificate` (docs/operations/certificates.md
+    "Security") makes the client certificate, and nothing that would turn mTLS or a webhook on before the API servers
+    can present it."""
     objects = rendered[f"{cluster}/cert-manager"]
     first = [
         o for o in objects if o["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "client-certificate"
@@ -947,7 +949,8 @@ def test_webhook_port_from_the_api_servers(rendered: dict[str, list[Object]], ov
         p for p in by_kind(objects, "NetworkPolicy") if p["metadata"]["name"] == "gardener-webhook-from-kube-apiserver"
     ]
     assert [p["spec"]["ingress"] for p in open_to_all] == [[{"ports": [{"port": 9443, "protocol": "TCP"}]}]]
-    narrowed = [o for o in objects if o not in open_to_all]  # what README "Security" tells you to do where you can
+    # what docs/operations/certificates.md "Security" tells you to do where you can
+    narrowed = [o for o in objects if o not in open_to_all]
     garden = CLUSTERS[overlay] in LIVE_VIEW
     assert _ingress(narrowed, 9443, "garden", GARDENER_APISERVER) is garden
     assert _ingress(narrowed, 9443, "garden", VIRTUAL_KUBE_APISERVER) is garden
@@ -1092,7 +1095,7 @@ def test_audit_pods_are_not_webhook_pods(rendered: dict[str, list[Object]], over
 
 
 def test_an_overlays_image_reaches_the_audit_too(tree: Path) -> None:
-    """README "Deploy to a cluster" step 1: one `images:` entry in the overlay points both workloads at the image."""
+    """docs/operations/deploy.md step 1: one `images:` entry in the overlay points both workloads at the image."""
     if KUBECTL is None:
         pytest.skip(NO_KUBECTL)
     overlay = tree / "overlays/garden/registry"
@@ -1150,7 +1153,8 @@ def test_the_view_reads_the_virtual_garden_through_the_mounted_kubeconfig(render
     ]
     (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
     assert mount["readOnly"] is True
-    assert volume["secret"]["secretName"] == "gardener-webhook-virtual-garden"  # made by the operator (README)
+    # made by the operator (docs/operations/virtual-garden.md)
+    assert volume["secret"]["secretName"] == "gardener-webhook-virtual-garden"
     assert volume["secret"]["items"] == [{"key": "kubeconfig", "path": VIRTUAL_GARDEN_KUBECONFIG.name}]
     assert "gardener-webhook-virtual-garden" not in _secrets(objects)  # it holds a token: never in the tree
     args = _serve_args(one(objects, "Deployment"))
@@ -1171,7 +1175,8 @@ def test_the_virtual_garden_holds_the_views_account_and_its_token(rendered: dict
 
 
 def test_the_views_account_can_be_applied_before_the_webhooks(rendered: dict[str, list[Object]]) -> None:
-    """`kubectl apply -k …/virtual -l app.kubernetes.io/component=cluster-view` (README "Deploy with a virtual garden")
+    """`kubectl apply -k …/virtual -l app.kubernetes.io/component=cluster-view` (docs/operations/virtual-garden.md
+    "Deploy with a virtual garden, by hand")
     makes the account the runtime cluster's kubeconfig needs, and nothing that would call the webhook before it runs."""
     objects = rendered[VIRTUAL]
     first = [o for o in objects if o["metadata"].get("labels", {}).get("app.kubernetes.io/component") == "cluster-view"]

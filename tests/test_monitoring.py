@@ -1,4 +1,5 @@
-"""manifests/monitoring/: the ServiceMonitor, alerts and dashboard (README "Monitoring"), rendered and checked offline.
+"""manifests/monitoring/: the ServiceMonitor, alerts and dashboard (docs/operations/monitoring.md), rendered and
+checked offline.
 
 - Both variants (garden, seed) render with `kubectl kustomize`. Built-in kinds pass kubernetes-validate (strict);
   the ServiceMonitor and PrometheusRule pass the openAPIV3Schema of prometheus-operator v0.93.0's CRDs
@@ -312,8 +313,13 @@ def test_the_scrape_keeps_every_metric_the_queries_name(rendered: dict[str, list
 # ------------------------------------------------------------------------------------------------ alerts
 
 
-def _github_anchors(markdown: str) -> set[str]:
-    """The anchors GitHub gives the README's headings: lower case, punctuation but - and _ dropped, spaces to -."""
+# Where the runbooks are: the Monitoring page of the documentation site (mkdocs.yml site_url; use_directory_urls).
+RUNBOOKS: Final = "https://gardener-community.github.io/gardener-webhook/operations/monitoring/"
+
+
+def _anchors(markdown: str) -> set[str]:
+    """The anchors MkDocs (and GitHub) give a page's headings: lower case, punctuation but - and _ dropped, spaces
+    to -. The site's build with --strict (tests/test_site.py) checks the anchors of every link it holds."""
     prose = re.sub(r"^```.*?^```", "", markdown, flags=re.MULTILINE | re.DOTALL)  # a shell comment is no heading
     headings = re.findall(r"^#{1,6} +(.+?) *$", prose, re.MULTILINE)
     return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
@@ -323,7 +329,7 @@ def _github_anchors(markdown: str) -> set[str]:
 def test_every_alert_follows_gardeners_conventions_and_has_a_runbook(
     rendered: dict[str, list[Object]], variant: str
 ) -> None:
-    anchors = _github_anchors((ROOT / "README.md").read_text())
+    anchors = _anchors((ROOT / "docs" / "operations" / "monitoring.md").read_text())
     alerts = rules(rendered[variant])
     assert len({a["alert"] for a in alerts}) == len(alerts) == 7
     for alert in alerts:
@@ -333,8 +339,8 @@ def test_every_alert_follows_gardeners_conventions_and_has_a_runbook(
         assert alert["labels"]["severity"] in {"critical", "warning"}, name
         assert set(alert["annotations"]) == {"summary", "description", "runbook_url"}, name
         url, _, anchor = alert["annotations"]["runbook_url"].partition("#")
-        assert url == "https://github.com/gardener-community/gardener-webhook" and anchor == name.lower(), name
-        assert anchor in anchors, f"{name}: README has no heading for #{anchor}"
+        assert url == RUNBOOKS and anchor == name.lower(), name
+        assert anchor in anchors, f"{name}: docs/operations/monitoring.md has no heading for #{anchor}"
 
 
 def _number(node: promql_parser.Expr) -> float:

@@ -42,7 +42,7 @@ def _git(cwd: Path, *argv: str) -> None:
 @pytest.fixture(scope="module")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One PRE_COMMIT_HOME for the module: pre-commit keys its environments by repository and revision, so on a
-    clean checkout (as in CI) `try-repo` and the README's configuration pinned to HEAD share one install."""
+    clean checkout (as in CI) `try-repo` and the documentation's configuration pinned to HEAD share one install."""
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
@@ -82,8 +82,8 @@ def test_try_repo_passes_a_clean_repository_and_fails_a_typo(tmp_path: Path, pre
 
 
 def _readme_config(hook: str = "gardener-webhook-review") -> dict[str, Any]:
-    """The README's pre-commit configuration of `hook` ("Reviewing manifests in CI"), as a user copies it."""
-    text = (ROOT / "README.md").read_text()
+    """The pre-commit configuration of `hook` in docs/guides/review-ci.md, as a user copies it."""
+    text = (ROOT / "docs" / "guides" / "review-ci.md").read_text()
     blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.DOTALL)
     (block,) = [b for b in blocks if re.search(rf"id: {hook}$", b, flags=re.MULTILINE)]
     config: dict[str, Any] = yaml.safe_load(block)
@@ -94,7 +94,7 @@ def _readme_config(hook: str = "gardener-webhook-review") -> dict[str, Any]:
 def test_the_readme_configuration_passes_a_repository_with_kustomize_helm_and_ci_files(
     tmp_path: Path, pre_commit_home: Path
 ) -> None:
-    """The README's example, pinned to this checkout's HEAD, on a landscape/ that holds more than manifests."""
+    """The documentation's example, pinned to this checkout's HEAD, on a landscape/ that holds more than manifests."""
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
     config = _readme_config()
     config["repos"][0].update(repo=str(ROOT), rev=head.stdout.strip())
@@ -124,7 +124,7 @@ def test_the_readme_configuration_passes_a_repository_with_kustomize_helm_and_ci
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_the_readme_change_hook_judges_a_commit_against_head(tmp_path: Path, pre_commit_home: Path) -> None:
-    """The README's second configuration: the first commit is judged as all CREATEs; a commit that deletes a
+    """The documentation's second configuration: the first commit is judged as all CREATEs; a commit that deletes a
     profile a Shoot still uses fails with the DELETE, and one that leaves everything alone passes."""
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
     config = _readme_config("gardener-webhook-review-change")

@@ -1,12 +1,13 @@
-"""The README's commands, run as a new user would paste them into a fresh clone, give the output it shows.
+"""The commands of the README and of the documentation site, run as a new user would paste them into a fresh clone,
+give the output they show.
 
-Every ```console block of README.md is a transcript: `$ command` lines (a trailing backslash continues a command)
-followed by the output they print (stdout and stderr). Each block runs in one bash session (so `F=…` and `$?`
-carry over) in a scratch directory that holds what a fresh clone has after `make test`: `.venv` and `examples/`.
-Output is compared line by line after replacing what differs from run to run (uids, times, durations); a line
-`...` in the README stands for any number of lines. Blocks that talk to `https://localhost:9443` get a
-`gardener-webhook serve` started for them, as `make run` would, on free ports substituted into the commands.
-So the README cannot drift from the product.
+Every ```console block of README.md and of every page under docs/ is a transcript: `$ command` lines (a trailing
+backslash continues a command) followed by the output they print (stdout and stderr). Each block runs in one bash
+session (so `F=…` and `$?` carry over) in a scratch directory that holds what a fresh clone has after `make test`:
+`.venv` and `examples/`. Output is compared line by line after replacing what differs from run to run (uids, times,
+durations); a line `...` in a transcript stands for any number of lines. Blocks that talk to `https://localhost:9443`
+get a `gardener-webhook serve` started for them, as `make run` would, on free ports substituted into the commands.
+So neither the README nor the site can drift from the product.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import pytest
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 README: Final = ROOT / "README.md"
+# The README and the site's pages, each block named by its file (relative to the repository) and line.
+DOCUMENTS: Final = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 # The virtual environment running the tests (not resolved: its python is a symlink out of it), else the clone's.
 VENV: Final = (
     Path(sys.executable).parents[1] if (Path(sys.executable).parent / "gardener-webhook").exists() else ROOT / ".venv"
@@ -48,6 +51,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Block:
+    source: str  # the document, relative to the repository: "README.md", "docs/guides/review.md"
     line: int
     steps: list[Step]
 
@@ -56,8 +60,8 @@ class Block:
         return any("localhost:9443" in s.command for s in self.steps)
 
 
-def console_blocks(text: str) -> list[Block]:
-    """Every ```console block of `text`, split into commands and their expected output."""
+def console_blocks(text: str, source: str = "README.md") -> list[Block]:
+    """Every ```console block of `text` (the document `source`), split into commands and their expected output."""
     blocks: list[Block] = []
     lines = text.splitlines()
     i = 0
@@ -76,15 +80,19 @@ def console_blocks(text: str) -> list[Block]:
                     command += "\n" + lines[i]
                 steps.append(Step(command, []))
             else:
-                assert steps, f"README.md:{i + 1}: output before the first command"
+                assert steps, f"{source}:{i + 1}: output before the first command"
                 steps[-1].expected.append(line)
             i += 1
-        blocks.append(Block(start, steps))
+        blocks.append(Block(source, start, steps))
         i += 1
     return blocks
 
 
-BLOCKS: Final = console_blocks(README.read_text(encoding="utf-8"))
+BLOCKS: Final = [
+    block
+    for document in DOCUMENTS
+    for block in console_blocks(document.read_text(encoding="utf-8"), document.relative_to(ROOT).as_posix())
+]
 
 
 def normalize(line: str) -> str:
@@ -166,12 +174,13 @@ def run_block(block: Block, cwd: Path, substitutions: dict[str, str]) -> list[li
     return outputs
 
 
-def test_the_readme_has_transcripts() -> None:
-    assert len(BLOCKS) >= 8
-    assert sum(len(b.steps) for b in BLOCKS) >= 20
+def test_the_readme_and_the_site_have_transcripts() -> None:
+    assert len([b for b in BLOCKS if b.source == "README.md"]) >= 2
+    assert len(BLOCKS) >= 20
+    assert sum(len(b.steps) for b in BLOCKS) >= 40
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"README.md:{b.line}" for b in BLOCKS])
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"{b.source}:{b.line}" for b in BLOCKS])
 def test_readme_transcript(block: Block, sandbox: Path, request: pytest.FixtureRequest) -> None:
     for tool in ("jq", "curl"):
         if any(re.search(rf"(^|[|;&\s]){tool}\s", s.command) for s in block.steps) and shutil.which(tool) is None:
@@ -183,7 +192,7 @@ def test_readme_transcript(block: Block, sandbox: Path, request: pytest.FixtureR
     outputs = run_block(block, sandbox, substitutions)
     for step, actual in zip(block.steps, outputs, strict=True):
         assert matches(step.expected, actual), (
-            f"README.md:{block.line}: $ {step.command}\n--- README shows:\n"
+            f"{block.source}:{block.line}: $ {step.command}\n--- the document shows:\n"
             + "\n".join(step.expected)
             + "\n--- the command printed:\n"
             + "\n".join(actual)

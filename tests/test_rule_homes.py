@@ -1,11 +1,12 @@
-"""Every rule family has one home, and the README's family -> file table says which (tests/rule_homes.py: the family
+"""Every rule family has one home, and the family -> file table of docs/development/layout.md says which
+(tests/rule_homes.py: the family
 of an id is everything before its last `-NNN`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.rule_homes import README, family, family_definitions, readme_table, rule_definitions, table
+from tests.rule_homes import PAGE, SOURCE_URL, family, family_definitions, readme_table, rule_definitions, table
 from webhook.validators import ALL_RULES
 
 
@@ -46,8 +47,8 @@ def test_a_family_split_over_two_files_is_reported() -> None:
 def test_the_readme_table_names_each_rules_file() -> None:
     definitions = rule_definitions()
     expected = table({rule_id: definitions[rule_id][0] for rule_id in ALL_RULES})
-    assert readme_table(README.read_text(encoding="utf-8")) == expected, (
-        "README.md's rule table is stale: run `.venv/bin/python -m tests.rule_homes --write`"
+    assert readme_table(PAGE.read_text(encoding="utf-8")) == expected, (
+        "docs/development/layout.md's rule table is stale: run `.venv/bin/python -m tests.rule_homes --write`"
     )
 
 
@@ -55,10 +56,10 @@ def test_one_family_in_one_file_shares_a_row_of_runs() -> None:
     homes = {"A-001": "a.py", "A-002": "a.py", "A-004": "a.py", "A-005": "a.py", "A-007": "a.py"}
     homes |= {"B-001": "b.py", "B-X-001": "b.py", "B-X-002": "b.py", "C": "c.py", "D-001": "d.py", "D-002": "e.py"}
     assert table(homes).splitlines()[3:-1] == [
-        "| `A-001`…`002`, `A-004`…`005`, `A-007` | [`a.py`](a.py) |",
-        "| `B-001` | [`b.py`](b.py) |",
-        "| `B-X-001`…`002` | [`b.py`](b.py) |",
-        "| `C` | [`c.py`](c.py) |",
-        "| `D-001` | [`d.py`](d.py) |",
-        "| `D-002` | [`e.py`](e.py) |",
+        f"| `A-001`…`002`, `A-004`…`005`, `A-007` | [`a.py`]({SOURCE_URL}/a.py) |",
+        f"| `B-001` | [`b.py`]({SOURCE_URL}/b.py) |",
+        f"| `B-X-001`…`002` | [`b.py`]({SOURCE_URL}/b.py) |",
+        f"| `C` | [`c.py`]({SOURCE_URL}/c.py) |",
+        f"| `D-001` | [`d.py`]({SOURCE_URL}/d.py) |",
+        f"| `D-002` | [`e.py`]({SOURCE_URL}/e.py) |",
     ]

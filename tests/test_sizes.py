@@ -2,7 +2,8 @@
 
 Lines are physical lines of the file; a function counts from its first decorator to its last line (a nested function
 counts inside its parent and on its own). A long module is split by family or along Gardener's own function
-boundaries (the README's "Where each rule lives"), not where a cache needs it. An exception whose file or function no
+boundaries (docs/development/layout.md "Where each rule lives"), not where a cache needs it. An exception whose file
+or function no
 longer exists, or no longer exceeds the limit, fails too, so this list only ever shrinks; after moving a listed module,
 move its entry with it.
 """

@@ -7,8 +7,8 @@ Service `kube-system/gardener-apiserver` -> localhost. On top of it, the extensi
 Gardener's own module (OperatingSystemConfig …) and the wgpolicyk8s.io PolicyReport CRDs as Kyverno ships them.
 
 Both API servers read an AdmissionConfiguration whose webhook kubeconfig presents a client certificate (CN
-`gardener-webhook-client`, the name the manifests' `--client-cn` admits) to every webhook: the mTLS of README
-"The API servers' client certificate".
+`gardener-webhook-client`, the name the manifests' `--client-cn` admits) to every webhook: the mTLS of
+docs/operations/certificates.md "The API servers' client certificate".
 
 Every server listens on 127.0.0.1 on ports the kernel picked, with certificates made for this run (trustme), and
 gets SIGTERM when the Python process that started it dies (PR_SET_PDEATHSIG), so nothing outlives a test run.

@@ -172,7 +172,8 @@ def test_the_application_objects_are_valid_for_the_virtual_garden(landscape: Lan
 
 
 def test_the_extension_is_valid_for_gardener_operators_crd(landscape: Landscape) -> None:
-    """The example Extension and its Secrets, as README "Deploy with gardener-operator" applies them."""
+    """The example Extension and its Secrets, as docs/operations/virtual-garden.md "Deploy with gardener-operator"
+    applies them."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         tree = prepared_tree(landscape.scratch / "tree")
     assert (tree / ADMISSION_CERTS / "tls.crt").is_file() and (tree / SEED_CERTS / "tls.crt").is_file()

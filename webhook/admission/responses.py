@@ -5,7 +5,7 @@
 each kind of failure come from one table, REASONS (as controller-runtime's `Allowed`, `Denied` and `Errored` set
 theirs in one place). `admission` answers every judged request with them; the server answers with them when judging
 was cut off or failed outside the validators. The results are JSON-ready dicts, typed as TypedDicts. Key order
-is part of the contract, because tests and the README compare serialised answers: `uid`, `allowed`, `status`,
+is part of the contract, because tests and the documentation compare serialised answers: `uid`, `allowed`, `status`,
 `warnings`, `auditAnnotations`, and in a Status its `details` come before its `code`. Empty warnings and
 annotations are left out. Pure; nothing here raises.
 Source: kubernetes-sigs/controller-runtime pkg/webhook/admission/response.go; k8s.io/api admission/v1

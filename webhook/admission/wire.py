@@ -206,7 +206,7 @@ def parse_review(body: bytes) -> Review:
 
     The envelope is read by msgspec with the objects kept as raw JSON slices (about 0.1 ms for a 100 KiB
     CloudProfile UPDATE, against 2 ms to build both objects as dicts); a body it does not take is parsed again by
-    the pydantic models, whose acceptance and messages are the contract (README "The answer").
+    the pydantic models, whose acceptance and messages are the contract (docs/concepts/request-flow.md "The answer").
     """
     try:
         if not body.isascii():

@@ -5,7 +5,7 @@ A GitOps stream of CloudProfile UPDATEs changes a few entries of long lists, so 
 decoded for an earlier request; and an UPDATE's stored object holds most of the new object's entries. Sound because
 an entry's model depends on nothing but the entry and its list (`KindValidator.shared_lists`): pydantic takes a
 model where its model is expected, unchanged.
-Contract: README "How a request is kept cheap, with the same answer".
+Contract: docs/performance.md "How a request is kept cheap, with the same answer".
 """
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ class DecodedEntries:
         # Least recently used first, dropped one at a time: a stream whose every request brings a new spec (Shoot
         # CREATEs) frees one as it keeps one, so the garbage collector is not set off by a store that grows.
         self._objects: OrderedDict[tuple[type, tuple[str, ...], bytes], Any] = OrderedDict()
-        # The same parsed entry object seen again (the server parses unchanged entries once, `caching.parsed.ParsedEntries`):
-        # found by identity without keying its content. Holds the entry, so its id is not reused while kept.
+        # The same parsed entry object seen again (the server parses unchanged entries once,
+        # `caching.parsed.ParsedEntries`): found by identity without keying its content. Holds the entry, so its id is
+        # not reused while kept.
         self._same: dict[tuple[type, tuple[str, ...], int], tuple[dict[str, Any], Any]] = {}
         # The same parsed list seen again with every entry known (an unchanged branch of a stream): its models.
         self._whole: dict[tuple[type, tuple[str, ...], int], tuple[list[Any], list[Any]]] = {}

@@ -6,7 +6,7 @@ wrapped where it is defined with `remembered` (findings of a list) or `clean_whe
 a declaration of what it reads; the key is derived from the call's arguments, never written at a call site. The
 stores are passed in: the wrapped check finds them on its `ctx` argument (`ctx.caches`, a `RuleCaches`); without
 one (`ctx.caches` None) the check simply runs, which is the plain path the property tests compare with.
-Contract: README "How a request is kept cheap, with the same answer".
+Contract: docs/performance.md "How a request is kept cheap, with the same answer".
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ class CleanEntries:
     pairs kept (each pair holds its entry: as many as the entries `DecodedEntries` keeps); beyond it the older half
     is dropped. A caller asks `known` and, when not, runs the check and
     `learn`s its result. Not thread-safe: validators run on one event loop per process.
-    The contract: findings that depend only on entries whose content did not change are known (README "How a request
-    is kept cheap, with the same answer").
+    The contract: findings that depend only on entries whose content did not change are known (docs/performance.md
+    "How a request is kept cheap, with the same answer").
     """
 
     def __init__(self, capacity: int = 20_000) -> None:

@@ -1,7 +1,7 @@
 """Parsed objects kept across requests: list entries parsed once by their bytes (`ParsedEntries`), and the last
 objects parsed, with what each kind decoded them into (`RecentObjects`). Both give what `wire.parse_object` gives,
 value or error.
-Contract: README "How a request is kept cheap, with the same answer".
+Contract: docs/performance.md "How a request is kept cheap, with the same answer".
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 (`kinds.RequestInfo.caches`). Each store keeps values that are pure functions of model objects that nothing
 changes after decoding (defaulting copies, the view replaces an object instead of editing it), so a remembered value
 is the value the plain path computes.
-Contract: README "How a request is kept cheap, with the same answer".
+Contract: docs/performance.md "How a request is kept cheap, with the same answer".
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ on has changed: the request (kind, namespace, name, the object's bytes), the clu
 `synced`/`known` say for every kind) and the clock (the window in which no comparison of `now` with one of the
 object's timestamps, shifted by whole days, can change). `admission.judge` asks (`recall`) and tells (`remember`);
 the store never judges.
-Contract: README "How a request is kept cheap, with the same answer".
+Contract: docs/performance.md "How a request is kept cheap, with the same answer".
 """
 
 from __future__ import annotations

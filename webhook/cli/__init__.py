@@ -1,4 +1,4 @@
-"""`gardener-webhook` sub-commands: serve, review, audit, skew, certs, config-schema (README).
+"""`gardener-webhook` sub-commands: serve, review, audit, skew, certs, config-schema (docs/reference/cli.md).
 
 - `serve`: the TLS admission server (`server.run_server`) over a static view (`--context`) or a live one
   (`cluster.sources` of the configuration, `--kubeconfig`, `--in-cluster`).

@@ -1,5 +1,5 @@
 """`gardener-webhook audit`: judge every stored object (files, or a live cluster) as if re-applied and as if
-created today; as PolicyReports too, written into the cluster with `--apply` (README "Auditing a landscape")."""
+created today; as PolicyReports too, written into the cluster with `--apply` (docs/guides/audit.md)."""
 
 from __future__ import annotations
 

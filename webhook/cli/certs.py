@@ -1,5 +1,5 @@
 """`gardener-webhook certs`: write a CA and a serving certificate for the webhook's Service and print the base64
-caBundle (README "Deploy to a cluster")."""
+caBundle (docs/operations/deploy.md)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,8 @@ _NOISE: Final = ("title", "description")
 def config_schema() -> dict[str, Any]:
     """The configuration file's JSON Schema (draft 2020-12) as a JSON-ready dict; pure, the same on every call.
 
-    pydantic's own titles and descriptions (Python names and docstrings) are dropped: the README documents the keys.
+    pydantic's own titles and descriptions (Python names and docstrings) are dropped:
+    docs/operations/configuration.md documents the keys.
     """
     from pydantic.alias_generators import to_camel
 

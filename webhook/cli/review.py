@@ -1,5 +1,6 @@
-"""`gardener-webhook review`: judge manifests offline (README "Reviewing manifests offline" and "Reviewing
-manifests in CI"): text as each object is judged, JSON, JUnit (for input errors too), and `--base`/`--base-dir`."""
+"""`gardener-webhook review`: judge manifests offline (docs/guides/review.md and
+docs/guides/review-ci.md): text as each object is judged, JSON, JUnit (for input errors too), and
+`--base`/`--base-dir`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`gardener-webhook serve`: the TLS admission server over a static view (`--context`) or a live one
-(`cluster.sources` of the configuration, `--kubeconfig`, `--in-cluster`); README "Running the server"."""
+(`cluster.sources` of the configuration, `--kubeconfig`, `--in-cluster`); docs/getting-started.md "Running the
+server"."""
 
 from __future__ import annotations
 

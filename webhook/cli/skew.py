@@ -1,5 +1,5 @@
 """`gardener-webhook skew`: check component versions against the Kubernetes and Gardener version-skew policies
-(README "Version skew"); exit 1 on any violation."""
+(docs/guides/skew.md); exit 1 on any violation."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def _skew_component(argument: str) -> tuple[Component, str]:
 
 
 def cmd_skew(args: argparse.Namespace, out: TextIO) -> int:
-    """`skew`: check component versions against the Kubernetes and Gardener skew policies (README "Version skew"); exit 1 on any violation."""
+    """`skew`: check component versions against the Kubernetes and Gardener skew policies (docs/guides/skew.md); exit
+    1 on any violation."""
     from webhook.domain.skew import Instance, check_state, plan_upgrade
 
     installed: list[Instance] = []

@@ -9,7 +9,7 @@
   Shoots (listed whole), else with one GET of the object (`change.STORED_AS` names its resource).
 Any failure (unreachable, 401, 403, 5xx, a kind of a judged object the cluster does not serve) is a
 `ClusterReadError` naming the request and the API server's own words; nothing is retried (the command is run again).
-Source: README "Reviewing manifests offline" (against the cluster).
+Source: docs/guides/review.md (against the cluster).
 """
 
 from __future__ import annotations

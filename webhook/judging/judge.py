@@ -12,7 +12,7 @@ everything about the object goes into `response.status`.
 The server parses first and asks `kinds_to_confirm` whether the request removes something whose in-use answer
 needs a view confirmed current with the API server (it awaits that confirmation, then hands `judge` the body with
 its parsed `Review`); judging itself never waits for anything.
-Contract: README "The answer" and "Running the server".
+Contract: docs/concepts/request-flow.md "The answer" and docs/getting-started.md "Running the server".
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ each Seed reports) are checked against the skew policies too. A CloudProfile's `
 manager writes each version's current classification, is compared with the classification computed at `now`
 (AUD-CLS-001, an audit-only finding: a controller that lags, or a reading of the lifecycle that differs). The report
 groups entries by rule id.
-Contract: docs/design.md §4 `audit`; README "Auditing a landscape".
+Contract: docs/design.md §4 `audit`; docs/guides/audit.md.
 """
 
 from __future__ import annotations
@@ -298,7 +298,8 @@ SUBJECT_API_VERSIONS: Final[Mapping[str, str]] = {
 
 
 def landscape_entries(view: ClusterView) -> list[AuditEntry]:
-    """Skew violations among the Gardener components the view knows (docs/requirements.md "Gardener version skew"): Deployments and Seeds."""
+    """Skew violations among the Gardener components the view knows (docs/requirements.md "Gardener version skew"):
+    Deployments and Seeds."""
     instances: list[tuple[Instance, str, str]] = []
     for role, component in _COMPONENT_OF_ROLE.items():
         for entry in view.gardener_component_versions(role):

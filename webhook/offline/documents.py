@@ -127,8 +127,8 @@ def files_of(path: Path) -> list[Path]:
     return [path]
 
 
-# Files of a repository that sit beside manifests without being objects (README "Reviewing manifests in CI"). kustomize reads a folder's
-# kustomization from one of these names (sigs.k8s.io/kustomize api/konfig/builtinpluginconsts.go
+# Files of a repository that sit beside manifests without being objects (docs/guides/review-ci.md). kustomize reads a
+# folder's kustomization from one of these names (sigs.k8s.io/kustomize api/konfig/builtinpluginconsts.go
 # RecognizedKustomizationFileNames); its files' own kinds live in one API group.
 _KUSTOMIZATION_NAMES: Final = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
 _KUSTOMIZE_GROUP: Final = "kustomize.config.k8s.io"

@@ -5,7 +5,7 @@ per input file with `name`, `tests`, `failures`, `errors`, `skipped`, `time`, `t
 `name` and `classname` holding at most one of `error`, `failure` or `skipped`, and `system-out` for warnings).
 An `error` is an input that could not be judged at all (exit 2), so a CI shows the report for exactly the runs
 that went wrong. Text is stripped of characters XML 1.0 cannot carry.
-Source: README "Reviewing manifests in CI" (`--output junit`, input errors included); schema checked by
+Source: docs/guides/review-ci.md (`--output junit`, input errors included); schema checked by
 tests/schemas/junit.xsd.
 """
 

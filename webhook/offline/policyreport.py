@@ -1,6 +1,6 @@
 """`audit --output policyreport`: the audit as wgpolicyk8s.io/v1alpha2 PolicyReports, which Policy Reporter shows.
 
-The mapping (README "Auditing a landscape" explains the choices):
+The mapping (docs/guides/audit.md explains the choices):
 - Reports: one PolicyReport per namespace that holds an audited object, and one ClusterPolicyReport for the
   cluster-scoped objects (CloudProfiles) and for every landscape finding (the Gardener component skew: a relation
   between components, which no namespace owns). Every report is named REPORT_NAME and labelled MANAGED_BY, so
@@ -18,7 +18,8 @@ The mapping (README "Auditing a landscape" explains the choices):
   a report stays far below etcd's 1.5 MiB request limit; the number left out is the annotation OMITTED_ANNOTATION,
   and `audit` itself still prints everything.
 Pure: builds data, never talks to a cluster (`report_apply` writes the reports).
-Contract: README "PolicyReports: where operators look"; the CRDs of kyverno v1.19.0 (tests/schemas/wgpolicyk8s.io_*.yaml).
+Contract: docs/guides/audit.md "PolicyReports: where operators look"; the CRDs of kyverno v1.19.0
+(tests/schemas/wgpolicyk8s.io_*.yaml).
 """
 
 from __future__ import annotations

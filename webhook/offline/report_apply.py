@@ -11,7 +11,7 @@ Every request is bounded by REQUEST_TIMEOUT_SECONDS (connect, read). Errors stop
 naming the report and the API server's answer (with a hint when the CRD is missing). Nothing here judges anything;
 the RBAC this needs (VERBS of policyreports and clusterpolicyreports) is the audit CronJob's
 (manifests/components/audit-cronjob).
-Contract: README "PolicyReports: where operators look".
+Contract: docs/guides/audit.md "PolicyReports: where operators look".
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ Three promises make it safe as a gate:
 - Every input is read exactly once (`-` is standard input, also when named twice).
 
 The judging itself is `admission.judge`, the server's one path from bytes to a response.
-Source: README "Reviewing manifests offline" and "Reviewing manifests in CI".
+Source: docs/guides/review.md and docs/guides/review-ci.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`gardener-webhook certs`: a CA and a serving certificate for the webhook's Service, and its caBundle.
 
-The static certificate flavour of the manifests (README "Deploy to a cluster") needs three files in the
+The static certificate flavour of the manifests (docs/operations/deploy.md) needs three files in the
 Kubernetes TLS Secret layout, `tls.crt`, `tls.key` and `ca.crt`, and the CA as the caBundle of every
 webhook of the ValidatingWebhookConfiguration. `run_certs` writes them (plus `ca.key`, kept for the next
 re-issue and never put into the Secret) and prints the base64 caBundle on stdout, alone, so that

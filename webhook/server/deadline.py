@@ -15,7 +15,7 @@ late and unheeded.
 Why a timer and not a worker thread with `asyncio.wait_for`: a thread only stops *waiting* for the work,
 which goes on using the CPU (and the GIL) after the answer was sent, while the timer really stops it. And
 the timer costs one system call per request, while the thread hop cost about 13 % of one worker's
-requests per second for a small CloudProfile review in our measurement (README "Running the server").
+requests per second for a small CloudProfile review in our measurement (docs/getting-started.md "Running the server").
 Limits: signals reach only the main thread, so the cut-off works when the event loop runs there (it does in
 `serve`; `install` reports False otherwise and requests are then not cut off, only logged as late); a
 long call into C (parsing one huge JSON body in pydantic-core) is interrupted when it returns.

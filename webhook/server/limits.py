@@ -11,7 +11,8 @@ that does is stalled or hostile. The bounds, each a constant below:
   requests is not affected: it is closed by aiohttp's keep-alive timer.
 - At most MAX_BODIES_IN_MEMORY requests read and judge their body at a time (`BodyGate`); the others wait, their
   bodies held back by TCP flow control, until a slot frees or their budget is spent. Peak memory is then about that
-  many decoded reviews, whatever the number of concurrent requests (README "Reliability": the measured figure).
+  many decoded reviews, whatever the number of concurrent requests (docs/operations/reliability.md: the measured
+  figure).
 Who is to blame when a body is not read within the budget decides the answer (`app.py` sends it):
 - the server (503 with `Retry-After: RETRY_AFTER_SECONDS`; aiohttp reads and drops the rest of the body and keeps
   the connection): no slot freed in time, or bytes the client had sent were still waiting to be read when the
