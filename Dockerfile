@@ -1,4 +1,4 @@
-# gardener-webhook container image. Built with: docker build -t gardener-webhook:0.1.0 .
+# gardener-webhook container image. Built with: docker build -t gardener-webhook:0.13.0 .
 # Two stages: the build stage installs the pinned, hash-checked dependencies of requirements.lock and the
 # package into a virtualenv; the runtime stage copies only that virtualenv onto the same slim base.
 # The copied virtualenv carries no installer: pip, setuptools and wheel build the package and are uninstalled

@@ -1,3 +1,3 @@
 """gardener-webhook: a validating admission webhook that guards Gardener landscapes."""
 
-__version__ = "0.1.0"
+__version__ = "0.13.0"
