@@ -57,8 +57,8 @@ image:
 	$(PYTHON) tools/image/build.py $(ARGS)
 
 # The documentation site (mkdocs.yml, docs/): built with --strict, so a broken link or anchor fails, into site/;
-# docs-serve serves it on http://127.0.0.1:8000 and rebuilds on every change. `make test` builds it too
-# (tests/test_site.py) and opens every page in headless Chromium where that is installed.
+# docs-serve serves it on http://127.0.0.1:8000/gardener-webhook/ (the path of site_url) and rebuilds on every
+# change. `make test` builds it too (tests/test_site.py) and opens every page in headless Chromium where installed.
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
