@@ -1311,7 +1311,13 @@ def rules_page() -> str:
         families.setdefault(family(rule_id), []).append(rule_id)
     with_both = sum(1 for e in examples.values() if e.denied and e.allowed)
     intro = [
-        prose(first_paragraph(Rule.__doc__)),
+        (
+            "Every rule the webhook enforces, by family: its default mode, whether its findings read the cluster "
+            "view, its source, its section of the [rules catalogue](../rules.md), and what the tests show it deny "
+            "and allow. A rule is "
+            + "one" + prose(first_paragraph(Rule.__doc__)).removeprefix("One rule").rstrip(".")
+            + "; its fields:"
+        ),
         "\n".join(f"- {code(name)}: {prose(text)}" for name, text in field_descriptions(Rule).items()),
         (
             f"{len(ALL_RULES)} rules in {len(families)} families; {with_both} with a denied and an allowed example "

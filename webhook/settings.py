@@ -31,14 +31,27 @@ class _Section(BaseModel):
 
 
 class Exemptions(_Section):
-    """Users and groups whose requests are never denied: their findings become warnings."""
+    """Users and groups whose requests are never denied: their findings become warnings.
+
+    users: user names as the API server authenticated them (`system:serviceaccount:<namespace>:<name>` for a
+    ServiceAccount), compared exactly.
+    groups: group names of the request's user info (`system:serviceaccounts:<namespace>`, a team's group), compared
+    exactly.
+    """
 
     users: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
 
 
 class FeatureGates(BaseModel):
-    """Gardener feature gates that change rules; defaults are gardener-apiserver's (docs/rules.md §0.4)."""
+    """Gardener feature gates that change rules; defaults are gardener-apiserver's (docs/rules.md §0.4).
+
+    version_classification_lifecycle: a version's `lifecycle` list (classification stages with start times) is
+    allowed and judged (CP-LC-*); off, setting it is refused (CP-LC-000).
+    cloud_profile_capabilities: `spec.machineCapabilities` may be set (off: CP-CAP-001 refuses it); the capability
+    flavors of images and machine types are judged against it (CP-CAP-*).
+    in_place_node_updates: worker pools may use the in-place update strategies (SH-INP-001).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True)
 
