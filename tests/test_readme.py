@@ -174,6 +174,12 @@ def run_block(block: Block, cwd: Path, substitutions: dict[str, str]) -> list[li
     return outputs
 
 
+def test_the_readme_is_a_front_door_of_one_page() -> None:
+    """What it is, what it judges, the commands, a first look and where to go next: the manual is the site."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines: move the detail into docs/"
+
+
 def test_the_readme_and_the_site_have_transcripts() -> None:
     assert len([b for b in BLOCKS if b.source == "README.md"]) >= 2
     assert len(BLOCKS) >= 20
