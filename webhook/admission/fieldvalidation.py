@@ -70,11 +70,16 @@ class Duplicate:
 
 @dataclass(frozen=True, slots=True)
 class FieldFinding:
-    """One field-validation finding: rule, the API server's text, and a hint for the user (or "")."""
+    """One field-validation finding: rule, the API server's text, and a hint for the user (or "").
+
+    path: the JSON path of the field it is about (`spec.provider.workers[0].maxSurg`; `apiVersion` for a version
+    the API does not serve), "" when unknown.
+    """
 
     rule: Rule
     message: str
     hint: str = ""
+    path: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +144,9 @@ def check_version(api_version: str, kind: str) -> FieldFinding | None:
         if serving
         else f"{group} serves {', '.join(f'{group}/{v}' for v in sorted(served))}, none with kind {kind}"
     )
-    return FieldFinding(OBJ_VERSION_001, f'no matches for kind "{kind}" in version "{api_version}"', hint)
+    return FieldFinding(
+        OBJ_VERSION_001, f'no matches for kind "{kind}" in version "{api_version}"', hint, path="apiVersion"
+    )
 
 
 def unknown_fields(obj: Mapping[str, Any], entry: str, prefix: str = "") -> list[str]:
@@ -205,7 +212,7 @@ def check_object(
     entry = kind_fields(api_version, kind)
     if entry is not None:
         findings += [
-            FieldFinding(OBJ_STRICT_001, f'{STRICT_PREFIX}unknown field "{path}"')
+            FieldFinding(OBJ_STRICT_001, f'{STRICT_PREFIX}unknown field "{path}"', path=path)
             for path in unknown_fields(obj, entry)
         ]
     findings += [
@@ -214,6 +221,7 @@ def check_object(
             f'{STRICT_PREFIX}duplicate field "{d.path}"',
             f'{where} line {d.line}: "{d.path}" is already defined at line {d.first_line} (the last one wins '
             "without strict validation)",
+            path=d.path,
         )
         for d in duplicates
     ]

@@ -1,11 +1,10 @@
 """`gardener-webhook review`: judge manifests offline (docs/guides/review.md and
-docs/guides/review-ci.md): text as each object is judged, JSON, JUnit (for input errors too), and
-`--base`/`--base-dir`."""
+docs/guides/review-ci.md): text as each object is judged, JSON, JUnit (for input errors too), the CI formats with
+each finding on its line (`webhook.cli.outputs`), `--report FORMAT=FILE`, and `--base`/`--base-dir`."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -27,59 +26,7 @@ from webhook.cli.base import (
     _settings,
     _source_plan,
 )
-
-
-def _print_text(item: Reviewed, out: TextIO, *, operation: bool = False) -> None:
-    judged_as = f" as {item.operation}" if operation else ""
-    if item.outcome is None:
-        out.write(f"{item.result} {item.ref}{judged_as} ({item.reason})\n")
-        return
-    out.write(f"{item.result} {item.ref}{judged_as}\n")
-    out.writelines(f"  {message}\n" for message in item.messages)
-    out.writelines(f"  Warning: {warning}\n" for warning in item.warnings)
-    out.writelines(f"  hint: {hint}\n" for hint in item.hints)
-
-
-def _junit_review(results: Sequence[Reviewed], *, strict: bool, now: datetime, operation: bool = False) -> str:
-    """`review --output junit`: a suite per input file, a case per object (failures carry the denial lines)."""
-    from webhook.offline import junit
-    from webhook.offline.review import Result, display_group
-
-    suites: dict[str, list[junit.Case]] = {}
-    for item in results:
-        group, kind = item.group_kind
-        classname = f"{display_group(group)}.{kind}"
-        output = tuple([f"Warning: {w}" for w in item.warnings] + [f"hint: {h}" for h in item.hints])
-        failure = None
-        skipped = None
-        if item.result is Result.DENIED and item.outcome is not None:
-            count = len(item.messages)
-            failure = (
-                f"denied: {count} finding{'s' if count != 1 else ''}",
-                "DENIED",
-                "\n".join(item.messages),
-            )
-        elif item.result is Result.SKIPPED:
-            if strict:
-                failure = (f"skipped under --strict: {item.reason}", "SKIPPED", item.reason)
-            else:
-                skipped = item.reason
-        name = f"{item.ref} as {item.operation}" if operation else item.ref
-        case = junit.Case(name, classname, failure, skipped, output)
-        source = "<stdin>" if item.manifest.source == "-" else item.manifest.source
-        suites.setdefault(source, []).append(case)
-    return junit.render(
-        "gardener-webhook review", [junit.Suite(name, tuple(cases)) for name, cases in suites.items()], now=now
-    )
-
-
-def _junit_input_error(message: str, source: str, now: datetime) -> str:
-    """`review --output junit` for a run that stopped at an input error: one test case whose `error` is the
-    message (file, document and line, as on stderr), in a suite named after the file when the error is one file's."""
-    from webhook.offline import junit
-
-    case = junit.Case(source or "inputs", "gardener-webhook.input", error=(message, "InputError", message))
-    return junit.render("gardener-webhook review", [junit.Suite(source or "inputs", (case,))], now=now)
+from webhook.cli.outputs import FORMATS, PLACED, junit_input_error, print_text, render, report_spec, write_step_summary
 
 
 def _skipped_files(skipped: Sequence[SkippedFile], *, verbose: bool, out: TextIO) -> None:
@@ -115,12 +62,16 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
 
         def print_now(item: Reviewed, done: int, total: int) -> None:
             line.clear()
-            _print_text(item, out, operation=change)
+            print_text(item, out, operation=change)
             out.flush()  # a CI log shows each object when it is judged, not all of them at the end
             line.update(done, total)
 
     now = datetime.now(UTC)
-    reader = ManifestReader(sys.stdin, exclude=Excludes(args.exclude), skip_named=args.skip_non_objects)
+    reports: list[tuple[str, Path]] = args.report
+    placed = args.output in PLACED or any(fmt in PLACED for fmt, _ in reports)  # keep the YAML nodes for the lines
+    reader = ManifestReader(
+        sys.stdin, exclude=Excludes(args.exclude), skip_named=args.skip_non_objects, positions=placed
+    )
     unchanged = 0
     try:
         settings = _settings(args.config)
@@ -128,7 +79,9 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
         if against_cluster:
             results, unchanged = _review_against_cluster(args, settings, now, reader, print_now)
         elif change:
-            base_reader = ManifestReader(exclude=Excludes(args.exclude), skip_named=args.skip_non_objects)
+            base_reader = ManifestReader(
+                exclude=Excludes(args.exclude), skip_named=args.skip_non_objects, positions=placed
+            )
             results, unchanged = _review_change(args, settings, now, reader, base_reader, print_now)
         else:
             if args.all:
@@ -138,8 +91,12 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
                 reader=reader, on_result=print_now, field_validation=FieldValidation(args.field_validation),
             )  # fmt: skip
     except (ReviewInputError, UsageError, ClusterError) as exc:
+        failed = junit_input_error(str(exc), getattr(exc, "source", ""), now)
         if args.output == "junit":  # the CI's report must show exactly the runs that went wrong
-            out.write(_junit_input_error(str(exc), getattr(exc, "source", ""), now))
+            out.write(failed)
+        for fmt, file in reports:
+            if fmt == "junit":
+                _write_report(file, failed)
         if args.verbose:  # else the error stays the one line on stderr that scripts expect
             _skipped_files(reader.skipped, verbose=True, out=sys.stderr)
         if isinstance(exc, ClusterError):
@@ -148,18 +105,30 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         if progress is not None:
             progress.clear()
-    if args.output == "json":
-        json.dump([item.to_json() for item in results], out, indent=2)
-        out.write("\n")
-    elif args.output == "junit":
-        out.write(_junit_review(results, strict=args.strict, now=now, operation=change))
+    if args.output != "text":
+        out.write(render(args.output, results, strict=args.strict, now=now, operation=change))
     elif unchanged:
         plural = "s" if unchanged != 1 else ""
         out.write(f"{unchanged} unchanged object{plural} not judged (--all judges them as re-applies)\n")
     _skipped_files(reader.skipped, verbose=args.verbose, out=out if args.output == "text" else sys.stderr)
+    for fmt, file in reports:
+        _write_report(file, render(fmt, results, strict=args.strict, now=now, operation=change))
+    if args.output == "github" or any(fmt == "github" for fmt, _ in reports):
+        try:
+            write_step_summary(results)
+        except OSError as exc:
+            raise UsageError(f"$GITHUB_STEP_SUMMARY: cannot write: {exc.strerror or exc}") from None
     denied = any(item.result is Result.DENIED for item in results)
     skipped = any(item.result is Result.SKIPPED for item in results)
     return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
+
+
+def _write_report(file: Path, text: str) -> None:
+    """Write one `--report` file; raises UsageError (exit 2) naming it when it cannot be written."""
+    try:
+        file.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--report {file}: cannot write: {exc.strerror or exc}") from None
 
 
 def _review_change(
@@ -297,7 +266,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     review.add_argument("--in-cluster", action="store_true", help="like --kubeconfig, for the cluster this Pod runs in")
     review.add_argument("--config", type=Path, help="configuration file (YAML)")
     review.add_argument("--now", help="fix the clock for date rules (RFC 3339)")
-    review.add_argument("--output", choices=("text", "json", "junit"), default="text")
+    review.add_argument(
+        "--output", choices=FORMATS, default="text",
+        help="what stdout gets: text, json, junit, or a format that places each finding on its line: sarif (SARIF "
+        "2.1.0), github (workflow commands; a summary to $GITHUB_STEP_SUMMARY), gitlab (Code Quality), markdown",
+    )  # fmt: skip
+    review.add_argument(
+        "--report", action="append", default=[], type=report_spec, metavar="FORMAT=FILE",
+        help="also write the review in FORMAT (as --output) into FILE (repeatable: --report sarif=review.sarif "
+        "--report junit=review.xml)",
+    )  # fmt: skip
     review.add_argument(
         "--strict", action="store_true",
         help="for CI: an object no validator judges (SKIPPED) fails the review (exit 1)",

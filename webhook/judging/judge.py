@@ -65,6 +65,8 @@ class Outcome:
     (200 allowed, 422/403 denied, 500 internal error). rule_ids: every rule that fired (denials and warnings);
     denied_rule_ids: those of them whose findings denied (the rest only warned).
     entries: every finding as (rule id, "deny" | "warn" | "ratcheted", rendered text), unsanitised (for audit).
+    paths: the field path of each entry, in the same order, as rendered ("" for the whole object), so that `review`
+    can place each finding on the line of the manifest that holds the field.
     warnings: exactly `response.warnings`: advisory findings, then ratcheted denials behind RATCHETED_PREFIX, each
     composed to at most MAX_WARNING_CHARS characters (`rendering.compose_warning`: values whole or as a placeholder, a cut
     text ends with "…"), distinct, at most MAX_WARNINGS entries and MAX_WARNINGS_TOTAL_CHARS characters in total,
@@ -81,6 +83,7 @@ class Outcome:
     rule_ids: tuple[str, ...] = ()
     denied_rule_ids: tuple[str, ...] = ()
     entries: tuple[tuple[str, str, str], ...] = ()
+    paths: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     full_warnings: tuple[str, ...] = ()
     messages: tuple[str, ...] = field(default=())
@@ -459,6 +462,10 @@ def _outcome(envelope: Envelope, verdict: Verdict, ratcheted: Sequence[Finding],
             *((f.rule.id, "warn", text) for f, text in zip(verdict.warnings, warning_texts, strict=True)),
             *((f.rule.id, "ratcheted", line) for f, line in zip(ratcheted, ratcheted_lines, strict=True)),
             *(((crashed_rule, "deny", messages[0]),) if crashed_rule is not None else ()),
+        ),
+        paths=(
+            *(str(f.path) for f in (*verdict.errors, *verdict.warnings, *ratcheted)),
+            *(("",) if crashed_rule is not None else ()),
         ),
         warnings=tuple(warnings),
         full_warnings=tuple(full_warnings),

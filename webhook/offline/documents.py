@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 import pathspec
+import yaml
 
 from webhook.admission.fieldvalidation import Duplicate
-from webhook.offline.yamlload import STDIN, DocumentError, Duplicates, load_documents, load_with_lines
+from webhook.offline.yamlload import STDIN, DocumentError, Duplicates, Nodes, load_documents, load_with_lines
 
 
 def iter_objects(doc: Any) -> Iterator[Any]:
@@ -62,6 +63,9 @@ class Manifest:
     "<stdin>"). document: 1-based number of the YAML document in the file (empty documents count, so the number
     matches the file's `---` separators). line: 1-based line where that document starts. item: 0-based index in
     a `kind: List`'s items, else None. duplicates: the keys given twice in the object (paths relative to it).
+    node: the object's composed YAML node (its marks give each field's line), when the reader was asked to keep
+    them (`ManifestReader(positions=True)`), else None. file: the file a finding's place names ("" for standard
+    input): the source, or for a base object of `review --base` its path in the repository.
     """
 
     obj: dict[str, Any]
@@ -70,6 +74,8 @@ class Manifest:
     line: int
     item: int | None = None
     duplicates: tuple[Duplicate, ...] = ()
+    node: Any = field(default=None, compare=False, repr=False)
+    file: str = field(default="", compare=False)
 
     @property
     def where(self) -> str:
@@ -223,17 +229,26 @@ class ManifestReader:
     charts, CI files and other YAML beside their manifests: such a file is skipped and recorded in `skipped`
     (see `_skip_by_name`, `_skip_by_content`), and so is a file matched by `exclude`. skip_named: treat named
     files like found ones (for tools that pass a repository's changed files one by one, e.g. pre-commit).
+    positions: keep each object's YAML node in `Manifest.node` (for findings placed on their lines; costs the node
+    trees' memory).
     """
 
     def __init__(
-        self, stdin: TextIO | None = None, *, exclude: Excludes | None = None, skip_named: bool = False
+        self,
+        stdin: TextIO | None = None,
+        *,
+        exclude: Excludes | None = None,
+        skip_named: bool = False,
+        positions: bool = False,
     ) -> None:
         self._stdin = stdin
         self._exclude = exclude or Excludes()
         self.skip_named = skip_named
+        self._positions = positions  # keep each object's YAML node (Manifest.node) for findings on their lines
         self._texts: dict[str, str] = {}
         self._docs: dict[str, list[tuple[int, int, Any]]] = {}
         self._duplicates: dict[str, Duplicates] = {}
+        self._nodes: dict[str, Nodes] = {}
         self._skipped: dict[str, SkippedFile] = {}
 
     @property
@@ -265,7 +280,7 @@ class ManifestReader:
                     self._skipped[key] = SkippedFile(source, reason)
                     continue
                 docs = self._documents(source, key)
-                manifests.extend(self._manifests(source, docs, self._duplicates.get(key, {})))
+                manifests.extend(self._manifests(source, docs, self._duplicates.get(key, {}), self._nodes.get(key, {})))
         return manifests
 
     def _skip_reason(self, source: str, key: str, given: Path) -> str | None:
@@ -303,9 +318,12 @@ class ManifestReader:
         if key not in self._docs:
             try:
                 repeated: Duplicates = {}
-                self._docs[key] = load_with_lines(self._read_text(source, key), source, repeated)
+                nodes: Nodes | None = {} if self._positions else None
+                self._docs[key] = load_with_lines(self._read_text(source, key), source, repeated, nodes)
                 if repeated:
                     self._duplicates[key] = repeated
+                if nodes:
+                    self._nodes[key] = nodes
             except DocumentError as exc:
                 exc.source = "<stdin>" if source == STDIN else source
                 raise
@@ -329,10 +347,12 @@ class ManifestReader:
             raise DocumentError(f"{source}: cannot read: {exc.strerror or exc}", source=shown) from None
 
     @staticmethod
-    def _manifests(source: str, docs: Sequence[tuple[int, int, Any]], repeated: Duplicates) -> list[Manifest]:
-        """The Manifests of a file's documents, each with the keys given twice in it (`repeated`: by document);
-        raises DocumentError (naming file, document, line) for a document without apiVersion or kind, or that is
-        no object."""
+    def _manifests(
+        source: str, docs: Sequence[tuple[int, int, Any]], repeated: Duplicates, nodes: Nodes
+    ) -> list[Manifest]:
+        """The Manifests of a file's documents, each with the keys given twice in it (`repeated`: by document) and
+        its YAML node (`nodes`: by document, when kept); raises DocumentError (naming file, document, line) for a
+        document without apiVersion or kind, or that is no object."""
         shown = "<stdin>" if source == STDIN else source
         manifests: list[Manifest] = []
         for number, line, doc in docs:
@@ -347,7 +367,17 @@ class ManifestReader:
                 if item is not None:
                     prefix = f"items[{item}]."
                     found = [replace(d, path=d.path.removeprefix(prefix)) for d in found if d.path.startswith(prefix)]
-                manifest = Manifest(obj if isinstance(obj, dict) else {}, source, number, line, item, tuple(found))
+                node = _item_node(nodes.get(number), item)
+                manifest = Manifest(
+                    obj if isinstance(obj, dict) else {},
+                    source,
+                    number,
+                    line,
+                    item,
+                    tuple(found),
+                    node,
+                    "" if source == STDIN else source,
+                )
                 if not isinstance(obj, dict):
                     raise DocumentError(
                         f"{manifest.where}: not an object (a manifest is a mapping with apiVersion and kind)",
@@ -360,3 +390,16 @@ class ManifestReader:
                     raise DocumentError(f"{manifest.where}: object has no {' and no '.join(missing)}", source=shown)
                 manifests.append(manifest)
         return manifests
+
+
+def _item_node(root: Any, item: int | None) -> Any:
+    """The node of a document's object: the document's root, or for an entry of a `kind: List` the node of
+    `items[item]` (None when the nodes were not kept or the List's items are not written as a plain list)."""
+    if root is None or item is None:
+        return root
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    for key, value in root.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "items" and isinstance(value, yaml.SequenceNode):
+            return value.value[item] if item < len(value.value) else None
+    return None

@@ -469,7 +469,7 @@ def review_change(
 def _relabel(manifest: Manifest, base_dir: Path, label: str) -> Manifest:
     """A base manifest whose place names the base (`HEAD~1:landscape/aws.yaml`), not the temporary folder."""
     relative = os.path.relpath(manifest.source, base_dir)
-    return dataclasses.replace(manifest, source=f"{label}:{relative}")
+    return dataclasses.replace(manifest, source=f"{label}:{relative}", file=relative)
 
 
 class StoredObjects(Protocol):

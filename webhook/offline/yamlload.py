@@ -80,7 +80,13 @@ def load_documents(text: str, *, source: str = "<input>") -> list[Any]:
         ) from None
 
 
-def load_with_lines(text: str, source: str, duplicates: Duplicates | None = None) -> list[tuple[int, int, Any]]:
+# Document number -> its composed root node, whose marks give each key's line and column (`positions`).
+Nodes = dict[int, yaml.Node]
+
+
+def load_with_lines(
+    text: str, source: str, duplicates: Duplicates | None = None, nodes: Nodes | None = None
+) -> list[tuple[int, int, Any]]:
     """Parse YAML/JSON text into (document number, start line, plain JSON value) for each non-empty document.
 
     Document numbers are 1-based and count empty documents; a start line is the 1-based line of the document's
@@ -89,13 +95,18 @@ def load_with_lines(text: str, source: str, duplicates: Duplicates | None = None
     SafeLoader's in every case.
     duplicates: when given, filled with the keys given twice in each document (`fieldvalidation.duplicate_keys`),
     by document number.
+    nodes: when given, filled with each document's composed root node, by document number: the nodes are built
+    anyway, so keeping them costs memory, not time.
     Raises DocumentError naming the file, the document and the line on one line when the text is not YAML.
     """
     with _collector_paused():
-        found = _load_fast(text, duplicates) if _FAST_LOADER is not None else None
-        if found is None and duplicates:
-            duplicates.clear()  # libyaml's partial findings: SafeLoader reads the text again
-        return found if found is not None else _load_pure(text, source, duplicates)
+        found = _load_fast(text, duplicates, nodes) if _FAST_LOADER is not None else None
+        if found is None:
+            if duplicates:
+                duplicates.clear()  # libyaml's partial findings: SafeLoader reads the text again
+            if nodes:
+                nodes.clear()
+        return found if found is not None else _load_pure(text, source, duplicates, nodes)
 
 
 @contextmanager
@@ -160,14 +171,17 @@ def _expands_too_far(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> bool:
     return False
 
 
-def _load_fast(text: str, duplicates: Duplicates | None = None) -> list[tuple[int, int, Any]] | None:
+def _load_fast(
+    text: str, duplicates: Duplicates | None = None, nodes: Nodes | None = None
+) -> list[tuple[int, int, Any]] | None:
     """`load_with_lines` through libyaml, or None when libyaml refuses the text or its numbering is not sure.
 
     libyaml gives no document-start events next to its nodes, so a document's line is taken from the text: every
     document after the first starts with a `---` line (`_DOCUMENT_START`), and the first starts either with one
     (found before its root node) or at its root node's first token, as in SafeLoader. When the `---` lines and the
     documents do not pair up, None. duplicates: as for `load_with_lines` (a mapping that came out smaller than its
-    keys is looked at again, so a document without repeated keys costs nothing more). Never raises on YAML input.
+    keys is looked at again, so a document without repeated keys costs nothing more). nodes: as for
+    `load_with_lines`. Never raises on YAML input.
     """
     if _UNCOUNTED.search(text):
         return None
@@ -184,6 +198,8 @@ def _load_fast(text: str, duplicates: Duplicates | None = None) -> list[tuple[in
             if aliased and _expands_too_far(node):
                 return None  # SafeLoader's reading names the document
             values.append(_construct_plain(node, loader, shrunk))
+            if nodes is not None:
+                nodes[len(values)] = node
             if shrunk:
                 if duplicates is not None:
                     duplicates[len(values)] = duplicate_keys(node)
@@ -256,10 +272,12 @@ def _construct_plain(node: yaml.Node, constructor: Any, shrunk: list[yaml.Mappin
     return _plain(constructor.construct_object(node, deep=True))
 
 
-def _load_pure(text: str, source: str, duplicates: Duplicates | None = None) -> list[tuple[int, int, Any]]:
+def _load_pure(
+    text: str, source: str, duplicates: Duplicates | None = None, nodes: Nodes | None = None
+) -> list[tuple[int, int, Any]]:
     """`load_with_lines` through PyYAML's pure-Python SafeLoader, whose values, line numbers and messages are the
     contract. Raises DocumentError as `load_with_lines` does (for a character YAML forbids, with its line only:
-    the text is checked before any document is read). duplicates: as for `load_with_lines`."""
+    the text is checked before any document is read). duplicates, nodes: as for `load_with_lines`."""
     shown = "<stdin>" if source == STDIN else source
     try:
         loader = yaml.SafeLoader(text)
@@ -280,6 +298,8 @@ def _load_pure(text: str, source: str, duplicates: Duplicates | None = None) -> 
                 data = loader.construct_document(node) if node is not None else None
                 if duplicates is not None and node is not None and (repeated := duplicate_keys(node)):
                     duplicates[number] = repeated
+                if nodes is not None and node is not None:
+                    nodes[number] = node
                 value = None if data is None else _plain(data)
             except RecursionError:  # an alias inside the node it names: JSON cannot hold it, nor can the API server
                 raise DocumentError(

@@ -1,0 +1,59 @@
+"""Each finding of a review placed on the line of the manifest that holds its field (`located.ObjectReport`).
+
+The findings come in the order `review` prints them: the API server's decoding errors, the judgement's denials,
+then the decoding's warnings and the judgement's warnings (ratcheted denials with their `unchanged, not enforced:`
+prefix). A finding's place is its field's node in the object's YAML (`positions.locate`); an object read from
+standard input, or carried inside an AdmissionReview, has none, and each of its findings says why.
+Source: docs/guides/review-ci.md "Findings on their lines".
+"""
+
+from __future__ import annotations
+
+from webhook.judging.judge import RATCHETED_PREFIX
+from webhook.offline.located import Level, Located, Location, ObjectReport
+from webhook.offline.positions import locate
+from webhook.offline.review import Reviewed
+from webhook.offline.yamlload import STDIN
+
+
+def object_report(item: Reviewed) -> ObjectReport:
+    """The findings of one reviewed object, each with its place (or why it has none)."""
+    manifest = item.manifest
+    inside_review = str(manifest.obj.get("kind", "")) == "AdmissionReview"
+    unplaced = (
+        "read from standard input" if manifest.source == STDIN
+        else "inside an AdmissionReview, whose object has no lines of its own" if inside_review
+        else "" if manifest.node is not None
+        else "no source lines were kept"
+    )  # fmt: skip
+    found: list[tuple[str, Level, str, str]] = []
+    found += [(f.rule.id, Level.ERROR, f.message, f.path) for f in item.fields.errors]
+    outcome = item.outcome
+    entries = list(zip(outcome.entries, outcome.paths, strict=True)) if outcome is not None else []
+    found += [(rule, Level.ERROR, text, path) for (rule, mode, text), path in entries if mode == "deny"]
+    found += [(f.rule.id, Level.WARNING, f.message, f.path) for f in item.fields.warnings]
+    for (rule, mode, text), path in entries:
+        if mode == "warn":
+            found.append((rule, Level.WARNING, text, path))
+        elif mode == "ratcheted":
+            found.append((rule, Level.WARNING, RATCHETED_PREFIX + text, path))
+    shown = "<stdin>" if manifest.source == STDIN else manifest.source
+    findings = tuple(
+        Located(
+            rule,
+            level,
+            message,
+            path,
+            item.ref,
+            item.operation,
+            _location(item, path) if not unplaced else None,
+            unplaced,
+        )
+        for rule, level, message, path in dict.fromkeys(found)  # a finding given twice is one, as printed
+    )
+    return ObjectReport(item.ref, item.operation, str(item.result), findings, shown, item.reason)
+
+
+def _location(item: Reviewed, path: str) -> Location:
+    line, column = locate(item.manifest.node, path)
+    return Location(item.manifest.file, line, column)
