@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from webhook.cli.base import (
     EXIT_CLUSTER,
@@ -26,13 +26,27 @@ from webhook.cli.base import (
     _reader,
     _settings,
 )
+from webhook.cli.outputs import PLACED, report_spec
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
 
     from webhook.cluster.live import NotListed
+    from webhook.offline.audit import AuditReport
+    from webhook.offline.documents import Manifest
     from webhook.offline.policyreport import PolicyReport
     from webhook.settings import Settings
+
+
+AUDIT_FORMATS: Final = ("text", "json", "junit", "policyreport", "sarif", "github", "gitlab", "markdown")
+
+
+def _audit_report_spec(value: str) -> tuple[str, Path]:
+    """argparse type of audit's `--report FORMAT=FILE` (review's formats but json's shape, plus policyreport)."""
+    fmt, sep, file = value.partition("=")
+    if sep and fmt == "policyreport" and file:
+        return fmt, Path(file)
+    return report_spec(value)
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
@@ -44,10 +58,11 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     While the live view runs, its warnings go to stderr as text lines naming kind, source and cause.
     """
     from webhook.offline.audit import audit_objects, audit_view
-    from webhook.offline.policyreport import policy_reports, render_yaml
+    from webhook.offline.policyreport import policy_reports
 
     settings = _settings(args.config)
     live = _live_requested(args, settings)
+    manifests: list[Manifest] = []
     if args.apply and not live:
         raise UsageError(
             "--apply writes into the audited cluster: give it with --kubeconfig, --in-cluster or cluster.sources"
@@ -67,26 +82,53 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
                 "cluster.sources in --config"
             )
         from webhook.admission.fieldvalidation import FieldValidation
+        from webhook.offline.documents import ManifestReader
 
-        manifests, view = _context(args.context, _reader())
+        placed = args.output in PLACED or any(fmt in PLACED for fmt, _ in args.report)
+        manifests, view = _context(args.context, ManifestReader(sys.stdin, positions=placed) if placed else _reader())
         report = audit_objects(
             [m.obj for m in manifests], view=view, settings=settings, now=now,
             field_validation=FieldValidation(args.field_validation), duplicates=[m.duplicates for m in manifests],
         )  # fmt: skip
-    if args.output == "json":
-        json.dump(report.to_json(), out, indent=2)
-        out.write("\n")
-    elif args.output == "junit":
-        out.write(report.to_junit(strict=args.strict))
-    elif args.output == "policyreport":
-        out.write(render_yaml(policy_reports(report)))
-    else:
-        out.write(report.to_text())
+    out.write(_render(args.output, report, manifests, strict=args.strict))
+    for fmt, file in args.report:
+        try:
+            file.write_text(_render(fmt, report, manifests, strict=args.strict), encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--report {file}: cannot write: {exc.strerror or exc}") from None
     if args.apply:
         out.flush()  # the report comes first in the Job's log, whatever happens to the writes
         if not _apply_reports(_report_client(args, settings), policy_reports(report)):
             return EXIT_CLUSTER
     return EXIT_DENIED if report.denied or (args.strict and report.skipped) else EXIT_OK
+
+
+def _render(fmt: str, report: AuditReport, manifests: Sequence[Manifest], *, strict: bool) -> str:
+    """The audit in `fmt`: text, json, junit, policyreport, or a format that places each finding on its line
+    (`webhook.cli.outputs.PLACED`; objects of `manifests`, read from files, get their lines)."""
+    from webhook.offline.policyreport import policy_reports, render_yaml
+
+    if fmt == "json":
+        return json.dumps(report.to_json(), indent=2) + "\n"
+    if fmt == "junit":
+        return report.to_junit(strict=strict)
+    if fmt == "policyreport":
+        return render_yaml(policy_reports(report))
+    if fmt == "text":
+        return report.to_text()
+    from webhook import __version__
+    from webhook.offline import reports
+    from webhook.offline.placing import audit_reports
+    from webhook.validators import ALL_RULES
+
+    objects = audit_reports(report, manifests)
+    if fmt == "sarif":
+        return reports.sarif(objects, ALL_RULES, version=__version__)
+    if fmt == "github":
+        return reports.github(objects)
+    if fmt == "gitlab":
+        return reports.gitlab(objects)
+    return reports.markdown(objects, title="gardener-webhook audit")
 
 
 def _report_client(args: argparse.Namespace, settings: Settings) -> ApiClient:
@@ -177,8 +219,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     audit.add_argument("--config", type=Path, help="configuration file (YAML)")
     audit.add_argument("--now", help="judge as of this time (RFC 3339); default: now")
     audit.add_argument(
-        "--output", choices=("text", "json", "junit", "policyreport"), default="text",
-        help="policyreport: wgpolicyk8s.io/v1alpha2 PolicyReports and a ClusterPolicyReport, as a YAML stream",
+        "--output", choices=AUDIT_FORMATS, default="text",
+        help="policyreport: wgpolicyk8s.io/v1alpha2 PolicyReports and a ClusterPolicyReport, as a YAML stream; "
+        "sarif, github, gitlab, markdown: each finding on the line of its field (objects from --context files)",
+    )  # fmt: skip
+    audit.add_argument(
+        "--report", action="append", default=[], type=_audit_report_spec, metavar="FORMAT=FILE",
+        help="also write the audit in FORMAT (as --output) into FILE (repeatable)",
     )  # fmt: skip
     audit.add_argument(
         "--strict", action="store_true", help="for CI: an object no validator judges (SKIPPED) fails the audit (exit 1)"

@@ -74,7 +74,11 @@ class ObjectId:
 
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
-    """One finding about one object: which rule, deny or warn, in which situation, and the message."""
+    """One finding about one object: which rule, deny or warn, in which situation, and the message.
+
+    path: the field path the finding is about, as rendered ("" for the whole object or a landscape finding), for
+    placing it on its line when the object came from a file.
+    """
 
     rule: str
     mode: Mode
@@ -83,6 +87,7 @@ class AuditEntry:
     namespace: str
     name: str
     message: str
+    path: str = ""
 
     @property
     def object_ref(self) -> str:
@@ -120,7 +125,7 @@ class AuditReport:
             "denied": self.denied,
             "skipped": [{"object": ref, "reason": reason} for ref, reason in self.skipped],
             "rules": [
-                {"rule": rule, "entries": [asdict(e) for e in entries]} for rule, entries in self.by_rule().items()
+                {"rule": rule, "entries": [_entry_json(e) for e in entries]} for rule, entries in self.by_rule().items()
             ],
         }
 
@@ -177,6 +182,14 @@ class AuditReport:
         return junit.render("gardener-webhook audit", suites, now=self.now)
 
 
+def _entry_json(entry: AuditEntry) -> dict[str, Any]:
+    """An entry as `--output json` gives it: {rule, mode, when, kind, namespace, name, message} (the field path is
+    what the formats that place findings read)."""
+    found = asdict(entry)
+    del found["path"]
+    return found
+
+
 def _judge(
     raw: dict[str, Any], operation: str, view: ClusterView, settings: Settings, now: datetime, caches: Caches
 ) -> Any:
@@ -223,16 +236,16 @@ def audit_objects(
         judged.append(subject)
         repeated = duplicates[number] if number < len(duplicates) else ()
         checked = check_object(raw, repeated, where=subject.ref, mode=field_validation)
-        entries.extend(AuditEntry(f.rule.id, "deny", "re-applied", *ident, f.message) for f in checked.errors)
-        entries.extend(AuditEntry(f.rule.id, "warn", "re-applied", *ident, f.message) for f in checked.warnings)
+        entries.extend(AuditEntry(f.rule.id, "deny", "re-applied", *ident, f.message, f.path) for f in checked.errors)
+        entries.extend(AuditEntry(f.rule.id, "warn", "re-applied", *ident, f.message, f.path) for f in checked.warnings)
         reapplied = _judge(raw, "UPDATE", view, settings, now, caches)
-        for rule, mode, text in reapplied.entries:
+        for (rule, mode, text), path in zip(reapplied.entries, reapplied.paths, strict=True):
             if mode in ("deny", "warn"):
-                entries.append(AuditEntry(rule, mode, "re-applied", *ident, text))
+                entries.append(AuditEntry(rule, mode, "re-applied", *ident, text, path))
         created = _judge(raw, "CREATE", view, settings, now, caches)
-        for rule, mode, text in created.entries:
+        for (rule, mode, text), path in zip(created.entries, created.paths, strict=True):
             if mode == "deny":
-                entries.append(AuditEntry(rule, "deny", "created today", *ident, text))
+                entries.append(AuditEntry(rule, "deny", "created today", *ident, text, path))
         if (group, kind) == ("core.gardener.cloud", "CloudProfile"):
             entries.extend(AuditEntry(AUD_CLS_001, "warn", "status", *ident, m) for m in _status_drift(raw, now))
     entries.extend(landscape_entries(view))

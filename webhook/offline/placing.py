@@ -1,4 +1,5 @@
-"""Each finding of a review placed on the line of the manifest that holds its field (`located.ObjectReport`).
+"""Each finding of a review or an audit placed on the line of the manifest that holds its field
+(`located.ObjectReport`).
 
 The findings come in the order `review` prints them: the API server's decoding errors, the judgement's denials,
 then the decoding's warnings and the judgement's warnings (ratcheted denials with their `unchanged, not enforced:`
@@ -9,7 +10,11 @@ Source: docs/guides/review-ci.md "Findings on their lines".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from webhook.judging.judge import RATCHETED_PREFIX
+from webhook.offline.audit import AuditReport
+from webhook.offline.documents import Manifest
 from webhook.offline.located import Level, Located, Location, ObjectReport
 from webhook.offline.positions import locate
 from webhook.offline.review import Reviewed
@@ -57,3 +62,41 @@ def object_report(item: Reviewed) -> ObjectReport:
 def _location(item: Reviewed, path: str) -> Location:
     line, column = locate(item.manifest.node, path)
     return Location(item.manifest.file, line, column)
+
+
+def audit_reports(report: AuditReport, manifests: Sequence[Manifest] = ()) -> list[ObjectReport]:
+    """The audit's findings by object, each placed on its line when the object came from a file (`manifests`:
+    those audit read, matched by kind, namespace and name); objects of a live view, and the landscape's component
+    skew, have no lines. A finding's text carries its situation as `audit` prints it (`(created today): …`);
+    the operation is the situation's (`re-applied`, `created today`). Objects audit skipped are listed with why.
+    """
+    by_id = {(m.kind, m.namespace, m.name): m for m in manifests}
+    grouped: dict[tuple[str, str, str], list[Located]] = {}
+    for entry in report.entries:
+        ident = (entry.kind, entry.namespace, entry.name)
+        manifest = by_id.get(ident)
+        unplaced = (
+            "read from a cluster" if manifest is None
+            else "read from standard input" if manifest.source == STDIN
+            else "" if manifest.node is not None
+            else "no source lines were kept"
+        )  # fmt: skip
+        location = None
+        if manifest is not None and not unplaced:
+            line, column = locate(manifest.node, entry.path)
+            location = Location(manifest.file, line, column)
+        level = Level.ERROR if entry.mode == "deny" else Level.WARNING
+        text = f"({entry.when}): {entry.message}"
+        grouped.setdefault(ident, []).append(
+            Located(entry.rule, level, text, entry.path, entry.object_ref, str(entry.when), location, unplaced)
+        )
+    objects = []
+    for ident, findings in grouped.items():
+        manifest = by_id.get(ident)
+        source = "" if manifest is None else "<stdin>" if manifest.source == STDIN else manifest.source
+        denied = any(f.level is Level.ERROR for f in findings)
+        objects.append(
+            ObjectReport(findings[0].ref, "AUDIT", "DENIED" if denied else "ALLOWED", tuple(findings), source)
+        )
+    objects += [ObjectReport(ref, "AUDIT", "SKIPPED", (), "", reason) for ref, reason in report.skipped]
+    return objects

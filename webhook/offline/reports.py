@@ -274,9 +274,9 @@ def github(objects: Sequence[ObjectReport]) -> str:
     return "".join(lines)
 
 
-def github_summary(objects: Sequence[ObjectReport]) -> str:
+def github_summary(objects: Sequence[ObjectReport], *, title: str = "gardener-webhook review") -> str:
     """The Markdown for `$GITHUB_STEP_SUMMARY`: `markdown`, bounded by the step summary's 1 MiB of UTF-8."""
-    return _markdown(objects, STEP_SUMMARY_LIMIT, lambda text: len(text.encode()))
+    return _markdown(objects, STEP_SUMMARY_LIMIT, lambda text: len(text.encode()), title)
 
 
 # --- GitLab Code Quality -----------------------------------------------------------------------------------------
@@ -361,14 +361,14 @@ def _row(obj: ObjectReport, items: Sequence[_Shown]) -> str:
     return f"| {_code(obj.ref)} | {_text(obj.operation)} | {_text(obj.result)} | {cell} |\n"
 
 
-def _markdown(objects: Sequence[ObjectReport], limit: int, size: Callable[[str], int]) -> str:
+def _markdown(objects: Sequence[ObjectReport], limit: int, size: Callable[[str], int], title: str) -> str:
     by_object: dict[int, list[_Shown]] = {}
     for obj, item in _shown(objects):
         by_object.setdefault(id(obj), []).append(item)
     verdicts = Counter(obj.result for obj in objects)
     levels = Counter(finding.level for obj in objects for finding in obj.findings)
     head = (
-        "### gardener-webhook review\n\n"
+        f"### {_text(title)}\n\n"
         f"{_plural(len(objects), 'object')}: {verdicts['DENIED']} denied, {verdicts['ALLOWED']} allowed, "
         f"{verdicts['SKIPPED']} skipped; {_plural(levels[Level.ERROR], 'error')}, "
         f"{_plural(levels[Level.WARNING], 'warning')}\n"
@@ -397,10 +397,12 @@ def _more(count: int) -> str:
     return f"\n… and {_plural(count, 'more object')} (the report's size limit)\n"
 
 
-def markdown(objects: Sequence[ObjectReport], *, limit: int = COMMENT_LIMIT) -> str:
+def markdown(
+    objects: Sequence[ObjectReport], *, limit: int = COMMENT_LIMIT, title: str = "gardener-webhook review"
+) -> str:
     """The review as Markdown for a merge-request comment (GitHub and GitLab flavoured).
 
-    Shape: "### gardener-webhook review", a blank line, the summary ("3 objects: 1 denied, 1 allowed, 1 skipped;
+    Shape: "### <title>" ("gardener-webhook review", or "gardener-webhook audit"), a blank line, the summary ("3 objects: 1 denied, 1 allowed, 1 skipped;
     2 errors, 1 warning"), then a table `| object | operation | verdict | findings |`, one row per object: denied
     first, then allowed, then skipped, each group in report order. The findings cell lists the object's findings
     separated by `<br>`, each as `file:line` **level** `RULE` message (for an unplaced finding, its file if it has one
@@ -412,4 +414,4 @@ def markdown(objects: Sequence[ObjectReport], *, limit: int = COMMENT_LIMIT) -> 
     size limit)", which replaces the rows cut. The heading, summary and table header are always written, so a
     limit below their size is exceeded by them alone.
     """
-    return _markdown(objects, limit, len)
+    return _markdown(objects, limit, len, title)
