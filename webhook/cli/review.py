@@ -105,22 +105,37 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         if progress is not None:
             progress.clear()
+    _write_outputs(args, results, unchanged, reader, out, now=now, change=change)
+    denied = any(item.result is Result.DENIED for item in results)
+    skipped = any(item.result is Result.SKIPPED for item in results)
+    return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
+
+
+def _write_outputs(
+    args: argparse.Namespace,
+    results: Sequence[Reviewed],
+    unchanged: int,
+    reader: ManifestReader,
+    out: TextIO,
+    *,
+    now: datetime,
+    change: bool,
+) -> None:
+    """After the judging: stdout's document (text was printed as judged), the unchanged count, the skipped files,
+    each `--report` file, and for `github` the step summary. Raises UsageError when a file cannot be written."""
     if args.output != "text":
         out.write(render(args.output, results, strict=args.strict, now=now, operation=change))
     elif unchanged:
         plural = "s" if unchanged != 1 else ""
         out.write(f"{unchanged} unchanged object{plural} not judged (--all judges them as re-applies)\n")
     _skipped_files(reader.skipped, verbose=args.verbose, out=out if args.output == "text" else sys.stderr)
-    for fmt, file in reports:
+    for fmt, file in args.report:
         _write_report(file, render(fmt, results, strict=args.strict, now=now, operation=change))
-    if args.output == "github" or any(fmt == "github" for fmt, _ in reports):
+    if args.output == "github" or any(fmt == "github" for fmt, _ in args.report):
         try:
             write_step_summary(results)
         except OSError as exc:
             raise UsageError(f"$GITHUB_STEP_SUMMARY: cannot write: {exc.strerror or exc}") from None
-    denied = any(item.result is Result.DENIED for item in results)
-    skipped = any(item.result is Result.SKIPPED for item in results)
-    return EXIT_DENIED if denied or (args.strict and skipped) else EXIT_OK
 
 
 def _write_report(file: Path, text: str) -> None:
