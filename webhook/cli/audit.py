@@ -26,7 +26,7 @@ from webhook.cli.base import (
     _reader,
     _settings,
 )
-from webhook.cli.outputs import PLACED, report_spec
+from webhook.cli.outputs import FORMATS, PLACED, render_placed, report_spec, write_report
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
@@ -38,15 +38,7 @@ if TYPE_CHECKING:
     from webhook.settings import Settings
 
 
-AUDIT_FORMATS: Final = ("text", "json", "junit", "policyreport", "sarif", "github", "gitlab", "markdown")
-
-
-def _audit_report_spec(value: str) -> tuple[str, Path]:
-    """argparse type of audit's `--report FORMAT=FILE` (review's formats but json's shape, plus policyreport)."""
-    fmt, sep, file = value.partition("=")
-    if sep and fmt == "policyreport" and file:
-        return fmt, Path(file)
-    return report_spec(value)
+AUDIT_FORMATS: Final = (*FORMATS, "policyreport")  # review's formats, and the PolicyReports
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
@@ -92,10 +84,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         )  # fmt: skip
     out.write(_render(args.output, report, manifests, strict=args.strict))
     for fmt, file in args.report:
-        try:
-            file.write_text(_render(fmt, report, manifests, strict=args.strict), encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--report {file}: cannot write: {exc.strerror or exc}") from None
+        write_report(file, _render(fmt, report, manifests, strict=args.strict))
     if args.apply:
         out.flush()  # the report comes first in the Job's log, whatever happens to the writes
         if not _apply_reports(_report_client(args, settings), policy_reports(report)):
@@ -116,19 +105,9 @@ def _render(fmt: str, report: AuditReport, manifests: Sequence[Manifest], *, str
         return render_yaml(policy_reports(report))
     if fmt == "text":
         return report.to_text()
-    from webhook import __version__
-    from webhook.offline import reports
     from webhook.offline.placing import audit_reports
-    from webhook.validators import ALL_RULES
 
-    objects = audit_reports(report, manifests)
-    if fmt == "sarif":
-        return reports.sarif(objects, ALL_RULES, version=__version__)
-    if fmt == "github":
-        return reports.github(objects)
-    if fmt == "gitlab":
-        return reports.gitlab(objects)
-    return reports.markdown(objects, title="gardener-webhook audit")
+    return render_placed(fmt, audit_reports(report, manifests), title="gardener-webhook audit")
 
 
 def _report_client(args: argparse.Namespace, settings: Settings) -> ApiClient:
@@ -224,7 +203,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "sarif, github, gitlab, markdown: each finding on the line of its field (objects from --context files)",
     )  # fmt: skip
     audit.add_argument(
-        "--report", action="append", default=[], type=_audit_report_spec, metavar="FORMAT=FILE",
+        "--report", action="append", default=[], type=report_spec(AUDIT_FORMATS), metavar="FORMAT=FILE",
         help="also write the audit in FORMAT (as --output) into FILE (repeatable)",
     )  # fmt: skip
     audit.add_argument(

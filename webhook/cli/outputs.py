@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 if TYPE_CHECKING:
+    from webhook.offline.located import ObjectReport
     from webhook.offline.review import Reviewed
 
 FORMATS: Final = ("text", "json", "junit", "sarif", "github", "gitlab", "markdown")
@@ -26,13 +27,42 @@ PLACED: Final = frozenset({"sarif", "github", "gitlab", "markdown"})
 SUMMARY_VARIABLE: Final = "GITHUB_STEP_SUMMARY"
 
 
-def report_spec(value: str) -> tuple[str, Path]:
-    """argparse type of `--report FORMAT=FILE`: (format, file). Raises argparse.ArgumentTypeError naming the
-    formats for anything else."""
-    fmt, sep, file = value.partition("=")
-    if not sep or fmt not in FORMATS or not file:
-        raise argparse.ArgumentTypeError(f"{value!r}: expected FORMAT=FILE with FORMAT one of {', '.join(FORMATS)}")
-    return fmt, Path(file)
+def report_spec(formats: Sequence[str]) -> Callable[[str], tuple[str, Path]]:
+    """The argparse type of `--report FORMAT=FILE` for a command with these formats: it gives (format, file) and
+    raises argparse.ArgumentTypeError naming the formats for anything else."""
+
+    def parse(value: str) -> tuple[str, Path]:
+        fmt, sep, file = value.partition("=")
+        if not sep or fmt not in formats or not file:
+            raise argparse.ArgumentTypeError(f"{value!r}: expected FORMAT=FILE with FORMAT one of {', '.join(formats)}")
+        return fmt, Path(file)
+
+    return parse
+
+
+def write_report(file: Path, text: str) -> None:
+    """Write one `--report` file; raises UsageError (exit 2) naming it when it cannot be written."""
+    from webhook.cli.base import UsageError
+
+    try:
+        file.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--report {file}: cannot write: {exc.strerror or exc}") from None
+
+
+def render_placed(fmt: str, objects: Sequence[ObjectReport], *, title: str) -> str:
+    """`objects` in one of the PLACED formats; title heads the markdown table ("gardener-webhook review")."""
+    from webhook import __version__
+    from webhook.offline import reports
+    from webhook.validators import ALL_RULES
+
+    if fmt == "sarif":
+        return reports.sarif(objects, ALL_RULES, version=__version__)
+    if fmt == "github":
+        return reports.github(objects)
+    if fmt == "gitlab":
+        return reports.gitlab(objects)
+    return reports.markdown(objects, title=title)
 
 
 def print_text(item: Reviewed, out: TextIO, *, operation: bool = False) -> None:
@@ -103,19 +133,9 @@ def render(fmt: str, results: Sequence[Reviewed], *, strict: bool, now: datetime
         return json.dumps([item.to_json() for item in results], indent=2) + "\n"
     if fmt == "junit":
         return junit_review(results, strict=strict, now=now, operation=operation)
-    from webhook import __version__
-    from webhook.offline import reports
     from webhook.offline.placing import object_report
-    from webhook.validators import ALL_RULES
 
-    objects = [object_report(item) for item in results]
-    if fmt == "sarif":
-        return reports.sarif(objects, ALL_RULES, version=__version__)
-    if fmt == "github":
-        return reports.github(objects)
-    if fmt == "gitlab":
-        return reports.gitlab(objects)
-    return reports.markdown(objects)
+    return render_placed(fmt, [object_report(item) for item in results], title="gardener-webhook review")
 
 
 def write_step_summary(results: Sequence[Reviewed]) -> None:

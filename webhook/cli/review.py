@@ -26,7 +26,16 @@ from webhook.cli.base import (
     _settings,
     _source_plan,
 )
-from webhook.cli.outputs import FORMATS, PLACED, junit_input_error, print_text, render, report_spec, write_step_summary
+from webhook.cli.outputs import (
+    FORMATS,
+    PLACED,
+    junit_input_error,
+    print_text,
+    render,
+    report_spec,
+    write_report,
+    write_step_summary,
+)
 
 
 def _skipped_files(skipped: Sequence[SkippedFile], *, verbose: bool, out: TextIO) -> None:
@@ -96,7 +105,7 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
             out.write(failed)
         for fmt, file in reports:
             if fmt == "junit":
-                _write_report(file, failed)
+                write_report(file, failed)
         if args.verbose:  # else the error stays the one line on stderr that scripts expect
             _skipped_files(reader.skipped, verbose=True, out=sys.stderr)
         if isinstance(exc, ClusterError):
@@ -130,20 +139,12 @@ def _write_outputs(
         out.write(f"{unchanged} unchanged object{plural} not judged (--all judges them as re-applies)\n")
     _skipped_files(reader.skipped, verbose=args.verbose, out=out if args.output == "text" else sys.stderr)
     for fmt, file in args.report:
-        _write_report(file, render(fmt, results, strict=args.strict, now=now, operation=change))
+        write_report(file, render(fmt, results, strict=args.strict, now=now, operation=change))
     if args.output == "github" or any(fmt == "github" for fmt, _ in args.report):
         try:
             write_step_summary(results)
         except OSError as exc:
             raise UsageError(f"$GITHUB_STEP_SUMMARY: cannot write: {exc.strerror or exc}") from None
-
-
-def _write_report(file: Path, text: str) -> None:
-    """Write one `--report` file; raises UsageError (exit 2) naming it when it cannot be written."""
-    try:
-        file.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--report {file}: cannot write: {exc.strerror or exc}") from None
 
 
 def _review_change(
@@ -287,7 +288,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "2.1.0), github (workflow commands; a summary to $GITHUB_STEP_SUMMARY), gitlab (Code Quality), markdown",
     )  # fmt: skip
     review.add_argument(
-        "--report", action="append", default=[], type=report_spec, metavar="FORMAT=FILE",
+        "--report", action="append", default=[], type=report_spec(FORMATS), metavar="FORMAT=FILE",
         help="also write the review in FORMAT (as --output) into FILE (repeatable: --report sarif=review.sarif "
         "--report junit=review.xml)",
     )  # fmt: skip

@@ -21,16 +21,35 @@ from webhook.offline.review import Reviewed
 from webhook.offline.yamlload import STDIN
 
 
+def _unplaced(manifest: Manifest | None) -> str:
+    """Why the findings of `manifest` cannot be placed ("" when they can): no manifest means a cluster's object."""
+    if manifest is None:
+        return "read from a cluster"
+    if manifest.source == STDIN:
+        return "read from standard input"
+    if manifest.kind == "AdmissionReview":
+        return "inside an AdmissionReview, whose object has no lines of its own"
+    return "" if manifest.node is not None else "no source lines were kept"
+
+
+def _shown(manifest: Manifest) -> str:
+    return "<stdin>" if manifest.source == STDIN else manifest.source
+
+
+def _located(
+    manifest: Manifest | None, rule: str, level: Level, message: str, path: str, ref: str, operation: str
+) -> Located:
+    """One finding, on the line of `path` in `manifest` when it can be placed, else saying why not."""
+    unplaced = _unplaced(manifest)
+    location = None
+    if manifest is not None and not unplaced:
+        line, column = locate(manifest.node, path)
+        location = Location(manifest.file, line, column)
+    return Located(rule, level, message, path, ref, operation, location, unplaced)
+
+
 def object_report(item: Reviewed) -> ObjectReport:
     """The findings of one reviewed object, each with its place (or why it has none)."""
-    manifest = item.manifest
-    inside_review = str(manifest.obj.get("kind", "")) == "AdmissionReview"
-    unplaced = (
-        "read from standard input" if manifest.source == STDIN
-        else "inside an AdmissionReview, whose object has no lines of its own" if inside_review
-        else "" if manifest.node is not None
-        else "no source lines were kept"
-    )  # fmt: skip
     found: list[tuple[str, Level, str, str]] = []
     found += [(f.rule.id, Level.ERROR, f.message, f.path) for f in item.fields.errors]
     outcome = item.outcome
@@ -42,61 +61,33 @@ def object_report(item: Reviewed) -> ObjectReport:
             found.append((rule, Level.WARNING, text, path))
         elif mode == "ratcheted":
             found.append((rule, Level.WARNING, RATCHETED_PREFIX + text, path))
-    shown = "<stdin>" if manifest.source == STDIN else manifest.source
     findings = tuple(
-        Located(
-            rule,
-            level,
-            message,
-            path,
-            item.ref,
-            item.operation,
-            _location(item, path) if not unplaced else None,
-            unplaced,
-        )
+        _located(item.manifest, rule, level, message, path, item.ref, item.operation)
         for rule, level, message, path in dict.fromkeys(found)  # a finding given twice is one, as printed
     )
-    return ObjectReport(item.ref, item.operation, str(item.result), findings, shown, item.reason)
-
-
-def _location(item: Reviewed, path: str) -> Location:
-    line, column = locate(item.manifest.node, path)
-    return Location(item.manifest.file, line, column)
+    return ObjectReport(item.ref, item.operation, str(item.result), findings, _shown(item.manifest), item.reason)
 
 
 def audit_reports(report: AuditReport, manifests: Sequence[Manifest] = ()) -> list[ObjectReport]:
     """The audit's findings by object, each placed on its line when the object came from a file (`manifests`:
     those audit read, matched by kind, namespace and name); objects of a live view, and the landscape's component
-    skew, have no lines. A finding's text carries its situation as `audit` prints it (`(created today): …`);
-    the operation is the situation's (`re-applied`, `created today`). Objects audit skipped are listed with why.
+    skew, have no lines. A finding's text carries its situation as `audit` prints it (`(created today): …`), and
+    so does its operation (`re-applied`, `created today`). Objects audit skipped are listed with why.
     """
     by_id = {(m.kind, m.namespace, m.name): m for m in manifests}
     grouped: dict[tuple[str, str, str], list[Located]] = {}
     for entry in report.entries:
         ident = (entry.kind, entry.namespace, entry.name)
-        manifest = by_id.get(ident)
-        unplaced = (
-            "read from a cluster" if manifest is None
-            else "read from standard input" if manifest.source == STDIN
-            else "" if manifest.node is not None
-            else "no source lines were kept"
-        )  # fmt: skip
-        location = None
-        if manifest is not None and not unplaced:
-            line, column = locate(manifest.node, entry.path)
-            location = Location(manifest.file, line, column)
         level = Level.ERROR if entry.mode == "deny" else Level.WARNING
         text = f"({entry.when}): {entry.message}"
         grouped.setdefault(ident, []).append(
-            Located(entry.rule, level, text, entry.path, entry.object_ref, str(entry.when), location, unplaced)
+            _located(by_id.get(ident), entry.rule, level, text, entry.path, entry.object_ref, str(entry.when))
         )
     objects = []
     for ident, findings in grouped.items():
         manifest = by_id.get(ident)
-        source = "" if manifest is None else "<stdin>" if manifest.source == STDIN else manifest.source
-        denied = any(f.level is Level.ERROR for f in findings)
-        objects.append(
-            ObjectReport(findings[0].ref, "AUDIT", "DENIED" if denied else "ALLOWED", tuple(findings), source)
-        )
+        result = "DENIED" if any(f.level is Level.ERROR for f in findings) else "ALLOWED"
+        source = "" if manifest is None else _shown(manifest)
+        objects.append(ObjectReport(findings[0].ref, "AUDIT", result, tuple(findings), source))
     objects += [ObjectReport(ref, "AUDIT", "SKIPPED", (), "", reason) for ref, reason in report.skipped]
     return objects
