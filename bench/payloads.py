@@ -447,6 +447,51 @@ def shoot_maximum_updates() -> list[bytes]:
     return bodies
 
 
+SHOOTS: Final = 5000  # the Shoots of a landscape: the streams below send each in turn, none twice in a row
+
+
+def _landscape(pools: int = 5) -> list[dict[str, Any]]:
+    """`SHOOTS` stored Shoots of `pools` pools, each its own name, namespace (one project per 25), uid and pools'
+    maximum, so that no two share a spec or a pool."""
+    stored = []
+    for k in range(SHOOTS):
+        obj = shoot(f"shoot-{k:04}", namespace=f"garden-p{k // 25:03}", pools=pools)
+        obj["metadata"]["uid"] = f"4f5e9c1e-8b9a-4c65-9a0e-{k:012}"
+        for worker in obj["spec"]["provider"]["workers"]:
+            worker["maximum"] = 10 + k
+        stored.append(obj)
+    return stored
+
+
+def landscape_creates() -> list[bytes]:
+    """CREATE of `SHOOTS` distinct Shoots of 5 pools (a landscape's Shoots as they were created)."""
+    return [review(obj, None, "CREATE", uid=f"bench-lcreate-{k}") for k, obj in enumerate(_landscape())]
+
+
+def landscape_metadata_updates() -> list[bytes]:
+    """UPDATE of `SHOOTS` Shoots in turn, each changing only metadata (a label, an annotation, the resourceVersion):
+    gardener-controller-manager and gardenlets patching a landscape's Shoots, no spec changed."""
+    bodies = []
+    for k, old in enumerate(_landscape()):
+        new = json.loads(json.dumps(old))
+        new["metadata"]["resourceVersion"] = str(981237645 + k + 1)
+        new["metadata"]["labels"]["shoot.gardener.cloud/status"] = ("healthy", "progressing")[k % 2]
+        new["metadata"]["annotations"]["gardener.cloud/last-reconcile"] = f"{k}"
+        bodies.append(review(new, old, "UPDATE", uid=f"bench-lmeta-{k}"))
+    return bodies
+
+
+def landscape_pool_updates() -> list[bytes]:
+    """UPDATE of `SHOOTS` Shoots in turn, each changing one pool's maximum: the spec changes, four pools do not."""
+    bodies = []
+    for k, old in enumerate(_landscape()):
+        new = json.loads(json.dumps(old))
+        new["metadata"]["generation"] = old["metadata"]["generation"] + 1
+        new["spec"]["provider"]["workers"][1]["maximum"] += 1
+        bodies.append(review(new, old, "UPDATE", uid=f"bench-lpool-{k}"))
+    return bodies
+
+
 def osc_create() -> bytes:
     return review(osc(), None, "CREATE")
 
@@ -460,6 +505,9 @@ PAYLOADS: Final[dict[str, Callable[[], bytes | list[bytes]]]] = {
     "Shoot UPDATE with unchanged spec (labels/annotations changed)": shoot_metadata_updates,
     "Shoot UPDATE with unchanged spec, 250 Shoots in turn": shoot_landscape_updates,
     "Shoot UPDATE with one pool's maximum changed": shoot_maximum_updates,
+    "Shoot CREATE, 5 000 distinct Shoots": landscape_creates,
+    "Shoot UPDATE, metadata only, 5 000 Shoots in turn": landscape_metadata_updates,
+    "Shoot UPDATE, one pool changed, 5 000 Shoots in turn": landscape_pool_updates,
     "CloudProfile UPDATE stream": cloud_profile_stream,
     "CloudProfile re-applied": cloud_profile_reapplied,
     "OSC CREATE": osc_create,

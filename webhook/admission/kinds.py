@@ -79,11 +79,14 @@ class UpdateRequest(RequestInfo, Generic[T]):
 
     unchanged: the raw `metadata` and `spec` of both are equal, every field included, modelled or not (Gardener's
     no-op test, e.g. ShootValidator.Validate's early exit); set by admission.
+    spec_unchanged: the raw `spec` of both is equal (parsed JSON, compared before any model is built), whatever
+    the metadata: a validator may then judge from the request what only the metadata can change.
     """
 
     object: T
     old_object: T
     unchanged: bool = False
+    spec_unchanged: bool = False
     operation: ClassVar[Operation] = Operation.UPDATE
 
 

@@ -176,14 +176,14 @@ def _decode_pair(
     return new_result[0], new_result[2], old_result[0], old_result[2]
 
 
-def _same_metadata_and_spec(new: Any, old: Any) -> bool:
-    """Gardener's no-op UPDATE test on the raw objects: equal `metadata` and `spec` (every field, modelled or not)."""
-    return (
-        isinstance(new, dict)
-        and isinstance(old, dict)
-        and new.get("metadata") == old.get("metadata")
-        and (new.get("spec") == old.get("spec"))
-    )
+def _same_spec(new: Any, old: Any) -> bool:
+    """The raw objects have equal `spec` (every field, modelled or not)."""
+    return isinstance(new, dict) and isinstance(old, dict) and new.get("spec") == old.get("spec")
+
+
+def _same_metadata(new: Any, old: Any) -> bool:
+    """With `_same_spec`, Gardener's no-op UPDATE test on the raw objects: equal `metadata` too."""
+    return isinstance(new, dict) and isinstance(old, dict) and new.get("metadata") == old.get("metadata")
 
 
 def _crashed(envelope: Envelope, exc: BaseException) -> _Judged:
@@ -247,8 +247,9 @@ def run_validator(
         if operation is Operation.DELETE and entry.delete is not None:
             verdict = entry.delete(DeleteRequest(**info, old_object=old), view, settings)
         elif operation is Operation.UPDATE and entry.update is not None and old is not None:
-            unchanged = _same_metadata_and_spec(raw_object, raw_old)
-            update = UpdateRequest(**info, object=new, old_object=old, unchanged=unchanged)
+            same_spec = _same_spec(raw_object, raw_old)
+            unchanged = same_spec and _same_metadata(raw_object, raw_old)
+            update = UpdateRequest(**info, object=new, old_object=old, unchanged=unchanged, spec_unchanged=same_spec)
             verdict = entry.update(update, view, settings)
         elif create is not None:
             # CREATE, or an UPDATE whose stored object no longer decodes: judged as if it were created.

@@ -22,7 +22,7 @@ plugin/pkg/shoot/validator/admission.go, pkg/api/core/shoot/warnings.go.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Final
@@ -80,42 +80,58 @@ def validate_create(request: CreateRequest[Shoot], view: ClusterView, settings: 
 def validate_update(request: UpdateRequest[Shoot], view: ClusterView, settings: Settings) -> Verdict:
     """Judge a changed Shoot: create rules on the new object, update rules, admission rules on what changed.
 
+    An UPDATE that leaves what the spec rules read as it was (`spec_unchanged` and `_judged_key`: a controller's
+    label, annotation or finalizer patch) is judged from the request: the metadata rules, the profile look-up and
+    the advisory warnings, never the spec rules, whose findings would be the stored object's (`_stored_findings`).
     An unchanged Shoot (same spec and metadata, Gardener's early exit) only gets the advisory warnings.
     """
+    return _validate_update(request, view, settings, shortcut=True)
+
+
+def validate_update_in_full(request: UpdateRequest[Shoot], view: ClusterView, settings: Settings) -> Verdict:
+    """`validate_update` with every spec rule run, then the findings an unchanged spec keeps (`_stored_findings`):
+    the definition `validate_update`'s shortcut for an unchanged spec is checked against (tests/validators)."""
+    return _validate_update(request, view, settings, shortcut=False)
+
+
+def _validate_update(
+    request: UpdateRequest[Shoot], view: ClusterView, settings: Settings, *, shortcut: bool
+) -> Verdict:
     new, old = request.object, request.old_object
-    findings = _judge(new, old, request, view, settings)
+    findings = _judge(new, old, request, view, settings, shortcut=shortcut)
     if request.unchanged:
         findings = [f for f in findings if f.rule.mode is Mode.WARN]
     return Verdict.of(findings)
 
 
 def _judge(
-    shoot: Shoot, old: Shoot | None, request: RequestInfo, view: ClusterView, settings: Settings
+    shoot: Shoot,
+    old: Shoot | None,
+    request: RequestInfo,
+    view: ClusterView,
+    settings: Settings,
+    *,
+    shortcut: bool = True,
 ) -> list[Finding]:
     """All findings for `shoot`; old: the stored Shoot on UPDATE, None on CREATE.
 
-    The rules that read the spec (`_judge_spec`) see each Shoot as `_as_judged` shows it, so their findings are kept
-    for the very spec models, profile and clock window they read (`judged_once`): a Shoot whose labels or annotations
-    changed, as gardener-controller-manager and gardenlet change them all day, costs the metadata rules alone.
+    The rules that read the spec (`_judge_spec`) see each Shoot as `_as_judged` shows it. When both Shoots look
+    the same to them (an UPDATE of metadata only), their findings are the stored object's: of them only the advisory
+    ones are given (`_stored_findings`), and with `shortcut` the rules that give nothing else are not run
+    (`_judge_stored_spec`): a patch of labels or annotations, as gardener-controller-manager and gardenlet make all
+    day, costs the metadata rules, the resolution and the version warnings. The findings of a changed spec are
+    kept for the very spec models, profile and clock window they read (`judged_once`).
     """
     namespace = request.namespace or shoot.metadata.namespace
     found = lookup.find_profile_spec(shoot, namespace, view, request.caches)
-    # The key reads what `_as_judged` keeps; the projections themselves are built only when the spec is judged.
-    objects: tuple[object, ...] = (shoot.spec, old.spec if old is not None else None, found.spec, settings)
-    values: tuple[object, ...] = (_judged_key(shoot), _judged_key(old), namespace, found.referenced)
-    if old is not None and old.profile_reference() != shoot.profile_reference():
-        # A changed reference reads the profiles of both (`lookup.validate_profile_change`): the view as it is now.
-        refs_known = view.known(NAMESPACED_CLOUD_PROFILE, CLOUD_PROFILE)
-        objects, values = (*objects, view), (*values, view.revision, view.synced, refs_known)
-    stamps = [m.metadata.deletion_timestamp for m in (shoot, old) if m and m.metadata.deletion_timestamp]
-    spec = judged_once(
-        request.caches, "shoot spec", objects, values, request.now,
-        lambda: _judge_spec(
-            _as_judged(shoot), _as_judged(old) if old is not None else None, found, namespace, request.now, view,
-            settings, request.caches,
-        ),
-        stamps,
-    )  # fmt: skip
+    stored_spec = old is not None and _spec_unchanged(request) and _judged_key(shoot) == _judged_key(old)
+    if stored_spec and shortcut:
+        assert old is not None
+        spec = _judge_stored_spec(_as_judged(shoot), _as_judged(old), found, request.now, settings, request.caches)
+    else:
+        spec = _judge_changed_spec(shoot, old, request, found, namespace, view, settings)
+        if stored_spec:
+            spec = _stored_findings(spec)
     own = {"metadata": shoot.metadata, "status": shoot.status}  # the resolved Shoot with its own metadata and status
     resolved = replace(spec.new, shoot=spec.new.shoot.model_copy(update=own))
     findings: list[Finding] = [*found.findings, *spec.resolution]
@@ -152,6 +168,35 @@ class _SpecJudgement:
     create_only: tuple[Finding, ...]
     static: tuple[Finding, ...]
     admission: tuple[Finding, ...]
+
+
+def _judge_changed_spec(
+    shoot: Shoot,
+    old: Shoot | None,
+    request: RequestInfo,
+    found: lookup.Lookup,
+    namespace: str,
+    view: ClusterView,
+    settings: Settings,
+) -> _SpecJudgement:
+    """`_judge_spec` of both Shoots as `_as_judged` shows them, kept for the objects and values it reads."""
+    # The key reads what `_as_judged` keeps; the projections themselves are built only when the spec is judged.
+    objects: tuple[object, ...] = (shoot.spec, old.spec if old is not None else None, found.spec, settings)
+    values: tuple[object, ...] = (_judged_key(shoot), _judged_key(old), namespace, found.referenced)
+    if old is not None and old.profile_reference() != shoot.profile_reference():
+        # A changed reference reads the profiles of both (`lookup.validate_profile_change`): the view as it is now.
+        refs_known = view.known(NAMESPACED_CLOUD_PROFILE, CLOUD_PROFILE)
+        objects, values = (*objects, view), (*values, view.revision, view.synced, refs_known)
+    stamps = [m.metadata.deletion_timestamp for m in (shoot, old) if m and m.metadata.deletion_timestamp]
+    spec = judged_once(
+        request.caches, "shoot spec", objects, values, request.now,
+        lambda: _judge_spec(
+            _as_judged(shoot), _as_judged(old) if old is not None else None, found, namespace, request.now, view,
+            settings, request.caches,
+        ),
+        stamps,
+    )  # fmt: skip
+    return spec
 
 
 def _judge_spec(
@@ -201,8 +246,45 @@ def _judge_spec(
         )
         days = settings.expiry_warning_days
         admission.extend(advice.warn_versions(new, before, found.profile, operation, now, days, caches))
-    labels = metadata.validate_extension_labels(shoot, METADATA.child("labels"))
-    return _SpecJudgement(new, tuple(resolution), tuple(labels), tuple(create_only), tuple(statics), tuple(admission))
+    return _SpecJudgement(new, tuple(resolution), _labels(shoot), tuple(create_only), tuple(statics), tuple(admission))
+
+
+def _judge_stored_spec(
+    shoot: Shoot, old: Shoot, found: lookup.Lookup, now: datetime, settings: Settings, caches: RuleCaches | None
+) -> _SpecJudgement:
+    """What `_stored_findings` keeps of `_judge_spec(shoot, old, …)`, computed without the rules it drops, for two
+    Shoots that look the same to the spec rules: the resolution (its warnings), the labels derived from the spec's
+    types, and the version warnings from the profile's index (both Shoots have every pool: each pool is an existing
+    one). Pure."""
+    if found.profile is None:
+        return _SpecJudgement(resolve.unresolved(shoot, referenced=found.referenced), (), _labels(shoot), (), (), ())
+    new, resolution = resolve.resolve(shoot, old, found.profile, now, caches)
+    days = settings.expiry_warning_days
+    advised = advice.warn_versions(new, new, found.profile, Operation.UPDATE, now, days, caches)
+    return _SpecJudgement(new, _advisory(resolution), _labels(shoot), (), (), tuple(advised))
+
+
+def _stored_findings(spec: _SpecJudgement) -> _SpecJudgement:
+    """The findings of the spec rules an UPDATE gives when its Shoot looks to them as the stored one does: the
+    advisory ones (resolution, version warnings) and the labels gardener-apiserver derives from the spec's types
+    (which judge the labels the request may have changed), no spec denial. The stored object holds those denials
+    already, and ratcheting would not enforce them; nor does an unchanged spec reach the profile checks that
+    compare a Shoot with its stored self (ShootValidator skips unchanged values), so a controller's patch of
+    labels is never refused for a spec it did not touch. Source: gardener plugin/pkg/shoot/validator/admission.go
+    (checks of changed values only), docs/concepts/change-review.md "Metadata-only updates"."""
+    return replace(spec, resolution=_advisory(spec.resolution), static=(), admission=_advisory(spec.admission))
+
+
+def _advisory(findings: Sequence[Finding]) -> tuple[Finding, ...]:
+    return tuple(f for f in findings if f.rule.mode is Mode.WARN)
+
+
+def _labels(shoot: Shoot) -> tuple[Finding, ...]:
+    return tuple(metadata.validate_extension_labels(shoot, METADATA.child("labels")))
+
+
+def _spec_unchanged(request: RequestInfo) -> bool:
+    return isinstance(request, UpdateRequest) and request.spec_unchanged
 
 
 # What the spec rules read of a Shoot's metadata besides its spec: these fields, the annotations below (hibernation's
