@@ -10,9 +10,8 @@ Each row's bodies go through `judge` (the path of the server and the CLI) agains
 which fills the stores, is not timed; the table shows the least disturbed of the timed rounds (min), their median and the worst, in CPU time (`time.process_time`) of the `judge` calls only. No TLS, HTTP, log line or metrics: that is
 bench/overhead.py's part. `--plain` judges without the stores (the path every shortcut is checked against), to
 show what the stores buy on each row; `--profile` prints the cProfile of one more round of each row, after the timed ones.
-`--without STORE` (repeatable) judges with the caches but without one of the Shoot's stores, to show what each buys:
-`spec` (the judgements of a Shoot's spec), `pools` (the judgements of one pool: resolution, checks, advice),
-`defaulted` (the defaulted copies of specs and pools), `models` (the decoded specs and pools kept by content).
+Each row ends with the garbage collector's pauses in its timed rounds (`gcpauses`): a full pass (gen2) walks every
+long-lived object that is not frozen.
 """
 
 from __future__ import annotations
@@ -27,12 +26,12 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(1, str(BENCH.parent))
 
+import gcpauses  # noqa: E402
 import payloads  # noqa: E402
 
 from webhook.caching.caches import Caches  # noqa: E402
@@ -40,48 +39,6 @@ from webhook.cluster.static import StaticView  # noqa: E402
 from webhook.judging.judge import judge  # noqa: E402
 from webhook.server.serve import GC_GEN0_THRESHOLD  # noqa: E402
 from webhook.settings import Settings  # noqa: E402
-
-STORES = ("spec", "pools", "defaulted", "models")
-
-
-def _without(stores: list[str]) -> None:
-    """Switch off the named Shoot stores for this process (the rules' calls go straight to the judgement)."""
-    import dataclasses
-    import importlib
-
-    from webhook.judging import judge as judging
-    from webhook.models.defaults import default_shoot
-    from webhook.validators import REGISTRY
-
-    def bypass(original: Any, skip: Any) -> Any:
-        def judged_once(
-            caches: Any, what: str, objects: Any, values: Any, now: Any, judge: Any, *a: Any, **k: Any
-        ) -> Any:
-            return (
-                judge()
-                if skip(what, k.get("entry", False))
-                else original(caches, what, objects, values, now, judge, *a, **k)
-            )
-
-        return judged_once
-
-    modules = ["webhook.validators.shoot", "webhook.validators.shoot.resolve", "webhook.validators.shoot.advice",
-               "webhook.validators.shoot.profile", "webhook.validators.shoot.kubelet",
-               "webhook.validators.shoot.workers.worker", "webhook.validators.shoot.workers.pool_list",
-               "webhook.validators.shoot.workers.update"]  # fmt: skip
-    for name in modules:
-        module = importlib.import_module(name)
-        if "spec" in stores:
-            module.judged_once = bypass(module.judged_once, lambda what, entry: what == "shoot spec")
-        if "pools" in stores:
-            module.judged_once = bypass(module.judged_once, lambda what, entry: entry)
-    key = ("core.gardener.cloud", "Shoot")
-    kind = REGISTRY[key]
-    if "defaulted" in stores:
-        kind = dataclasses.replace(kind, prepare=lambda shoot, caches: default_shoot(shoot))
-    if "models" in stores:
-        kind = dataclasses.replace(kind, shared_models=())
-    judging.REGISTRY = {**REGISTRY, key: kind}  # type: ignore[assignment]
 
 
 def _bodies(make: object) -> list[bytes]:
@@ -95,10 +52,15 @@ def _row(name: str, bodies: list[bytes], args: argparse.Namespace, view: StaticV
     now = datetime.now(UTC)
     rounds: list[float] = []
     profiler = cProfile.Profile() if args.profile else None
+    pauses: gcpauses.Pauses | None = None
     for r in range(args.rounds + 1 + (profiler is not None)):
         profiling = r == args.rounds + 1
+        if r == 1:
+            pauses = gcpauses.Pauses()  # the timed rounds only
         if profiling:
-            profiler.enable()  # type: ignore[union-attr]
+            assert pauses is not None and profiler is not None
+            pauses.stop()
+            profiler.enable()
         start = time.process_time()
         for body in sent:
             judge(body, view=view, settings=settings, now=now, caches=caches)
@@ -107,10 +69,13 @@ def _row(name: str, bodies: list[bytes], args: argparse.Namespace, view: StaticV
             profiler.disable()  # type: ignore[union-attr]
         elif r:  # the first round fills the stores
             rounds.append(spent * 1000 / len(sent))
+    if pauses is not None:
+        pauses.stop()
     print(
         f"{name:<64} {min(rounds):6.3f} {statistics.median(rounds):6.3f} {max(rounds):6.3f}   ({len(bodies)} bodies, {len(sent)} a round)",
         flush=True,
     )
+    print(f"{'':<4}collector in the timed rounds: {pauses.summary() if pauses is not None else 'not measured'}")
     if profiler is not None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
@@ -124,16 +89,14 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=1000, help="requests per round, at least (the stream in turn)")
     parser.add_argument("--plain", action="store_true", help="judge without the stores (Caches)")
     parser.add_argument("--profile", action="store_true", help="print the cProfile of one more round of each row")
-    parser.add_argument("--without", action="append", default=[], choices=STORES, help="leave out a Shoot store")
     args = parser.parse_args()
-    _without(args.without)
     view, settings = StaticView.from_objects(payloads.context_objects()), Settings()
     rows = [(name, _bodies(make)) for name, make in payloads.PAYLOADS.items() if args.only in name]
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_GEN0_THRESHOLD, *gc.get_threshold()[1:])
     print(
-        f"{'judging, ms of CPU per request' + (' (plain path)' if args.plain else '') + ''.join(f' -{w}' for w in args.without):<64} {'min':>6} {'median':>6} "
+        f"{'judging, ms of CPU per request' + (' (plain path)' if args.plain else ''):<64} {'min':>6} {'median':>6} "
         f"{'worst':>6}"
     )
     for name, bodies in rows:

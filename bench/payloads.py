@@ -367,12 +367,9 @@ STREAM: Final = 1000
 
 
 def _distinct(spec: dict[str, Any]) -> int:
-    """How many distinct Shoots a stream needs so that its specs are more than the server keeps: `STREAM`, or
-    twice as many as the store of shared specs holds (`caching.entries.OBJECTS_BYTES` of their keys, a little more
-    than their JSON)."""
-    from webhook.caching.entries import OBJECTS_BYTES
-
-    return max(STREAM, 2 * OBJECTS_BYTES // len(json.dumps(spec, separators=(",", ":"))) + 1)
+    """How many distinct Shoots a stream needs so that no request is answered from an earlier one: `STREAM`, far
+    more than the objects the server keeps (`caching.parsed.RecentObjects`, 16); no store keeps Shoot specs."""
+    return STREAM
 
 
 def shoot_creates(pools: int = 5) -> Callable[[], list[bytes]]:

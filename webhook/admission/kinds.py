@@ -120,11 +120,11 @@ class KindValidator(Generic[T]):
     shared_lists: raw paths (API spelling, `*` for every entry of a list) of lists of models whose entries an
     UPDATE's stored object decodes by reusing the new object's equal entries (`share_entries`); only for models
     whose decoding does not depend on anything but the entry itself.
-    shared_models: raw paths of objects, or of lists of objects, whose models are kept across requests one per
-    distinct content (`caching.entries.DecodedEntries`) without the parse sharing of `shared_lists` (a Shoot's spec
-    and its worker pools: an UPDATE that changes only labels decodes no spec, and its spec stays the very same
-    model; one that changes one pool decodes that pool). A path to an object ends with `caching.entries.OBJECT`
-    and must come before the paths inside it (its raw content is its key). Same contract as shared_lists.
+    shared_models: raw paths of objects, or of lists of objects, whose models an UPDATE's stored object takes from
+    the new object where they are equal (`share_entries`), within the request only: nothing keeps them across
+    requests (a Shoot's spec and its worker pools: a landscape never sends the same spec twice in a row). A path to
+    an object ends with `caching.entries.OBJECT` and must come before the paths inside it. Same contract as
+    shared_lists.
     reuse_unchanged: a re-applied object (an UPDATE whose object is byte for byte its stored object) may be answered
     from `admission.Memo`; only for kinds whose clock rules compare `now` with no timestamp but the object's
     own (shifted by whole days), never with one read from the cluster view.

@@ -11,16 +11,10 @@ Contract: docs/performance.md "How a request is kept cheap, with the same answer
 from __future__ import annotations
 
 import marshal
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from pydantic import BaseModel
-
-# The keys (`_json_key`, about 1.2 times the compact JSON) of the models of `fresh` paths kept in all: about 350
-# Shoots of 5 pools (a spec and its pools, 6 KiB of keys, kept as about 70 KiB of models and of what the rules keep
-# for them while they live).
-OBJECTS_BYTES: Final = 2 << 20
 
 
 def share_entries(
@@ -49,24 +43,15 @@ class DecodedEntries:
     values are): equal JSON in another list, or of another kind, is another model (a Kubernetes version and an image
     version can be the same JSON). Values are the models, valid for the `KindValidator.shared_lists` contract (an
     entry's model depends on nothing but the entry and its list). A path that ends with `OBJECT` names an object
-    rather than a list (`KindValidator.shared_models`: a Shoot's spec), whose model is kept the same way, as a list
-    of one entry would be; a value of the other type at a path is left as it is (decoding reports it). capacity:
-    entries kept (None: unbounded); beyond it the older half is dropped, and an object with more entries than
-    capacity is not learned; objects, objects_bytes: the models of `fresh` paths (`learn`) kept, at most that many
-    and with that many bytes of keys in all (beyond either, the least recently used go first). Not thread-safe.
+    rather than a list (`KindValidator.shared_models`: a Shoot's spec, shared between the objects of one UPDATE by
+    `share_entries`), whose model is kept the same way, as a list of one entry would be; a value of the other type
+    at a path is left as it is (decoding reports it). capacity: entries kept (None: unbounded); beyond it the older
+    half is dropped, and an object with more entries than capacity is not learned. Not thread-safe.
     """
 
-    def __init__(self, capacity: int | None = 20_000, objects: int = 4096, objects_bytes: int = OBJECTS_BYTES) -> None:
+    def __init__(self, capacity: int | None = 20_000) -> None:
         self.capacity = capacity
-        self.objects = objects
-        self.objects_bytes = objects_bytes
-        self._objects_bytes = 0  # JSON bytes of the keys in _objects
         self._models: dict[tuple[type, tuple[str, ...], bytes], Any] = {}
-        # The models of the paths every request parses anew (`KindValidator.shared_models`: a Shoot's spec and its
-        # pools), fewer: a spec is a whole section of an object.
-        # Least recently used first, dropped one at a time: a stream whose every request brings a new spec (Shoot
-        # CREATEs) frees one as it keeps one, so the garbage collector is not set off by a store that grows.
-        self._objects: OrderedDict[tuple[type, tuple[str, ...], bytes], Any] = OrderedDict()
         # The same parsed entry object seen again (the server parses unchanged entries once,
         # `caching.parsed.ParsedEntries`): found by identity without keying its content. Holds the entry, so its id is
         # not reused while kept.
@@ -80,45 +65,23 @@ class DecodedEntries:
     def __len__(self) -> int:
         return len(self._models)
 
-    def reuse(
-        self, raw: object, model: type, lists: tuple[tuple[str, ...], ...], *, fresh: tuple[tuple[str, ...], ...] = ()
-    ) -> object:
+    def reuse(self, raw: object, model: type, lists: tuple[tuple[str, ...], ...]) -> object:
         """`raw` (an object of `model`) with every list entry at `lists` that is known replaced by its model (a copy
-        along the paths). fresh: as for `learn` (entries found by content are not kept to be found by identity)."""
-        models, objects, same, whole, replaced_ids = (
-            self._models,
-            self._objects,
-            self._same,
-            self._whole,
-            self._replaced,
-        )
+        along the paths)."""
+        models, same, whole, replaced_ids = self._models, self._same, self._whole, self._replaced
         for path in lists:
-            is_fresh = path in fresh
-            store = objects if is_fresh else models
 
-            def known(
-                entry: dict[str, Any],
-                path: tuple[str, ...] = path,
-                store: dict[Any, Any] = store,
-                is_fresh: bool = is_fresh,
-            ) -> Any:
-                if not is_fresh:
-                    found = same.get((model, path, id(entry)))
-                    if found is not None and found[0] is entry:
-                        return found[1]
-                key = (model, path, _json_key(entry))
-                decoded = store.get(key)
+            def known(entry: dict[str, Any], path: tuple[str, ...] = path) -> Any:
+                found = same.get((model, path, id(entry)))
+                if found is not None and found[0] is entry:
+                    return found[1]
+                decoded = models.get((model, path, _json_key(entry)))
                 if decoded is None:
                     return entry
-                if is_fresh:
-                    objects.move_to_end(key)
-                else:
-                    same[(model, path, id(entry))] = (entry, decoded)
+                same[(model, path, id(entry))] = (entry, decoded)
                 return decoded
 
-            def known_list(entries: list[Any], path: tuple[str, ...] = path, is_fresh: bool = is_fresh) -> list[Any]:
-                if is_fresh:  # parsed anew for every request: never the same list again
-                    return [known(item) if isinstance(item, dict) else item for item in entries]
+            def known_list(entries: list[Any], path: tuple[str, ...] = path) -> list[Any]:
                 found = whole.get((model, path, id(entries)))
                 if found is not None and found[0] is entries:
                     return found[1]
@@ -146,13 +109,9 @@ class DecodedEntries:
         reused: object,
         decoded: BaseModel,
         lists: tuple[tuple[str, ...], ...],
-        *,
-        fresh: tuple[tuple[str, ...], ...] = (),
     ) -> None:
         """Remember the models of `raw`'s list entries at `lists`; decoded: `reused` (`raw` after `reuse`) decoded
-        without errors. Entries that `reuse` replaced are known already and not keyed again. fresh: those of `lists`
-        whose entries every request parses anew (`KindValidator.shared_models`): their parsed entries are not kept
-        to be found by identity, which they never would be."""
+        without errors. Entries that `reuse` replaced are known already and not keyed again."""
         names = self._names
         pairs = [
             (path, raw_list, reused_list, model_list)
@@ -173,19 +132,12 @@ class DecodedEntries:
                     key = _json_key(raw_entry)
                     if len(key) > (_OBJECT_BYTES if isinstance(raw_list, _One) else _ENTRY_BYTES):
                         continue  # no real entry is this large: not worth the memory it would pin
-                    if path in fresh:
-                        if self._objects.setdefault((scope, path, key), model) is model:
-                            self._objects_bytes += len(key)
-                    else:
-                        known = models.setdefault((scope, path, key), model)
-                        same[(scope, path, id(raw_entry))] = (raw_entry, known)
+                    known = models.setdefault((scope, path, key), model)
+                    same[(scope, path, id(raw_entry))] = (raw_entry, known)
         if self.capacity is not None and len(models) > self.capacity:
             # Keep the newest half: one rebuild per capacity/2 new entries (deleting the oldest one at a time from
             # the front of a dict is quadratic).
             self._models = dict(list(models.items())[-(self.capacity // 2) :])
-        if self.capacity is not None:
-            while self._objects and (len(self._objects) > self.objects or self._objects_bytes > self.objects_bytes):
-                self._objects_bytes -= len(self._objects.popitem(last=False)[0][2])
         if self.capacity is not None and len(same) > self.capacity:
             self._same = dict(list(same.items())[-(self.capacity // 2) :])
 

@@ -28,12 +28,12 @@ class RuleCaches:
     findings: remembered checks' findings (`caching.findings`). defaulted: one defaulted copy per decoded list entry
     (`models.defaults`), so that a stream's unchanged entries stay the same objects for the checks. index_of: one
     `ProfileIndex` per CloudProfile spec object (the last `indexes`); judged_spec: one judged spec per
-    NamespacedCloudProfile and parent object (the last `judged_specs`). judgements: results of whole judgements
-    (a Shoot's spec) by the objects they read (`judged_once`, the last `judgements`); entry_judgements: the same for
-    judgements of one list entry (a worker pool; the last `entry_judgements`); defaulted_objects and
-    defaulted_entries: one defaulted copy per shared object and per entry of it (`KindValidator.shared_models`,
-    as many as the judgements of each); phases_of: the day phases of each object's dates, kept by identity.
-    Not thread-safe: one per event loop.
+    NamespacedCloudProfile and parent object (the last `judged_specs`). judgements: results of judgements by the
+    values and objects they read (`judged_once`: an OperatingSystemConfig's kubelet file; the last `judgements`);
+    defaulted_objects: the last two defaulted specs by their decoded spec (`models.defaults.default_shoot`): an
+    UPDATE's two objects share one; phases_of: the day phases of each object's dates, kept by identity. No store keeps a Shoot's spec or pools: at a
+    landscape's 5 000 Shoots they were never asked twice before they went, and their bookkeeping doubled the cost of
+    a request (docs/performance.md "What the stores buy at 5 000 Shoots"). Not thread-safe: one per event loop.
     """
 
     def __init__(
@@ -43,18 +43,11 @@ class RuleCaches:
         indexes: int = 64,
         judged_specs: int = 256,
         judgements: int = 2048,
-        entry_judgements: int = 16_384,
     ) -> None:
         self.findings = FindingStores(clean=entries, list_entries=entries)
-        # The stores of a Shoot's spec and pools hold their objects weakly (`held`): what they keep lives as long as
-        # the models it was found from, which `entries.DecodedEntries` owns and bounds in bytes. Their counts are
-        # ceilings for specs and pools of a few hundred Shoots.
-        # One defaulted copy per shared object (a Shoot spec, `KindValidator.shared_models`).
-        self.defaulted_objects: ByIdentity[BaseModel] = ByIdentity(kept=judgements, weak=True)
-        # One defaulted copy per shared list entry of such an object (a Shoot's worker pool).
-        self.defaulted_entries: ByIdentity[BaseModel] = ByIdentity(kept=entry_judgements, weak=True)
         self.judgements: Judgements[Any] = Judgements(capacity=judgements)
-        self.entry_judgements: Judgements[Any] = Judgements(capacity=entry_judgements)
+        # The last defaulted specs (a Shoot's): the stored object of an UPDATE shares the new object's decoded spec.
+        self.defaulted_objects: ByIdentity[BaseModel] = ByIdentity(kept=2)
         self._phases: ByIdentity[DayPhases] = ByIdentity(kept=indexes + judged_specs, weak=True)  # profile specs
         self._time_fields = TimeFields()
         self.defaulted: ByIdentity[BaseModel] = ByIdentity(kept=entries)
@@ -103,14 +96,11 @@ def judged_once(
     now: datetime | None,
     judge: Callable[[], V],
     stamps: Iterable[datetime] = (),
-    *,
-    entry: bool = False,
 ) -> V:
     """`judge()`, or its result kept from an earlier call for `what` with the very same `objects` and equal `values`.
 
-    what: names the judgement (part of the key). entry: the judgement of one list entry (a worker pool), kept in
-    `RuleCaches.entry_judgements` (more, smaller) rather than `judgements` (whole objects). now None: the
-    judgement reads no clock, and its result is kept until it is evicted.
+    what: names the judgement (part of the key). now None: the judgement reads no clock, and its result is kept
+    until it is evicted.
 
     judge must be a pure function of `objects` (model objects, by identity; None allowed), `values` (every other
     input, hashable) and the clock `now`, where it compares `now` only with timestamps in `objects` or `stamps`,
@@ -120,7 +110,7 @@ def judged_once(
     """
     if caches is None:
         return judge()
-    store = caches.entry_judgements if entry else caches.judgements
+    store = caches.judgements
     key = (what, values)
     found: V | None = store.recall(objects, key, now if now is not None else _TIMELESS)
     if found is not None:

@@ -76,9 +76,8 @@ class ReappliedVerdicts(Generic[V]):
 class Judgements(Generic[V]):
     """Results of pure judgements, each kept for the very objects it read, the other values it read and a clock window.
 
-    A Shoot UPDATE that changes only labels and annotations reads the same spec models (shared per content,
-    `KindValidator.shared_models`) and the same profile index as the last judgement of that spec: its result is
-    recalled instead of computed. objects: model objects compared by identity (None allowed); values: every other
+    A landscape's OperatingSystemConfigs carry the same few kubelet configuration files: each is read once (`judged_once`).
+    objects: model objects compared by identity (None allowed); values: every other
     input, hashable; a result is valid for a clock in [since, until). The store is a `ReappliedVerdicts` keyed by the
     values and the objects' ids. A kept result holds its objects weakly (`held`): it lives only while they do, so it
     never keeps a spec alive that the store owning specs has let go, and it is taken only when its references give

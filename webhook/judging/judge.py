@@ -152,24 +152,24 @@ def _decode_pair(
     recent = caches.recent if caches is not None else None
     new_result = recent.decoded(raw_new, entry) if recent is not None else None
     old_result = recent.decoded(raw_old, entry) if recent is not None else None
-    lists = entry.shared_models + entry.shared_lists
+    kept = entry.shared_lists if caches is not None else ()  # entries kept across requests
     if new_result is None:
-        if lists and caches is not None:
-            reused = caches.entries.reuse(raw_new, entry.model, lists, fresh=entry.shared_models)
+        if kept and caches is not None:
+            reused = caches.entries.reuse(raw_new, entry.model, kept)
             new_result = _decode_one(entry, reused, caches)
             if new_result[1] is not None:
-                caches.entries.learn(raw_new, reused, new_result[1], lists, fresh=entry.shared_models)
+                caches.entries.learn(raw_new, reused, new_result[1], kept)
         else:
             new_result = _decode_one(entry, raw_new, caches)
         if recent is not None:
             recent.remember(raw_new, entry, new_result)
     if old_result is None:
         shared_old = raw_old
-        if lists and raw_old is not None:
-            if caches is not None:  # the new object's entries are in the store already
-                shared_old = caches.entries.reuse(raw_old, entry.model, lists, fresh=entry.shared_models)
-            elif new_result[1] is not None:
-                shared_old = share_entries(raw_old, raw_new, new_result[1], lists)
+        if kept and caches is not None and raw_old is not None:  # the new object's entries are in the store already
+            shared_old = caches.entries.reuse(raw_old, entry.model, kept)
+        shared = entry.shared_models + (entry.shared_lists if not kept else ())  # shared within this request
+        if shared and raw_old is not None and new_result[1] is not None:
+            shared_old = share_entries(shared_old, raw_new, new_result[1], shared)
         old_result = _decode_one(entry, shared_old, caches)
         if recent is not None:
             recent.remember(raw_old, entry, old_result)

@@ -9,7 +9,6 @@ Source: gardener pkg/apis/core/v1beta1/defaults_cloudprofile.go, zz_generated.de
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol, TypeVar
 
@@ -254,7 +253,7 @@ def _default_kube_controller_manager(spec: ShootSpec, ip_families: Sequence[str]
     return kcm.model_copy(update=update) if update else spec.kubernetes.kube_controller_manager or kcm
 
 
-def default_shoot(shoot: Shoot, remember: Remember | None = None, remember_pools: Remember | None = None) -> Shoot:
+def default_shoot(shoot: Shoot, remember: Remember | None = None) -> Shoot:
     """Return `shoot` with the v1beta1 Shoot defaults the Shoot rules read (a new object only if something changed).
 
     workers[].cri -> {name: containerd}; workers[].updateStrategy -> AutoRollingUpdate; maxSurge/maxUnavailable ->
@@ -267,24 +266,20 @@ def default_shoot(shoot: Shoot, remember: Remember | None = None, remember_pools
     time window, …) feed no rule and are left out.
     Source: gardener pkg/apis/core/v1beta1/defaults_shoot.go SetDefaults_Shoot, SetDefaults_Worker,
     SetDefaults_Networking.
-    remember: keeps one defaulted spec per spec object (the server shares one decoded spec per distinct content,
-    `KindValidator.shared_models`), so that an unchanged spec stays the same object for the Shoot rules;
-    remember_pools: the same for each worker pool (and provider type), so that an unchanged pool of a changed spec
-    stays the same object too.
+    remember: one defaulted spec per decoded spec object (by identity): an UPDATE's stored object that shares the new
+    object's decoded spec (`KindValidator.shared_models`) gets its defaulted spec too, not a second copy.
     """
     spec = shoot.spec
     if remember is None:
-        defaulted = _default_shoot_spec(spec, remember_pools)
+        defaulted = _default_shoot_spec(spec)
     else:
-        defaulted = remember.get(  # type: ignore[assignment]
-            (spec, _default_shoot_spec), lambda: _default_shoot_spec(spec, remember_pools)
-        )
+        defaulted = remember.get((spec,), lambda: _default_shoot_spec(spec))  # type: ignore[assignment]
     if defaulted is spec:
         return shoot
     return shoot.model_copy(update={"spec": defaulted})
 
 
-def _default_shoot_spec(spec: ShootSpec, remember_pools: Remember | None = None) -> ShootSpec:
+def _default_shoot_spec(spec: ShootSpec) -> ShootSpec:
     """`spec` with the defaults `default_shoot` lists (the same object when nothing changes)."""
     provider = spec.provider
     update: dict[str, object] = {}
@@ -295,14 +290,7 @@ def _default_shoot_spec(spec: ShootSpec, remember_pools: Remember | None = None)
         networking = networking.model_copy(update={"ip_families": list(DEFAULT_IP_FAMILIES)})
     if networking is not spec.networking:
         update["networking"] = networking
-    if remember_pools is None:
-        workers = [_default_worker(w, provider.type) for w in provider.workers]
-    else:  # equal strings intern to one object, held by the store: the key is the pool and the type's value
-        kind = sys.intern(provider.type)
-        workers = [
-            remember_pools.get((w, kind), lambda w=w: _default_worker(w, kind))  # type: ignore[misc]
-            for w in provider.workers
-        ]
+    workers = [_default_worker(w, provider.type) for w in provider.workers]
     provider_update = _changed_fields(workers=(workers, provider.workers))
     if provider_update:
         update["provider"] = provider.model_copy(update=provider_update)

@@ -77,7 +77,7 @@ def _kubelet_files(files: Sequence[File], path: FieldPath, caches: RuleCaches | 
             found = _kubelet_config(encoding, data)
         else:  # a landscape's OSCs carry the same few kubelet configurations: each is read once
             found = judged_once(
-                caches, "kubelet file", (), (encoding, data), None, partial(_kubelet_config, encoding, data), entry=True
+                caches, "kubelet file", (), (encoding, data), None, partial(_kubelet_config, encoding, data)
             )
         if found.is_kubelet:
             yield _KubeletFile(path.index(i).child("content", "inline", "data"), found.cgroup_driver)

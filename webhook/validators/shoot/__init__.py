@@ -29,8 +29,7 @@ from typing import Final
 
 from webhook.admission.kinds import CreateRequest, KindValidator, Operation, RequestInfo, UpdateRequest
 from webhook.caching.entries import OBJECT
-from webhook.caching.rules import RuleCaches, judged_once
-from webhook.cluster.view import CLOUD_PROFILE, NAMESPACED_CLOUD_PROFILE, ClusterView
+from webhook.cluster.view import ClusterView
 from webhook.domain.field import METADATA, Finding, Mode, Verdict
 from webhook.models.base import ObjectMeta
 from webhook.models.defaults import default_shoot
@@ -119,17 +118,17 @@ def _judge(
     the same to them (an UPDATE of metadata only), their findings are the stored object's: of them only the advisory
     ones are given (`_stored_findings`), and with `shortcut` the rules that give nothing else are not run
     (`_judge_stored_spec`): a patch of labels or annotations, as gardener-controller-manager and gardenlet make all
-    day, costs the metadata rules, the resolution and the version warnings. The findings of a changed spec are
-    kept for the very spec models, profile and clock window they read (`judged_once`).
+    day, costs the metadata rules, the resolution and the version warnings.
     """
     namespace = request.namespace or shoot.metadata.namespace
     found = lookup.find_profile_spec(shoot, namespace, view, request.caches)
     stored_spec = old is not None and _spec_unchanged(request) and _judged_key(shoot) == _judged_key(old)
     if stored_spec and shortcut:
         assert old is not None
-        spec = _judge_stored_spec(_as_judged(shoot), _as_judged(old), found, request.now, settings, request.caches)
+        spec = _judge_stored_spec(_as_judged(shoot), _as_judged(old), found, request.now, settings)
     else:
-        spec = _judge_changed_spec(shoot, old, request, found, namespace, view, settings)
+        as_judged_old = _as_judged(old) if old is not None else None
+        spec = _judge_spec(_as_judged(shoot), as_judged_old, found, namespace, request.now, view, settings)
         if stored_spec:
             spec = _stored_findings(spec)
     own = {"metadata": shoot.metadata, "status": shoot.status}  # the resolved Shoot with its own metadata and status
@@ -170,35 +169,6 @@ class _SpecJudgement:
     admission: tuple[Finding, ...]
 
 
-def _judge_changed_spec(
-    shoot: Shoot,
-    old: Shoot | None,
-    request: RequestInfo,
-    found: lookup.Lookup,
-    namespace: str,
-    view: ClusterView,
-    settings: Settings,
-) -> _SpecJudgement:
-    """`_judge_spec` of both Shoots as `_as_judged` shows them, kept for the objects and values it reads."""
-    # The key reads what `_as_judged` keeps; the projections themselves are built only when the spec is judged.
-    objects: tuple[object, ...] = (shoot.spec, old.spec if old is not None else None, found.spec, settings)
-    values: tuple[object, ...] = (_judged_key(shoot), _judged_key(old), namespace, found.referenced)
-    if old is not None and old.profile_reference() != shoot.profile_reference():
-        # A changed reference reads the profiles of both (`lookup.validate_profile_change`): the view as it is now.
-        refs_known = view.known(NAMESPACED_CLOUD_PROFILE, CLOUD_PROFILE)
-        objects, values = (*objects, view), (*values, view.revision, view.synced, refs_known)
-    stamps = [m.metadata.deletion_timestamp for m in (shoot, old) if m and m.metadata.deletion_timestamp]
-    spec = judged_once(
-        request.caches, "shoot spec", objects, values, request.now,
-        lambda: _judge_spec(
-            _as_judged(shoot), _as_judged(old) if old is not None else None, found, namespace, request.now, view,
-            settings, request.caches,
-        ),
-        stamps,
-    )  # fmt: skip
-    return spec
-
-
 def _judge_spec(
     shoot: Shoot,
     old: Shoot | None,
@@ -207,19 +177,18 @@ def _judge_spec(
     now: datetime,
     view: ClusterView,
     settings: Settings,
-    caches: RuleCaches | None,
 ) -> _SpecJudgement:
     """Every finding of the rules that read `shoot` (and `old`, the stored Shoot on UPDATE) as `_as_judged` shows
     them: resolution, the static spec rules, and the rules against the profile `found`. Pure; view is read only
-    when an UPDATE changes the profile reference; caches: the request's (each pool is resolved once per shape)."""
+    when an UPDATE changes the profile reference."""
     if found.profile is not None:
-        new, resolution = resolve.resolve(shoot, old, found.profile, now, caches)
+        new, resolution = resolve.resolve(shoot, old, found.profile, now)
     else:
         new, resolution = resolve.unresolved(shoot, referenced=found.referenced), []
     before: Effective | None = None
     if old is not None:
         if found.profile is not None:
-            before = resolve.resolve(old, None, found.profile, now, caches)[0]
+            before = resolve.resolve(old, None, found.profile, now)[0]
         else:
             before = Effective(old)
     ctx = StaticContext(
@@ -227,7 +196,6 @@ def _judge_spec(
         cri_unsupported_images=frozenset(settings.worker_cri_unsupported_images),
         namespace=namespace,
         accepted_issuers_as_stored=old is not None and _same_accepted_issuers(shoot, old),
-        caches=caches,
     )
     create_only = static.validate_create_only(shoot) if old is None else []
     statics = static.validate_shoot(new, ctx, create=old is None)
@@ -240,17 +208,17 @@ def _judge_spec(
             admission.extend(
                 lookup.validate_profile_change(shoot, new.workers, old, namespace, found.profile.spec, view)
             )
-        admission.extend(profile.validate_against_profile(new, before, found.profile, operation, now, caches))
+        admission.extend(profile.validate_against_profile(new, before, found.profile, operation, now))
         admission.extend(
             access.validate_against_profile(shoot.spec, old.spec if old else ShootSpec(), found.profile.spec)
         )
         days = settings.expiry_warning_days
-        admission.extend(advice.warn_versions(new, before, found.profile, operation, now, days, caches))
+        admission.extend(advice.warn_versions(new, before, found.profile, operation, now, days))
     return _SpecJudgement(new, tuple(resolution), _labels(shoot), tuple(create_only), tuple(statics), tuple(admission))
 
 
 def _judge_stored_spec(
-    shoot: Shoot, old: Shoot, found: lookup.Lookup, now: datetime, settings: Settings, caches: RuleCaches | None
+    shoot: Shoot, old: Shoot, found: lookup.Lookup, now: datetime, settings: Settings
 ) -> _SpecJudgement:
     """What `_stored_findings` keeps of `_judge_spec(shoot, old, …)`, computed without the rules it drops, for two
     Shoots that look the same to the spec rules: the resolution (its warnings), the labels derived from the spec's
@@ -258,9 +226,9 @@ def _judge_stored_spec(
     one). Pure."""
     if found.profile is None:
         return _SpecJudgement(resolve.unresolved(shoot, referenced=found.referenced), (), _labels(shoot), (), (), ())
-    new, resolution = resolve.resolve(shoot, old, found.profile, now, caches)
+    new, resolution = resolve.resolve(shoot, old, found.profile, now)
     days = settings.expiry_warning_days
-    advised = advice.warn_versions(new, new, found.profile, Operation.UPDATE, now, days, caches)
+    advised = advice.warn_versions(new, new, found.profile, Operation.UPDATE, now, days)
     return _SpecJudgement(new, _advisory(resolution), _labels(shoot), (), (), tuple(advised))
 
 
@@ -339,12 +307,8 @@ KIND: Final = KindValidator(
     create=validate_create,
     update=validate_update,
     delete=None,
-    prepare=lambda shoot, caches: (
-        default_shoot(shoot, caches.defaulted_objects, caches.defaulted_entries)
-        if caches is not None
-        else default_shoot(shoot)
-    ),
-    # Labels and annotations change all day: the spec stays the same model; a spec with one pool changed decodes one.
+    prepare=lambda shoot, caches: default_shoot(shoot, caches.defaulted_objects if caches is not None else None),
+    # The stored object of an UPDATE takes the new object's decoded spec, or pools, where they are equal.
     shared_models=(SPEC_PATH, WORKERS_PATH),
 )
 

@@ -20,11 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Final
 
 from webhook.admission.kinds import Operation
-from webhook.caching.rules import RuleCaches, judged_once
 from webhook.domain import profiles
 from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Mode, Rule
@@ -94,12 +92,9 @@ def warn_versions(
     operation: Operation,
     now: datetime,
     days: int,
-    caches: RuleCaches | None = None,
 ) -> list[Finding]:
     """Every SH-WARN-001..004 finding for `new`; old: the stored Shoot (UPDATE), else None. now: aware UTC;
     days: settings.expiry_warning_days. Versions the profile does not list are judged elsewhere (SH-ADM-*).
-    caches: the request's; a pool's warnings are kept for the pool, the profile and the values they read, within
-    the profile's clock window (`judged_once`).
     """
     spec = profile.spec
     update = operation is Operation.UPDATE
@@ -117,13 +112,7 @@ def warn_versions(
         pool = _PoolVersions(
             i, existing, new.pool_version(i), control_plane, new.image_known(i), new.kubelet_version(i)
         )
-        findings.extend(
-            judged_once(
-                caches, "pool advice", (worker, spec), (pool, days), now,
-                partial(_advise_pool, worker, pool, profile, capabilities, now, days),
-                entry=True,
-            )
-        )  # fmt: skip
+        findings.extend(_advise_pool(worker, pool, profile, capabilities, now, days))
     return findings
 
 

@@ -9,10 +9,9 @@ the reason is reported once, by the rule that could not resolve it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
-from webhook.caching.rules import RuleCaches
 from webhook.domain.constraints import Constraint
 from webhook.domain.field import SPEC, FieldPath
 from webhook.domain.profiles import Capabilities
@@ -146,12 +145,10 @@ def capabilities_supported(
 @dataclass(frozen=True, slots=True)
 class StaticContext:
     """What static rules read besides the Shoot: the InPlaceNodeUpdates gate, the CRI policy (docs/requirements.md "OperatingSystemConfig contract"), the Shoot's
-    namespace, and whether an UPDATE keeps kube-apiserver's acceptedIssuers as stored (then they are not judged);
-    caches: the request's (None: every check runs), for the pool checks kept per pool (`caching.rules.judged_once`).
+    namespace, and whether an UPDATE keeps kube-apiserver's acceptedIssuers as stored (then they are not judged).
     """
 
     in_place_gate: bool = False
     cri_unsupported_images: frozenset[str] = frozenset()
     namespace: str = ""
     accepted_issuers_as_stored: bool = False
-    caches: RuleCaches | None = field(default=None, compare=False, repr=False)

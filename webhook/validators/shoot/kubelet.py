@@ -15,11 +15,9 @@ validateKubernetes, ValidateWorker.
 from __future__ import annotations
 
 import re
-from functools import partial
 from typing import Final
 
 from webhook.admission.kinds import DURATION_DETAIL, OBJ_DECODE_001
-from webhook.caching.rules import RuleCaches, judged_once
 from webhook.domain.constraints import parse_constraint
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.quantity import InvalidQuantity, parse_quantity
@@ -88,13 +86,12 @@ _MAX_STREAMING_IDLE: Final = 4 * HOUR
 # ------------------------------------------------------------------------------------------------ entry point
 
 
-def validate_pool_kubelets(eff: Effective, caches: RuleCaches | None = None) -> list[Finding]:
+def validate_pool_kubelets(eff: Effective) -> list[Finding]:
     """Every SH-KUB-* rule on each pool's effective kubelet (ValidateWorker): for a pool with a `kubernetes` section its
     own kubelet, or else the Shoot's, against the pool's version, at the pool's path.
 
     The Shoot's own kubelet is judged with the other components (`kubernetes`, validateKubernetes); a workerless
-    Shoot's kubelet is SH-K8S-017's (validateKubernetesForWorkerlessShoot). caches: the request's; a pool's findings
-    are kept for its kubelet configuration (the very object), index and version (`judged_once`).
+    Shoot's kubelet is SH-K8S-017's (validateKubernetesForWorkerlessShoot).
     """
     kubelet = eff.shoot.spec.kubernetes.kubelet
     findings: list[Finding] = []
@@ -106,12 +103,7 @@ def validate_pool_kubelets(eff: Effective, caches: RuleCaches | None = None) -> 
         if config is not None:
             path = worker_path(i).child("kubernetes", "kubelet")
             version = eff.kubelet_version(i)
-            findings.extend(
-                judged_once(
-                    caches, "pool kubelet", (config,), (i, version), None,
-                    partial(_validate_kubelet_config, config, version, path), entry=True,
-                )
-            )  # fmt: skip
+            findings.extend(_validate_kubelet_config(config, version, path))
     return findings
 
 

@@ -15,11 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from typing import Final
 
 from webhook.admission.kinds import Operation
-from webhook.caching.rules import RuleCaches, judged_once
 from webhook.domain import profiles
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, Capabilities, ProfileIndex, capabilities_of
@@ -92,10 +90,8 @@ def validate_against_profile(
     profile: ProfileIndex,
     operation: Operation,
     now: datetime,
-    caches: RuleCaches | None = None,
 ) -> list[Finding]:
-    """Every SH-ADM-* rule of `new` against `spec`; old: the stored Shoot on UPDATE (None on CREATE). now: aware UTC.
-    caches: the request's (each pool's machine and volume are judged once per pool, stored pool and profile)."""
+    """Every SH-ADM-* rule of `new` against `spec`; old: the stored Shoot on UPDATE (None on CREATE). now: aware UTC."""
     spec = profile.spec
     create = operation is Operation.CREATE
     before = old.shoot if old is not None else _EMPTY
@@ -107,18 +103,15 @@ def validate_against_profile(
             )
         )
     findings.extend(_validate_region(spec.regions, new.shoot.spec.region, before.spec.region, SPEC.child("region")))
-    findings.extend(_validate_provider(new, before, profile, create, now, caches))
+    findings.extend(_validate_provider(new, before, profile, create, now))
     findings.extend(_validate_limits(new.shoot, profile, WORKERS))
     return findings
 
 
 def _validate_provider(
-    new: Effective, before: Shoot, profile: ProfileIndex, create: bool, now: datetime, caches: RuleCaches | None
+    new: Effective, before: Shoot, profile: ProfileIndex, create: bool, now: datetime
 ) -> list[Finding]:
-    """Provider type, control-plane version syntax, then every pool (validateProvider). A pool's checks read the
-    pool, its stored pool, the profile and the values in their keys: kept for those (`judged_once`), so an unchanged
-    pool is not judged again; only kubeReserved, which reads the kubelet configuration an earlier pool left, runs on
-    every request."""
+    """Provider type, control-plane version syntax, then every pool (validateProvider)."""
     spec = profile.spec
     shoot = new.shoot
     if shoot.spec.provider.type != spec.type:
@@ -144,14 +137,7 @@ def _validate_provider(
             architecture=worker.machine.architecture or "",
         )
         image_known, kubelet = new.image_known(i), new.kubelet_version(i)
-        findings.extend(
-            judged_once(
-                caches, "pool machine", (worker, pool.old, spec), (i, create, pool.is_new, image_known, kubelet, region),
-                now,
-                partial(_validate_pool_machine, pool, image_known, kubelet, profile, capabilities, region, now, path),
-                entry=True,
-            )
-        )  # fmt: skip
+        findings.extend(_validate_pool_machine(pool, image_known, kubelet, profile, capabilities, region, now, path))
         if worker.kubernetes is not None:
             kubelet_config = worker.kubernetes.kubelet or kubelet_config
             reserved_path = path.child("kubernetes", "kubelet")
@@ -161,14 +147,7 @@ def _validate_provider(
                 )
             )
         own, old_own = new.pool_version(i), _old_pool_version(pool.old, before)
-        findings.extend(
-            judged_once(
-                caches, "pool version and zones", (worker, pool.old, spec),
-                (i, pool.active_only, own, old_own, region, old_region), now,
-                partial(_validate_pool_version, pool, own, old_own, spec, region, old_region, now, path),
-                entry=True,
-            )
-        )  # fmt: skip
+        findings.extend(_validate_pool_version(pool, own, old_own, spec, region, old_region, now, path))
     return findings
 
 

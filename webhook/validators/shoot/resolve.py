@@ -18,10 +18,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from typing import Final
 
-from webhook.caching.rules import RuleCaches, judged_once
 from webhook.domain import profiles
 from webhook.domain.field import SPEC, FieldPath, Finding, Rule
 from webhook.domain.profiles import Capabilities, ProfileIndex, capabilities_of
@@ -108,15 +106,11 @@ def unresolved(shoot: Shoot, *, referenced: bool) -> Effective:
     )
 
 
-def resolve(
-    shoot: Shoot, old: Shoot | None, profile: ProfileIndex, now: datetime, caches: RuleCaches | None = None
-) -> tuple[Effective, list[Finding]]:
+def resolve(shoot: Shoot, old: Shoot | None, profile: ProfileIndex, now: datetime) -> tuple[Effective, list[Finding]]:
     """Resolve every value the mutator fills, against `spec`; old: the stored Shoot on UPDATE, else None.
 
     Returns the Effective Shoot and the findings: SH-WARN-005/006 announcing each resolution, SHM-002/003/005
-    denials for values that cannot be resolved (those stay unknown in the result). now: aware UTC. caches: the
-    request's; each pool's resolution is kept for the very pool, stored pool and profile (`judged_once`), so an
-    unchanged pool is resolved once and stays the same object for the pool checks.
+    denials for values that cannot be resolved (those stay unknown in the result). now: aware UTC.
     """
     spec = profile.spec
     findings: list[Finding] = []
@@ -131,10 +125,7 @@ def resolve(
     unknown_images: set[int] = set()
     for i, worker in enumerate(shoot.spec.provider.workers):
         stored = find_worker(old_workers, worker.name)
-        pool = judged_once(
-            caches, "resolved pool", (worker, stored, spec), (i, deleting), now,
-            partial(_resolve_pool, i, worker, stored, profile, deleting, now), entry=True,
-        )  # fmt: skip
+        pool = _resolve_pool(i, worker, stored, profile, deleting, now)
         findings.extend(pool.findings)
         if not pool.version_known:
             unknown_versions.add(i)

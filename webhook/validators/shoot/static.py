@@ -74,7 +74,7 @@ def validate_shoot(eff: Effective, ctx: StaticContext, *, create: bool) -> list[
     findings.extend(spec_fields.validate_provider_type(shoot))
     findings.extend(worker.validate_pools(eff, ctx, create=create))
     findings.extend(pool_list.validate_workers(eff, ctx))
-    findings.extend(kubelet.validate_pool_kubelets(eff, ctx.caches))
+    findings.extend(kubelet.validate_pool_kubelets(eff))
     findings.extend(kubernetes_components.validate_node_cidr_mask(shoot.spec.kubernetes, components, kubernetes_path))
     findings.extend(version_gates.validate_addons(shoot, eff.version, SPEC.child("addons")))
     findings.extend(spec_fields.validate_dns_extensions_resources(shoot, spec_ctx))

@@ -10,10 +10,8 @@ ValidateSystemComponentWorkers, validateSelfHostedShootControlPlane; utils.go Va
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from typing import Final
 
-from webhook.caching.rules import judged_once
 from webhook.domain.field import FieldPath, Finding
 from webhook.goport.goregexp import compile_go
 from webhook.models.shoot import ControlPlane, IntOrString, Worker, WorkerControlPlane
@@ -43,8 +41,7 @@ _WHOLE_NUMBER: Final = compile_go(r"^[+-]?[0-9]+$")
 def validate_workers(eff: Effective, ctx: StaticContext) -> list[Finding]:
     """Every pool's own fields, then the pool list (ValidateWorker, ValidateWorkers, ValidateSystemComponentWorkers).
 
-    A workerless Shoot has nothing to judge here. ctx: its caches keep each pool's own-field findings
-    (`worker_checks.validate_worker` reads nothing but the pool and its index).
+    A workerless Shoot has nothing to judge here.
     """
     workers = eff.workers
     if not workers:
@@ -53,12 +50,7 @@ def validate_workers(eff: Effective, ctx: StaticContext) -> list[Finding]:
     findings: list[Finding] = []
     for i, worker in enumerate(workers):
         path = WORKERS.index(i)
-        findings.extend(
-            judged_once(
-                ctx.caches, "pool fields", (worker,), i, None,
-                partial(worker_checks.validate_worker, worker, path), entry=True,
-            )
-        )  # fmt: skip
+        findings.extend(worker_checks.validate_worker(worker, path))
         if worker.control_plane is not None:
             namespace, provider_type = eff.shoot.metadata.namespace, spec.provider.type
             control_plane_path = path.child("controlPlane")

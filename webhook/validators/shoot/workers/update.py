@@ -9,9 +9,7 @@ ValidateProviderUpdate.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
-from webhook.caching.rules import judged_once
 from webhook.domain.field import FieldPath, Finding
 from webhook.models.shoot import Worker
 from webhook.validators.shoot.effective import (
@@ -97,22 +95,14 @@ def _validate_self_hosted_update(new: Sequence[Worker], old: Sequence[Worker], p
 
 
 def validate_pools_update(new: Effective, old: Effective, ctx: StaticContext) -> list[Finding]:
-    """Each pool's version update, the in-place gate for new pools, the in-place switches and shape. A pool's findings
-    read the pool, its stored pool, its index, the versions to compare, whether both images are known and the
-    in-place gate: ctx's caches keep them for those (`judged_once`)."""
+    """Each pool's version update, the in-place gate for new pools, the in-place switches and shape."""
     findings: list[Finding] = []
     for i, worker in enumerate(new.workers):
         j = next((k for k, w in enumerate(old.workers) if w.name == worker.name), None)
         before = old.workers[j] if j is not None else None
         change = kubernetes_versions.pool_version_change(new, old, i, j)
         images_known = new.image_known(i) and (j is None or old.image_known(j))
-        findings.extend(
-            judged_once(
-                ctx.caches, "pool update", (worker, before), (i, change, images_known, ctx.in_place_gate), None,
-                partial(_validate_pool_update, worker, before, change, images_known, ctx, worker_path(i)),
-                entry=True,
-            )
-        )  # fmt: skip
+        findings.extend(_validate_pool_update(worker, before, change, images_known, ctx, worker_path(i)))
     return findings
 
 

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from functools import partial
 from typing import Final
 
-from webhook.caching.rules import judged_once
 from webhook.domain.field import FieldPath, Finding, Rule
 from webhook.domain.profiles import ARCHITECTURES, CRI_NAMES
 from webhook.goport.goregexp import compile_go
@@ -105,21 +103,11 @@ _IN_PLACE_ONLY: Final = "when the update strategy is `AutoInPlaceUpdate` or `Man
 
 def validate_pools(eff: Effective, ctx: StaticContext, *, create: bool) -> list[Finding]:
     """ValidateWorker's checks of each pool, first part (ValidateWorker's machine, CRI, architecture, update strategy and kubelet
-    version, the in-place gate, the CRI policy of docs/requirements.md "OperatingSystemConfig contract").
-
-    A pool's findings read the pool, its index, whether its image is known, its own and the control plane's version,
-    create and the context's gates: ctx's caches keep them for those (`judged_once`)."""
+    version, the in-place gate, the CRI policy of docs/requirements.md "OperatingSystemConfig contract")."""
     findings: list[Finding] = []
-    gates = (ctx.in_place_gate, ctx.cri_unsupported_images)
     for i, worker in enumerate(eff.workers):
         image_known, own = eff.image_known(i), eff.pool_version(i)
-        findings.extend(
-            judged_once(
-                ctx.caches, "pool machine fields", (worker,), (i, create, image_known, own, eff.version, gates), None,
-                partial(_validate_pool, worker, worker_path(i), image_known, own, eff.version, ctx, create),
-                entry=True,
-            )
-        )  # fmt: skip
+        findings.extend(_validate_pool(worker, worker_path(i), image_known, own, eff.version, ctx, create))
     return findings
 
 
