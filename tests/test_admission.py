@@ -334,12 +334,12 @@ def test_kinds_to_confirm_decodes_once_for_judging(monkeypatch: pytest.MonkeyPat
     body = review_bytes(cloud_profile_dict(kubernetes=versions("1.33.2")), cloud_profile_dict(), uid="once")
     alone = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW)
     calls: list[object] = []
-    real = admission._decode_pair
-    monkeypatch.setattr(admission, "_decode_pair", lambda *args: calls.append(args) or real(*args))
+    real = admission.decode_object
+    monkeypatch.setattr(admission, "decode_object", lambda *args: calls.append(args) or real(*args))
     for memo in (None, Caches()):
         calls.clear()
         parsed = parse_review(body)
         assert admission.kinds_to_confirm(parsed, caches=memo) == REFERRERS
         answer = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW, caches=memo, review=parsed)
         assert answer == alone
-        assert len(calls) == 1
+        assert len(calls) == 2  # the object and the stored object, once each

@@ -1,7 +1,7 @@
 """The AdmissionReview on the wire: building one (`make_review`, for `review` and `audit`) and parsing one
 (`parse_review`: msgspec for the envelope with the objects kept as raw JSON, parsed on demand, pydantic where
 messages are the contract). `judging.judge` judges what this parses; the cache layer parses a stream's objects entry
-by entry (`caching.parsed`)."""
+by entry (`caching.caches`, handed to `Review.objects` as a parse function)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import hashlib
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -19,9 +19,6 @@ from pydantic_core import from_json
 from webhook.admission.kinds import KindValidator, UserInfo
 from webhook.admission.responses import API_VERSION
 from webhook.domain.field import Finding
-
-if TYPE_CHECKING:
-    from webhook.caching.parsed import ParsedEntries, RecentObjects
 
 DecodedPair = tuple[Any, list[Finding], Any, list[Finding]]  # (new, new findings, old, old findings)
 
@@ -165,28 +162,22 @@ class Review:
     _parsed: tuple[object, object] | None = None
     _decoded: tuple[KindValidator[Any], DecodedPair] | None = None
 
-    def objects(
-        self,
-        recent: RecentObjects | None = None,
-        entries: tuple[ParsedEntries, tuple[tuple[str, ...], ...]] | None = None,
-    ) -> tuple[object, object]:
-        """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once. recent: objects parsed for
-        earlier requests, taken by their JSON bytes instead of parsing them again (`caching.parsed.RecentObjects`).
-        entries: list entries parsed for earlier requests and the kind's list paths (`caching.parsed.ParsedEntries`): an object not
-        in `recent` is parsed but for the entries whose bytes are known. Neither changes the result.
+    def objects(self, parse: Callable[[bytes | None], object] | None = None) -> tuple[object, object]:
+        """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once. parse: how to parse one raw
+        object (`caching.caches.Plain.parse`, which may take objects and entries earlier requests parsed), equal to
+        `parse_object` but for raising ValueError; None: `parse_object`.
 
         Raises BadReview ("request body is not valid JSON") for what the full parse of the body rejects too: each
         slice is parsed at the depth it has in the body (two levels below the root), so the nesting limit is the same.
         """
         if self._parsed is None:
-            parse: Callable[[bytes | None], object] = parse_object
-            if entries is not None:
-                store, lists = entries
-                parse = lambda raw: store.parse(raw, lists)  # noqa: E731
-            if recent is not None:
-                self._parsed = (recent.parse(self.object_json, parse), recent.parse(self.old_object_json, parse))
+            if parse is None:
+                self._parsed = (parse_object(self.object_json), parse_object(self.old_object_json))
             else:
-                self._parsed = (parse(self.object_json), parse(self.old_object_json))
+                try:
+                    self._parsed = (parse(self.object_json), parse(self.old_object_json))
+                except ValueError:
+                    raise BadReview("request body is not valid JSON") from None
         return self._parsed
 
 

@@ -37,7 +37,7 @@ def share_entries(
 class DecodedEntries:
     """Decoded list entries by content, kept across requests: an entry decoded once is never decoded again.
 
-    The store behind `share_entries`, and the server's across requests (`admission.Memo`): a GitOps stream of
+    The store behind `share_entries`, and the server's across requests (`caching.caches.Caches`): a GitOps stream of
     CloudProfile UPDATEs changes a few entries of long lists, so most entries of each new object were decoded for an
     earlier request. Keys are the object's model, the list's path and `_json_key` (equal exactly when the parsed JSON
     values are): equal JSON in another list, or of another kind, is another model (a Kubernetes version and an image

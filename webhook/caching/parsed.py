@@ -1,26 +1,32 @@
 """Parsed objects kept across requests: list entries parsed once by their bytes (`ParsedEntries`), and the last
-objects parsed, with what each kind decoded them into (`RecentObjects`). Both give what `wire.parse_object` gives,
-value or error.
+objects parsed, with what each kind decoded them into (`RecentObjects`). Both give what `parse_json` gives, value or
+ValueError: an AdmissionReview's object parsed as `admission.wire.parse_object` parses it (the wire turns the error
+into its BadReview). The stores know nothing of the protocol: a kind is its (group, kind) pair.
 Contract: docs/performance.md "How a request is kept cheap, with the same answer".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 from pydantic_core import from_json
 
-from webhook.admission.wire import parse_object
 from webhook.domain.field import Finding
-
-if TYPE_CHECKING:
-    from webhook.admission.kinds import KindValidator
 
 _RAW_OBJECT: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_ARRAY: Final = msgspec.json.Decoder(list[msgspec.Raw])
 _Trie = dict[str, "_Trie | None"]  # list paths as a tree of keys; None marks the list whose entries are kept
+
+
+OBJECT_DEPTH: Final = 2  # request.object and request.oldObject lie two containers deep in an AdmissionReview
+
+
+def parse_json(raw: bytes | None) -> object:
+    """An AdmissionReview's object parsed from its raw JSON at the depth it has in the body, so that the nesting
+    limit is the body's (None stays None). Raises ValueError where the JSON is invalid."""
+    return None if raw is None else _at_depth(raw, OBJECT_DEPTH)
 
 
 def _at_depth(raw: bytes, depth: int) -> object:
@@ -38,9 +44,9 @@ class ParsedEntries:
     splits an object along its kind's `shared_lists` (msgspec, which skips what it is not asked to build) and parses
     only the entries whose bytes no earlier request had, and the values off those paths; an entry seen before is the
     very dict parsed then, so `caching.entries.DecodedEntries` finds its model by identity instead of keying its content.
-    The result equals `parse_object(raw)` (every value is parsed by the same function at the depth it has in the
+    The result equals `parse_json(raw)` (every value is parsed by the same function at the depth it has in the
     body, so the nesting limit is the same); whatever msgspec does not take (a value of another type on a path, a
-    number or text it refuses) is parsed whole by `parse_object`, so the answer and the error stay the same.
+    number or text it refuses) is parsed whole by `parse_json`, so the answer and the error stay the same.
     Each node on those paths is also kept with its bytes, per position in the object: a stream changes one branch
     (one image's versions), so the other branches are compared with the last object's and taken whole.
     capacity: entries kept (beyond it, or beyond kept_bytes of their JSON, the older half is dropped) and positions
@@ -66,19 +72,19 @@ class ParsedEntries:
         return len(self._parsed)
 
     def parse(self, raw: bytes | None, lists: tuple[tuple[str, ...], ...]) -> object:
-        """`parse_object(raw)`, with the dict entries of the lists at `lists` taken from earlier requests when their
-        bytes are the same. Raises BadReview as `parse_object` does."""
+        """`parse_json(raw)`, with the dict entries of the lists at `lists` taken from earlier requests when their
+        bytes are the same. Raises ValueError as `parse_json` does."""
         if raw is None or not lists:
-            return parse_object(raw)
+            return parse_json(raw)
         trie = self._tries.get(lists)
         if trie is None:
             trie = self._tries[lists] = _trie(lists)
         if len(raw) > self.max_bytes:
-            return parse_object(raw)
+            return parse_json(raw)
         try:
-            parsed = self._build(raw, trie, 2, (), ())
+            parsed = self._build(raw, trie, OBJECT_DEPTH, (), ())
         except (msgspec.DecodeError, ValueError, RecursionError):
-            return parse_object(raw)
+            return parse_json(raw)
         if len(self._parsed) > self.capacity or self._parsed_bytes > self.kept_bytes:
             self._parsed = dict(list(self._parsed.items())[-(len(self._parsed) // 2) :])
             self._parsed_bytes = sum(len(key[1]) for key in self._parsed)
@@ -163,6 +169,7 @@ def _nodes(trie: _Trie) -> Iterator[_Trie]:
 
 
 Decoded = tuple[Any, Any, list[Finding]]  # (defaulted, decoded, findings) of one object
+Kind = tuple[str, str]  # (group, kind)
 
 
 class RecentObjects:
@@ -179,11 +186,11 @@ class RecentObjects:
         self.max_bytes = max_bytes
         self.total_bytes = total_bytes
         # (JSON, parsed object, what each kind decoded it into), oldest first
-        self._objects: list[tuple[bytes, object, dict[tuple[str, str], Decoded]]] = []
+        self._objects: list[tuple[bytes, object, dict[Kind, Decoded]]] = []
 
-    def parse(self, raw_json: bytes | None, parse: Callable[[bytes | None], object] = parse_object) -> object:
-        """`parse(raw_json)` (`parse_object` or an equal parse), or the object parsed from the same bytes before;
-        raises BadReview likewise."""
+    def parse(self, raw_json: bytes | None, parse: Callable[[bytes | None], object] = parse_json) -> object:
+        """`parse(raw_json)` (`parse_json` or an equal parse), or the object parsed from the same bytes before;
+        raises what `parse` raises."""
         if raw_json is None or len(raw_json) > self.max_bytes:
             return parse(raw_json)
         # A scan of a few kept objects: bytes compare by length, then memcmp, far cheaper than hashing 100 KiB.
@@ -197,18 +204,18 @@ class RecentObjects:
             del self._objects[0]
         return parsed
 
-    def decoded(self, raw: object, entry: KindValidator[Any]) -> Decoded | None:
-        """What `entry` decoded `raw` into, if `raw` is one of the kept objects (by identity) and was decoded."""
+    def decoded(self, raw: object, kind: Kind) -> Decoded | None:
+        """What `kind` decoded `raw` into, if `raw` is one of the kept objects (by identity) and was decoded."""
         by_kind = self._by_kind(raw)
-        return by_kind.get((entry.group, entry.kind)) if by_kind is not None else None
+        return by_kind.get(kind) if by_kind is not None else None
 
-    def remember(self, raw: object, entry: KindValidator[Any], result: Decoded) -> None:
-        """Keep what `entry` decoded `raw` into, if `raw` is one of the kept objects."""
+    def remember(self, raw: object, kind: Kind, result: Decoded) -> None:
+        """Keep what `kind` decoded `raw` into, if `raw` is one of the kept objects."""
         by_kind = self._by_kind(raw)
         if by_kind is not None:
-            by_kind[(entry.group, entry.kind)] = result
+            by_kind[kind] = result
 
-    def _by_kind(self, raw: object) -> dict[tuple[str, str], Decoded] | None:
+    def _by_kind(self, raw: object) -> dict[Kind, Decoded] | None:
         if raw is None:
             return None
         return next((by_kind for _, parsed, by_kind in self._objects if parsed is raw), None)

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Generic, TypeVar
 
+from webhook.caching.findings import stable_until
 from webhook.caching.held import Deaths, hold, same
+from webhook.models.base import parse_rfc3339
 
 V = TypeVar("V")
 
@@ -126,3 +128,29 @@ class Judgements(Generic[V]):
     def _held_at(self, key: Hashable) -> tuple[object, ...] | None:
         found = self._kept.peek(key)
         return found[0] if found is not None else None
+
+
+def reapplied_until(raw: object, now: datetime) -> datetime | None:
+    """Until when a verdict on the parsed JSON object `raw` stays valid (`findings.stable_until` of every timestamp
+    in it): None when `now` is a whole number of days from one."""
+    return stable_until(now, _timestamps(raw))
+
+
+def _timestamps(raw: object) -> list[datetime]:
+    """Every RFC 3339 date-time string in a parsed JSON value (values only, any depth)."""
+    found: list[datetime] = []
+    stack = [raw]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str) and 20 <= len(value) <= 40 and value[4:5] == "-" and value[10:11] in "Tt":
+            try:
+                stamp = parse_rfc3339(value)
+            except ValueError:
+                continue
+            if stamp is not None:
+                found.append(stamp)
+    return found

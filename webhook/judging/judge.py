@@ -22,6 +22,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from types import TracebackType
 from typing import Any, Final
 
@@ -37,12 +38,9 @@ from webhook.admission.policy import apply_policy
 from webhook.admission.rendering import clean_warnings, compose_denial, limit_warnings, render_line, render_warning
 from webhook.admission.responses import AdmissionResponse, AdmissionReview, allowed, denied, errored
 from webhook.admission.wire import DecodedPair, Envelope, Review, parse_review
-from webhook.caching.caches import Caches
-from webhook.caching.entries import share_entries
-from webhook.caching.findings import stable_until
+from webhook.caching.caches import PLAIN, Caches, Plain
 from webhook.cluster.view import KINDS, ClusterView
 from webhook.domain.field import Finding, Verdict, rule_of_frame
-from webhook.models.base import parse_rfc3339
 from webhook.settings import Settings
 from webhook.validators import REGISTRY
 
@@ -119,61 +117,32 @@ def _crash_rule(tb: TracebackType | None) -> str:
     return "unknown"
 
 
-def _decode_one(entry: KindValidator[Any], raw: object, caches: Caches | None = None) -> tuple[Any, Any, list[Finding]]:
-    """`kinds.decode_object` with the rule caches of `caches`."""
-    return decode_object(entry, raw, caches.rules if caches is not None else None)
+def _seam(caches: Caches | None) -> Plain:
+    """The cache layer's seam: the stores of `caches`, or the plain path."""
+    return caches if caches is not None else PLAIN
+
+
+def _objects(entry: KindValidator[Any], review: Review, caches: Caches | None) -> tuple[object, object]:
+    """The review's (object, oldObject), parsed through the seam once. Raises BadReview (`Review.objects`)."""
+    seam = _seam(caches)
+    return review.objects(lambda raw: seam.parse(raw, entry.shared_lists))
 
 
 def _decode_review(entry: KindValidator[Any], review: Review, caches: Caches | None) -> DecodedPair:
-    """`_decode_pair` of the review's objects for `entry`, once per review (kept on it): the objects parsed with the
-    caches's stores when there is a caches. Raises BadReview when the objects are not valid JSON (`Review.objects`)."""
+    """The review's objects decoded and defaulted for `entry`: (new, new findings, old, old findings), once per
+    review (kept on it). Raises BadReview when the objects are not valid JSON (`Review.objects`)."""
     kept = review._decoded
     if kept is not None and kept[0] is entry:
         return kept[1]
-    if caches is not None:
-        raw_object, raw_old = review.objects(caches.recent, (caches.parsed, entry.shared_lists))
-    else:
-        raw_object, raw_old = review.objects()
-    decoded = _decode_pair(entry, raw_object, raw_old, caches)
+    raw_object, raw_old = _objects(entry, review, caches)
+    seam = _seam(caches)
+    new, old = seam.decode_pair(
+        (entry.group, entry.kind), entry.model, raw_object, raw_old, entry.shared_lists, entry.shared_models,
+        lambda raw: decode_object(entry, raw, seam.rules),
+    )  # fmt: skip
+    decoded = (new[0], new[2], old[0], old[2])
     review._decoded = (entry, decoded)
     return decoded
-
-
-def _decode_pair(
-    entry: KindValidator[Any], raw_new: object, raw_old: object, caches: Caches | None = None
-) -> DecodedPair:
-    """Decode and default the object and the stored object: (new, new findings, old, old findings).
-
-    The stored object reuses the new object's decoded list entries that it holds unchanged (`shared_lists`): the
-    same models as decoding it alone, for a fraction of the cost on a typical UPDATE. caches: what the server keeps
-    across requests: an object decoded for an earlier request (in a GitOps stream, this oldObject was the object of
-    the UPDATE before) is taken as decoded then, and both objects reuse the list entries earlier requests decoded.
-    """
-    recent = caches.recent if caches is not None else None
-    new_result = recent.decoded(raw_new, entry) if recent is not None else None
-    old_result = recent.decoded(raw_old, entry) if recent is not None else None
-    kept = entry.shared_lists if caches is not None else ()  # entries kept across requests
-    if new_result is None:
-        if kept and caches is not None:
-            reused = caches.entries.reuse(raw_new, entry.model, kept)
-            new_result = _decode_one(entry, reused, caches)
-            if new_result[1] is not None:
-                caches.entries.learn(raw_new, reused, new_result[1], kept)
-        else:
-            new_result = _decode_one(entry, raw_new, caches)
-        if recent is not None:
-            recent.remember(raw_new, entry, new_result)
-    if old_result is None:
-        shared_old = raw_old
-        if kept and caches is not None and raw_old is not None:  # the new object's entries are in the store already
-            shared_old = caches.entries.reuse(raw_old, entry.model, kept)
-        shared = entry.shared_models + (entry.shared_lists if not kept else ())  # shared within this request
-        if shared and raw_old is not None and new_result[1] is not None:
-            shared_old = share_entries(shared_old, raw_new, new_result[1], shared)
-        old_result = _decode_one(entry, shared_old, caches)
-        if recent is not None:
-            recent.remember(raw_old, entry, old_result)
-    return new_result[0], new_result[2], old_result[0], old_result[2]
 
 
 def _same_spec(new: Any, old: Any) -> bool:
@@ -218,10 +187,7 @@ def run_validator(
     if validate.get(operation) is None or review.sub_resource:
         return _Judged(Verdict())
     # In order: the wire (the objects), the seam (decoded, defaulted, the typed requests), the validator.
-    if caches is not None:
-        raw_object, raw_old = review.objects(caches.recent, (caches.parsed, entry.shared_lists))
-    else:
-        raw_object, raw_old = review.objects()
+    raw_object, raw_old = _objects(entry, review, caches)
     # The RequestInfo fields every typed request carries besides its objects.
     info: dict[str, Any] = {
         "uid": envelope.uid,
@@ -281,10 +247,7 @@ def kinds_to_confirm(review: Review, *, caches: Caches | None = None) -> tuple[s
     operation = Operation(envelope.operation)
     if not entry.judges(operation) or operation is Operation.CREATE or review.reapplied is not None:
         return ()  # a re-applied object takes nothing away
-    if caches is not None:
-        review.objects(caches.recent, (caches.parsed, entry.shared_lists))  # BadReview here, as in judging
-    else:
-        review.objects()
+    _objects(entry, review, caches)  # BadReview here, as in judging
     try:
         new, new_errors, old, _ = _decode_review(entry, review, caches)
         if new_errors or (operation is Operation.UPDATE and (new is None or old is None)):
@@ -333,10 +296,14 @@ def judge(
     if entry is None:
         logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
         return allowed_unjudged(envelope)
-    if caches is not None and entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
-        judged = _judge_reapplied(entry, review, view, settings, now, caches)
+    judge_now = partial(run_validator, entry, review, view, settings, now, caches)
+    if entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
+        # A re-applied object: its verdict may be the one judged before, while nothing it reads has changed.
+        key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
+        state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS))
+        judged = _seam(caches).reapplied(key, state, now, review.objects()[0], judge_now, _settled)
     else:
-        judged = run_validator(entry, review, view, settings, now, caches)
+        judged = judge_now()
     verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
@@ -351,61 +318,19 @@ def judge(
 # ----------------------------------------------------------------------------------------------- re-applies
 
 
-def _judge_reapplied(
-    entry: KindValidator[Any], review: Review, view: ClusterView, settings: Settings, now: datetime, caches: Caches
-) -> _Judged:
-    """The verdict on a re-applied object (`caching.verdicts`): remembered, or judged now and remembered.
-
-    Only kinds whose clock rules read no timestamp but the object's own opt in (`KindValidator.reuse_unchanged`); a
-    verdict is kept until a comparison of `now` with one of the object's timestamps, shifted by whole days, could
-    change, and while the view answers as it did. Crashes are never remembered, nor are models: the stored object's
-    judgement (for ratcheting) is made now when the verdict has findings the policy could make denials.
-    """
-    envelope = review.envelope
-    key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
-    state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS))
-    found: _Judged | None = caches.verdicts.recall(key, state, now)
-    if found is not None:
-        return found
-    judged = run_validator(entry, review, view, settings, now, caches)
-    until = _stable_until(review.objects()[0], now)
-    if judged.crashed_rule is not None or until is None:
-        return judged
-    previous: Callable[[], Sequence[Finding]] | None = None
-    if judged.previous is not None and (judged.verdict.errors or judged.verdict.warnings):
-        try:
-            findings = tuple(judged.previous())
-        except Exception:  # noqa: BLE001 - not remembered: judge() reports the crash from the lazy call
-            return judged
-        previous = lambda: findings  # noqa: E731
-    remembered = _Judged(judged.verdict, previous)
-    caches.verdicts.remember(key, state, now, until, remembered)
-    return remembered
-
-
-def _stable_until(raw: object, now: datetime) -> datetime | None:
-    """`field.stable_until` of every timestamp in `raw`: None when `now` is a whole number of days from one."""
-    return stable_until(now, _timestamps(raw))
-
-
-def _timestamps(raw: object) -> list[datetime]:
-    """Every RFC 3339 date-time string in a parsed JSON value (values only, any depth)."""
-    found: list[datetime] = []
-    stack = [raw]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, str) and 20 <= len(value) <= 40 and value[4:5] == "-" and value[10:11] in "Tt":
-            try:
-                stamp = parse_rfc3339(value)
-            except ValueError:
-                continue
-            if stamp is not None:
-                found.append(stamp)
-    return found
+def _settled(judged: _Judged) -> _Judged | None:
+    """`judged` as a verdict on a re-applied object may be remembered (`Caches.reapplied`): with the stored object's
+    judgement (for ratcheting) made now when the verdict has findings the policy could make denials; None when it
+    must not be remembered (a crash, here or in judging the stored object, which judge() then reports)."""
+    if judged.crashed_rule is not None:
+        return None
+    if judged.previous is None or not (judged.verdict.errors or judged.verdict.warnings):
+        return _Judged(judged.verdict)
+    try:
+        findings = tuple(judged.previous())
+    except Exception:  # noqa: BLE001 - not remembered: judge() reports the crash from the lazy call
+        return None
+    return _Judged(judged.verdict, lambda: findings)
 
 
 def allowed_unjudged(envelope: Envelope) -> Outcome:
