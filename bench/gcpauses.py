@@ -31,6 +31,14 @@ class Pauses:
         if self._callback in gc.callbacks:
             gc.callbacks.remove(self._callback)
 
+    def figures(self) -> dict[str, list[float]]:
+        """{"gen0": [collections, longest ms, total ms], …} for the generations with collections."""
+        return {
+            f"gen{generation}": [len(pauses), max(pauses) * 1000, sum(pauses) * 1000]
+            for generation, pauses in self.pauses.items()
+            if pauses
+        }
+
     def summary(self) -> str:
         """Per generation with collections: "genN K x, max M ms, sum S ms", joined by "; "."""
         parts = []

@@ -58,6 +58,7 @@ class Server:
 
     def __init__(self, name: str, command: Sequence[str], workdir: Path, cpus: set[int] | None) -> None:
         self.name = name
+        self.pauses_file = workdir / f"{name}.gc" if "gc_serve.py" in " ".join(command) else None
         self.out = workdir / f"{name}.out"
         self.err = workdir / f"{name}.err"
         with self.out.open("wb") as out, self.err.open("wb") as err:
@@ -114,6 +115,24 @@ class Server:
                 total += int(match[1]) / 1024
         return total
 
+    def pauses(self) -> dict[str, list[float]] | None:
+        """The collector's pauses since the last call (`gc_serve.py`: {"gen2": [count, longest ms, total ms], …}), or
+        None for a server that does not count them."""
+        if self.pauses_file is None:
+            return None
+        self.pauses_file.unlink(missing_ok=True)
+        self.process.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                text = self.pauses_file.read_text()
+                if text.endswith("\n"):
+                    return json.loads(text)  # type: ignore[no-any-return]
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.02)
+        return None
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -157,10 +176,11 @@ class Bench:
         }
 
     def webhook(self, workers: int = 1, cpus: set[int] | None = None) -> Server:
+        # One worker runs under gc_serve.py, which counts the collector's pauses.
+        runner = ["-m", "webhook"] if workers > 1 else [str(BENCH / "gc_serve.py"), str(self.workdir / "webhook-1.gc")]
         command = [
             sys.executable,
-            "-m",
-            "webhook",
+            *runner,
             "serve",
             "--port",
             "0",
@@ -227,6 +247,18 @@ def _table(title: str, header: Sequence[str], rows: list[list[str]]) -> None:
         print(_row(r, widths))
 
 
+def _pause_row(name: str, run: str, figures: dict[str, list[float]] | None) -> list[str]:
+    """One row of the collector's table: collections per generation, the full passes' longest and total pause."""
+    figures = figures or {}
+
+    def count(gen: str) -> str:
+        return f"{figures[gen][0]:.0f}" if gen in figures else "0"
+
+    gen2 = figures.get("gen2")
+    longest, total = (f"{gen2[1]:.1f}", f"{gen2[2]:.1f}") if gen2 else ("", "")
+    return [name, run, count("gen0"), count("gen1"), count("gen2"), longest, total]
+
+
 def _cpu_ms_per_request(cpu: float, requests: int) -> str:
     return f"{cpu / requests * 1000:.3f}" if requests else "n/a"
 
@@ -280,10 +312,14 @@ def main() -> int:
             print(f"  {name}: {sizes}; {payloads.judged(bodies)}")
         ceiling, webhook = bench.ceiling(), bench.webhook(cpus=bench.server_cpus)
         throughput: dict[tuple[str, str], tuple[load.Result, float]] = {}
+        pauses: list[list[str]] = []  # the collector's pauses in the webhook, per row and phase
         try:
             for name, body in bench.bodies.items():
                 for server in (ceiling, webhook):
+                    webhook.pauses()  # counted from here
                     throughput[(name, server.name)] = bench.closed(server, body, args.seconds, bench.client_cpus)
+                    if server is webhook:
+                        pauses.append(_pause_row(name, "closed loop", webhook.pauses()))
             rows = []
             for name in bench.bodies:
                 base = throughput[(name, "ceiling")][0].rate
@@ -319,7 +355,9 @@ def main() -> int:
                 for name, body in bench.bodies.items():
                     capacity = throughput[(name, "webhook-1")][0].rate
                     for share in (0.25, 0.5, 0.75):
+                        webhook.pauses()
                         result, cpu = bench.fixed(webhook, body, capacity * share, args.seconds)
+                        pauses.append(_pause_row(name, f"fixed {share:.0%}", webhook.pauses()))
                         # The control at 50 %: the ceiling at the same rate, from the same clients. A p99 both show
                         # is the load generator's or the machine's, not the webhook's.
                         control = (
@@ -354,6 +392,11 @@ def main() -> int:
                     print(
                         f"  overloaded (slower than the rate; {load.MAX_BACKLOG} unanswered per client process): {line}"
                     )
+            _table(
+                "Collector pauses in gardener-webhook (one worker; bench/gc_serve.py): collections, longest and total ms",
+                ["payload", "run", "gen0", "gen1", "gen2 (full)", "gen2 longest ms", "gen2 total ms"],
+                pauses,
+            )
         finally:
             ceiling.stop()
             webhook.stop()

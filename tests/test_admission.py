@@ -335,7 +335,7 @@ def test_kinds_to_confirm_decodes_once_for_judging(monkeypatch: pytest.MonkeyPat
     alone = judge(body, view=EMPTY_VIEW, settings=Settings(), now=NOW)
     calls: list[object] = []
     real = admission.decode_object
-    monkeypatch.setattr(admission, "decode_object", lambda *args: calls.append(args) or real(*args))
+    monkeypatch.setattr(admission, "decode_object", lambda *args, **kw: calls.append(args) or real(*args, **kw))
     for memo in (None, Caches()):
         calls.clear()
         parsed = parse_review(body)

@@ -474,7 +474,7 @@ def test_the_old_object_of_the_next_update_in_a_stream_is_neither_parsed_nor_dec
     parse, decode_object = ParsedEntries.parse, admission.decode_object
     monkeypatch.setattr(ParsedEntries, "parse", lambda self, raw, lists: parsed.append(raw) or parse(self, raw, lists))
     monkeypatch.setattr(
-        admission, "decode_object", lambda entry, raw, rules: decoded.append(raw) or decode_object(entry, raw, rules)
+        admission, "decode_object", lambda entry, raw, caches: decoded.append(raw) or decode_object(entry, raw, caches)
     )
     first = _update(revisions[1], revisions[0], "CloudProfile")
     judge(first, view=view, settings=SETTINGS, now=START, caches=memo)

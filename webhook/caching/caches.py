@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from datetime import datetime
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from webhook.caching.entries import DecodedEntries, share_entries
 from webhook.caching.parsed import Decoded, Kind, ParsedEntries, RecentObjects, parse_json
 from webhook.caching.rules import RuleCaches
 from webhook.caching.verdicts import ReappliedVerdicts, reapplied_until
 
-V = TypeVar("V")
 Paths = tuple[tuple[str, ...], ...]
 Decode = Callable[[object], Decoded]  # raw object (or one with models in it) -> (defaulted, decoded, findings)
 
@@ -40,17 +39,19 @@ class Plain:
         new = decode(raw_new)
         return new, decode(_shared(raw_old, raw_new, new, shared + lists))
 
-    def reapplied(
-        self,
-        key: Hashable,
-        state: Hashable,
-        now: datetime,
-        raw: object,
-        judge: Callable[[], V],
-        keep: Callable[[V], V | None],
-    ) -> V:
-        """The verdict on a re-applied object: `judge()`. With stores, a remembered one (`Caches.reapplied`)."""
-        return judge()
+    def recall_reapplied(self, key: Hashable, state: Hashable, now: datetime) -> Any:
+        """The verdict remembered for a re-applied object (`key`) in view state `state`, else None (always, here)."""
+        return None
+
+    def reapplied_until(self, raw: object, now: datetime) -> datetime | None:
+        """Until when a verdict on the re-applied object `raw` (parsed JSON) may be remembered; None: not at all
+        (always, here)."""
+        return None
+
+    def remember_reapplied(
+        self, key: Hashable, state: Hashable, since: datetime, until: datetime, verdict: object
+    ) -> None:
+        """Remember `verdict` for `key` in view state `state`, for a clock in [since, until) (nothing, here)."""
 
 
 PLAIN: Final = Plain()  # holds nothing: shared by every caller of the plain path
@@ -108,28 +109,20 @@ class Caches(Plain):
             recent.remember(raw_old, kind, old)
         return new, old
 
-    def reapplied(
-        self,
-        key: Hashable,
-        state: Hashable,
-        now: datetime,
-        raw: object,
-        judge: Callable[[], V],
-        keep: Callable[[V], V | None],
-    ) -> V:
-        """`Plain.reapplied`: the verdict remembered for `key` in view state `state`, or `judge()` remembered as
-        `keep` makes it (None: not remembered, a crash), until a comparison of `now` with one of `raw`'s timestamps,
-        shifted by whole days, could change (`verdicts.reapplied_until`)."""
-        found: V | None = self.verdicts.recall(key, state, now)
-        if found is not None:
-            return found
-        judged = judge()
-        until = reapplied_until(raw, now)
-        kept = keep(judged) if until is not None else None
-        if kept is None or until is None:
-            return judged
-        self.verdicts.remember(key, state, now, until, kept)
-        return kept
+    def recall_reapplied(self, key: Hashable, state: Hashable, now: datetime) -> Any:
+        """`Plain.recall_reapplied`: from `verdicts`."""
+        return self.verdicts.recall(key, state, now)
+
+    def reapplied_until(self, raw: object, now: datetime) -> datetime | None:
+        """`Plain.reapplied_until`: until a comparison of `now` with one of `raw`'s timestamps, shifted by whole days,
+        could change (`verdicts.reapplied_until`); None when `now` is on such an instant."""
+        return reapplied_until(raw, now)
+
+    def remember_reapplied(
+        self, key: Hashable, state: Hashable, since: datetime, until: datetime, verdict: object
+    ) -> None:
+        """`Plain.remember_reapplied`: into `verdicts`."""
+        self.verdicts.remember(key, state, since, until, verdict)
 
 
 def _shared(raw_old: object, raw_new: object, new: Decoded, paths: Paths) -> object:

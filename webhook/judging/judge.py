@@ -125,7 +125,7 @@ def _seam(caches: Caches | None) -> Plain:
 def _objects(entry: KindValidator[Any], review: Review, caches: Caches | None) -> tuple[object, object]:
     """The review's (object, oldObject), parsed through the seam once. Raises BadReview (`Review.objects`)."""
     seam = _seam(caches)
-    return review.objects(lambda raw: seam.parse(raw, entry.shared_lists))
+    return review.objects(partial(seam.parse, lists=entry.shared_lists))
 
 
 def _decode_review(entry: KindValidator[Any], review: Review, caches: Caches | None) -> DecodedPair:
@@ -138,7 +138,7 @@ def _decode_review(entry: KindValidator[Any], review: Review, caches: Caches | N
     seam = _seam(caches)
     new, old = seam.decode_pair(
         (entry.group, entry.kind), entry.model, raw_object, raw_old, entry.shared_lists, entry.shared_models,
-        lambda raw: decode_object(entry, raw, seam.rules),
+        partial(decode_object, entry, caches=seam.rules),
     )  # fmt: skip
     decoded = (new[0], new[2], old[0], old[2])
     review._decoded = (entry, decoded)
@@ -296,14 +296,19 @@ def judge(
     if entry is None:
         logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
         return allowed_unjudged(envelope)
-    judge_now = partial(run_validator, entry, review, view, settings, now, caches)
-    if entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
-        # A re-applied object: its verdict may be the one judged before, while nothing it reads has changed.
-        key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
-        state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS))
-        judged = _seam(caches).reapplied(key, state, now, review.objects()[0], judge_now, _settled)
-    else:
-        judged = judge_now()
+    seam = _seam(caches)
+    reapplied = entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource
+    # A re-applied object: its verdict may be the one judged before, while nothing it reads has changed.
+    key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
+    state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS)) if reapplied else ()
+    judged = seam.recall_reapplied(key, state, now) if reapplied else None
+    if judged is None:
+        judged = run_validator(entry, review, view, settings, now, caches)
+        until = seam.reapplied_until(review.objects()[0], now) if reapplied else None
+        settled = _settled(judged) if until is not None else None
+        if settled is not None and until is not None:
+            seam.remember_reapplied(key, state, now, until, settled)
+            judged = settled
     verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
