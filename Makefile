@@ -76,7 +76,7 @@ lint: $(STAMP)
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(VENV)/bin/python -m pytest -m hypothesis $(ARGS)
 
-# gardener-webhook against a bare aiohttp TLS server, the in-use check at 10 000 Shoots, then `review` on 20
+# gardener-webhook against a bare aiohttp TLS server, the in-use check at 20 000 Shoots, then `review` on 20
 # landscape-sized CloudProfiles and 1 000 Shoots (under 6 minutes).
 bench: $(STAMP)
 	$(VENV)/bin/python bench/run.py $(ARGS)

@@ -248,15 +248,13 @@ def _table(title: str, header: Sequence[str], rows: list[list[str]]) -> None:
 
 
 def _pause_row(name: str, run: str, figures: dict[str, list[float]] | None) -> list[str]:
-    """One row of the collector's table: collections per generation, the full passes' longest and total pause."""
+    """One row of the collector's table: per generation, the collections and the longest pause (ms)."""
     figures = figures or {}
 
-    def count(gen: str) -> str:
-        return f"{figures[gen][0]:.0f}" if gen in figures else "0"
+    def cell(gen: str) -> str:
+        return f"{figures[gen][0]:.0f} ({figures[gen][1]:.1f})" if gen in figures else "0"
 
-    gen2 = figures.get("gen2")
-    longest, total = (f"{gen2[1]:.1f}", f"{gen2[2]:.1f}") if gen2 else ("", "")
-    return [name, run, count("gen0"), count("gen1"), count("gen2"), longest, total]
+    return [name, run, cell("gen0"), cell("gen1"), cell("gen2")]
 
 
 def _cpu_ms_per_request(cpu: float, requests: int) -> str:
@@ -393,8 +391,8 @@ def main() -> int:
                         f"  overloaded (slower than the rate; {load.MAX_BACKLOG} unanswered per client process): {line}"
                     )
             _table(
-                "Collector pauses in gardener-webhook (one worker; bench/gc_serve.py): collections, longest and total ms",
-                ["payload", "run", "gen0", "gen1", "gen2 (full)", "gen2 longest ms", "gen2 total ms"],
+                "Collector pauses in gardener-webhook (one worker; bench/gc_serve.py): collections (longest pause, ms)",
+                ["payload", "run", "gen0", "gen1", "gen2 (full pass)"],
                 pauses,
             )
         finally:
