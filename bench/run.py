@@ -314,7 +314,8 @@ def main() -> int:
         try:
             for name, body in bench.bodies.items():
                 for server in (ceiling, webhook):
-                    webhook.pauses()  # counted from here
+                    if server is webhook:
+                        webhook.pauses()  # counted from here
                     throughput[(name, server.name)] = bench.closed(server, body, args.seconds, bench.client_cpus)
                     if server is webhook:
                         pauses.append(_pause_row(name, "closed loop", webhook.pauses()))

@@ -126,8 +126,8 @@ class KindValidator(Generic[T]):
     an object ends with `caching.entries.OBJECT` and must come before the paths inside it. Same contract as
     shared_lists.
     reuse_unchanged: a re-applied object (an UPDATE whose object is byte for byte its stored object) may be answered
-    from the cache layer (`caching.caches.Caches.reapplied`); only for kinds whose clock rules compare `now` with no timestamp but the object's
-    own (shifted by whole days), never with one read from the cluster view.
+    from the cache layer (`caching.caches.Caches.recall_reapplied`); only for kinds whose clock rules compare `now`
+    with no timestamp but the object's own (shifted by whole days), never with one read from the cluster view.
     needs_current_view: the kinds of the cluster view that the server must confirm current with the API server
     before it judges a request (`admission.kinds_to_confirm`): those the kind's in-use rules read when an UPDATE
     takes something away or a DELETE removes the object, () for any other request. Called with the operation, the

@@ -14,10 +14,10 @@ from typing import Any, Final, Literal
 import msgspec
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
-from pydantic_core import from_json
 
 from webhook.admission.kinds import KindValidator, UserInfo
 from webhook.admission.responses import API_VERSION
+from webhook.caching.parsed import parse_json
 from webhook.domain.field import Finding
 
 DecodedPair = tuple[Any, list[Finding], Any, list[Finding]]  # (new, new findings, old, old findings)
@@ -162,32 +162,27 @@ class Review:
     _parsed: tuple[object, object] | None = None
     _decoded: tuple[KindValidator[Any], DecodedPair] | None = None
 
-    def objects(self, parse: Callable[[bytes | None], object] | None = None) -> tuple[object, object]:
+    def objects(self, parse: Callable[[bytes | None], object] = parse_json) -> tuple[object, object]:
         """(object, oldObject) as parsed JSON (dicts, or None when absent); parsed once. parse: how to parse one raw
-        object (`caching.caches.Plain.parse`, which may take objects and entries earlier requests parsed), equal to
-        `parse_object` but for raising ValueError; None: `parse_object`.
+        object, raising ValueError for invalid JSON: `caching.parsed.parse_json`, or the seam's equal parse
+        (`caching.caches.Plain.parse`, which may take objects and entries earlier requests parsed).
 
         Raises BadReview ("request body is not valid JSON") for what the full parse of the body rejects too: each
         slice is parsed at the depth it has in the body (two levels below the root), so the nesting limit is the same.
         """
         if self._parsed is None:
-            if parse is None:
-                self._parsed = (parse_object(self.object_json), parse_object(self.old_object_json))
-            else:
-                try:
-                    self._parsed = (parse(self.object_json), parse(self.old_object_json))
-                except ValueError:
-                    raise BadReview("request body is not valid JSON") from None
+            try:
+                self._parsed = (parse(self.object_json), parse(self.old_object_json))
+            except ValueError:
+                raise BadReview("request body is not valid JSON") from None
         return self._parsed
 
 
 def parse_object(raw: bytes | None) -> object:
     """request.object or request.oldObject parsed from its raw JSON at the depth it has in the body (None stays
     None); raises BadReview as the full parse of the body would."""
-    if raw is None:
-        return None
     try:
-        return from_json(b"[[" + raw + b"]]")[0][0]  # the object's own depth in the body: request.object
+        return parse_json(raw)
     except ValueError:
         raise BadReview("request body is not valid JSON") from None
 

@@ -1,7 +1,7 @@
 """The cache layer's seam: what judging asks of it, answered with stores (`Caches`, one per server worker or CLI
 run) or without (`Plain`, the path every store is checked against). The seam knows nothing of the protocol: judging
-hands it raw JSON, a kind's (group, kind) pair and paths, and the functions that decode and judge; it decides
-whether a store answers, never what the answer is.
+hands it raw JSON, a kind's (group, kind) pair, paths and the function that decodes one object, and asks for and
+tells it the verdicts on re-applied objects; it decides whether a store answers, never what the answer is.
 Contract: docs/performance.md "How a request is kept cheap, with the same answer".
 """
 

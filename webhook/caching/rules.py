@@ -31,9 +31,10 @@ class RuleCaches:
     NamespacedCloudProfile and parent object (the last `judged_specs`). judgements: results of judgements by the
     values and objects they read (`judged_once`: an OperatingSystemConfig's kubelet file; the last `judgements`);
     defaulted_objects: the last two defaulted specs by their decoded spec (`models.defaults.default_shoot`): an
-    UPDATE's two objects share one; phases_of: the day phases of each object's dates, kept by identity. No store keeps a Shoot's spec or pools: at a
-    landscape's 5 000 Shoots they were never asked twice before they went, and their bookkeeping doubled the cost of
-    a request (docs/performance.md "What the stores buy at 5 000 Shoots"). Not thread-safe: one per event loop.
+    UPDATE's two objects share one; phases_of: the day phases of each object's dates, kept by identity. No store
+    keeps a Shoot's spec or pools: at a landscape's 5 000 Shoots they were never asked twice before they went, and
+    their bookkeeping doubled the cost of a request (docs/performance.md "What the stores buy at 5 000 Shoots").
+    Not thread-safe: one per event loop.
     """
 
     def __init__(

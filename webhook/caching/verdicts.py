@@ -78,9 +78,8 @@ class ReappliedVerdicts(Generic[V]):
 class Judgements(Generic[V]):
     """Results of pure judgements, each kept for the very objects it read, the other values it read and a clock window.
 
-    A landscape's OperatingSystemConfigs carry the same few kubelet configuration files: each is read once (`judged_once`).
-    objects: model objects compared by identity (None allowed); values: every other
-    input, hashable; a result is valid for a clock in [since, until). The store is a `ReappliedVerdicts` keyed by the
+    A landscape's OperatingSystemConfigs carry the same few kubelet configuration files: each is read once
+    (`judged_once`). objects: model objects compared by identity (None allowed); values: every other input, hashable; a result is valid for a clock in [since, until). The store is a `ReappliedVerdicts` keyed by the
     values and the objects' ids. A kept result holds its objects weakly (`held`): it lives only while they do, so it
     never keeps a spec alive that the store owning specs has let go, and it is taken only when its references give
     the very objects asked for (an id is reused once its object is gone). capacity: results kept, least recently

@@ -297,18 +297,20 @@ def judge(
         logger.info("no validator for kind, allowing", extra={"uid": envelope.uid, "kind": envelope.kind})
         return allowed_unjudged(envelope)
     seam = _seam(caches)
-    reapplied = entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource
-    # A re-applied object: its verdict may be the one judged before, while nothing it reads has changed.
-    key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
-    state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS)) if reapplied else ()
-    judged = seam.recall_reapplied(key, state, now) if reapplied else None
-    if judged is None:
+    if entry.reuse_unchanged and review.reapplied is not None and not review.sub_resource:
+        # A re-applied object: its verdict may be the one judged before, while nothing it reads has changed.
+        key = (envelope.group, envelope.kind, envelope.namespace, envelope.name, review.reapplied)
+        state = (view.revision, view.synced, *(view.known(kind) for kind in KINDS))
+        judged = seam.recall_reapplied(key, state, now)
+        if judged is None:
+            judged = run_validator(entry, review, view, settings, now, caches)
+            until = seam.reapplied_until(review.objects()[0], now)
+            settled = _settled(judged) if until is not None else None
+            if settled is not None and until is not None:
+                seam.remember_reapplied(key, state, now, until, settled)
+                judged = settled
+    else:
         judged = run_validator(entry, review, view, settings, now, caches)
-        until = seam.reapplied_until(review.objects()[0], now) if reapplied else None
-        settled = _settled(judged) if until is not None else None
-        if settled is not None and until is not None:
-            seam.remember_reapplied(key, state, now, until, settled)
-            judged = settled
     verdict = apply_policy(judged.verdict, settings, envelope.user)
     ratcheted: tuple[Finding, ...] = ()
     if verdict.errors and judged.previous is not None:
@@ -324,7 +326,7 @@ def judge(
 
 
 def _settled(judged: _Judged) -> _Judged | None:
-    """`judged` as a verdict on a re-applied object may be remembered (`Caches.reapplied`): with the stored object's
+    """`judged` as a verdict on a re-applied object may be remembered (`Caches.remember_reapplied`): with the stored object's
     judgement (for ratcheting) made now when the verdict has findings the policy could make denials; None when it
     must not be remembered (a crash, here or in judging the stored object, which judge() then reports)."""
     if judged.crashed_rule is not None:

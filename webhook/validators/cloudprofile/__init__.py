@@ -131,7 +131,7 @@ KIND: Final = KindValidator(
     delete=validate_delete,
     prepare=prepare,
     shared_lists=SHARED_LISTS,
-    reuse_unchanged=True,  # its clock rules read only its own dates (`caching.caches.Caches.reapplied`)
+    reuse_unchanged=True,  # its clock rules read only its own dates (`caching.caches.Caches.recall_reapplied`)
     needs_current_view=in_use.needs_current_view,
 )
 

@@ -130,7 +130,7 @@ KIND: Final = KindValidator(
     create=validate_create,
     update=validate_update,
     delete=None,
-    reuse_unchanged=True,  # no clock rules (`caching.caches.Caches.reapplied`)
+    reuse_unchanged=True,  # no clock rules (`caching.caches.Caches.recall_reapplied`)
 )
 
 __all__ = ["KIND", "RULES", "validate_create", "validate_operating_system_config", "validate_update"]
